@@ -1,0 +1,211 @@
+"""The run configuration: one YAML file, validated into dataclasses before anything runs.
+
+Bad configuration fails at once with a message naming the key (unknown keys, wrong types,
+values out of range), instead of surfacing hours later on a worker.
+"""
+from __future__ import annotations
+
+import dataclasses
+import typing
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot run; the message names the offending key."""
+
+
+@dataclass
+class InputConfig:
+    warc: list[str] = field(default_factory=list)  # paths or globs of WARC files
+    max_page_bytes: int = 5_000_000  # larger HTML responses are dropped (read_page_too_large)
+    part_size: int = 1  # WARC files per part (the unit of parallelism and of resume)
+
+    def check(self):
+        if not self.warc:
+            raise ConfigError("input.warc: give at least one WARC path or glob")
+        _positive("input.max_page_bytes", self.max_page_bytes)
+        _positive("input.part_size", self.part_size)
+
+
+@dataclass
+class ExtractConfig:
+    surrounding_chars: int = 300  # text kept before and after an image, each side
+    max_text_chars: int = 1000  # longer alt/title/caption texts are cut here
+
+    def check(self):
+        _positive("extract.surrounding_chars", self.surrounding_chars)
+        _positive("extract.max_text_chars", self.max_text_chars)
+
+
+@dataclass
+class TextConfig:
+    min_words: int = 3
+    max_words: int = 50
+    min_chars: int = 5
+    max_chars: int = 400
+
+    def check(self):
+        _positive("text.min_words", self.min_words)
+        if self.max_words < self.min_words:
+            raise ConfigError("text.max_words must be >= text.min_words")
+        if self.max_chars < self.min_chars:
+            raise ConfigError("text.max_chars must be >= text.min_chars")
+
+
+@dataclass
+class FetchConfig:
+    timeout_s: float = 10.0
+    max_bytes: int = 20_000_000
+    user_agent: str = "lait-builder/0.1 (+https://github.com/lait-builder)"
+    concurrency: int = 16  # threads per worker fetching images
+    retries: int = 1
+    allow_private: bool = False  # fetch from loopback/private addresses (tests, the demo)
+
+    def check(self):
+        _positive("fetch.timeout_s", self.timeout_s)
+        _positive("fetch.max_bytes", self.max_bytes)
+        _positive("fetch.concurrency", self.concurrency)
+        if self.retries < 0:
+            raise ConfigError("fetch.retries must be >= 0")
+
+
+@dataclass
+class ImageConfig:
+    min_width: int = 300  # ImageBERT: both sides >= 300 px
+    min_height: int = 300
+    max_pixels: int = 100_000_000  # larger claims are decompression bombs
+    resize_longest: int = 512  # stored image's longest side (0 keeps the original size)
+    jpeg_quality: int = 90
+
+    def check(self):
+        _positive("image.min_width", self.min_width)
+        _positive("image.min_height", self.min_height)
+        _positive("image.max_pixels", self.max_pixels)
+        if self.resize_longest < 0:
+            raise ConfigError("image.resize_longest must be >= 0")
+        if not 1 <= self.jpeg_quality <= 100:
+            raise ConfigError("image.jpeg_quality must be within 1..100")
+
+
+@dataclass
+class AggregateConfig:
+    max_images_per_text: int = 10  # a text shared by more distinct images is dropped
+
+    def check(self):
+        _positive("aggregate.max_images_per_text", self.max_images_per_text)
+
+
+@dataclass
+class OutputConfig:
+    num_shards: int = 4  # samples are spread over this many shards by a hash of their key
+    image_format: str = "jpg"
+
+    def check(self):
+        _positive("output.num_shards", self.num_shards)
+        if self.image_format != "jpg":
+            raise ConfigError("output.image_format: only 'jpg' is supported")
+
+
+@dataclass
+class Config:
+    input: InputConfig = field(default_factory=InputConfig)
+    extract: ExtractConfig = field(default_factory=ExtractConfig)
+    text: TextConfig = field(default_factory=TextConfig)
+    fetch: FetchConfig = field(default_factory=FetchConfig)
+    image: ImageConfig = field(default_factory=ImageConfig)
+    aggregate: AggregateConfig = field(default_factory=AggregateConfig)
+    output: OutputConfig = field(default_factory=OutputConfig)
+
+    def check(self) -> "Config":
+        for f in dataclasses.fields(self):
+            getattr(self, f.name).check()
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _positive(name: str, value) -> None:
+    if not value > 0:
+        raise ConfigError(f"{name} must be > 0 (got {value!r})")
+
+
+def _build(cls, data: Any, path: str):
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path or 'config'}: expected a mapping, got {type(data).__name__}")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ConfigError(f"{path or 'config'}: unknown key(s) {unknown}; known: {sorted(names)}")
+    kwargs = {}
+    for key, value in data.items():
+        where = f"{path}.{key}" if path else key
+        hint = hints[key]
+        if dataclasses.is_dataclass(hint):
+            kwargs[key] = _build(hint, value or {}, where)
+        else:
+            kwargs[key] = _coerce(hint, value, where)
+    return cls(**kwargs)
+
+
+def _coerce(hint, value, where):
+    origin = typing.get_origin(hint)
+    if origin is list:
+        (inner,) = typing.get_args(hint)
+        if isinstance(value, (str, int, float)):
+            value = [value]
+        if not isinstance(value, list):
+            raise ConfigError(f"{where}: expected a list")
+        return [_coerce(inner, v, where) for v in value]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: expected a mapping")
+        return dict(value)
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        if value is None:
+            return None
+        return _coerce(args[0], value, where)
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: expected true or false, got {value!r}")
+        return value
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{where}: expected a number, got {value!r}")
+        return float(value)
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{where}: expected an integer, got {value!r}")
+        return value
+    if hint is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{where}: expected a string, got {value!r}")
+        return value
+    return value
+
+
+def from_dict(data: dict[str, Any]) -> Config:
+    return _build(Config, data or {}, "").check()
+
+
+def load(path: str, overrides: dict[str, Any] | None = None) -> Config:
+    """Reads a YAML config; ``overrides`` (dotted keys) win over the file."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = yaml.safe_load(f) or {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc}") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config {path} is not valid YAML: {exc}") from exc
+    for dotted, value in (overrides or {}).items():
+        node = data
+        *parents, last = dotted.split(".")
+        for p in parents:
+            node = node.setdefault(p, {})
+        node[last] = value
+    return from_dict(data)

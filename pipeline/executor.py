@@ -1,0 +1,148 @@
+"""Runs plan steps over tagged items; the one piece of logic both engine drivers share.
+
+Items flowing between steps are tuples: ``("r", record)`` for records and ``("s", StepStats)``
+for partial counts.  Each step passes earlier steps' counts through untouched and appends its
+own when its bundle / partition ends, so the counts reach the end of the pipeline as data and
+are merged there, exactly once, whatever the engine.
+"""
+from __future__ import annotations
+
+import hashlib
+import pickle
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Iterable, Iterator
+
+from pipeline.plan import Step
+from pipeline.stats import StepStats
+
+STATS_KEY = "\x00stats"  # group key under which counts cross a shuffle
+
+# One set-up copy of each stage per worker process (keyed by the stage's pickled config), so
+# models load once per process even though Spark deserialises the closure for every task.
+_READY: dict[str, object] = {}
+_READY_LOCK = threading.Lock()
+
+
+def ready(stage):
+    fp = type(stage).__name__ + hashlib.sha1(pickle.dumps(stage)).hexdigest()
+    with _READY_LOCK:
+        got = _READY.get(fp)
+        if got is None:
+            stage.setup()
+            _READY[fp] = got = stage
+    return got
+
+
+class StepRunner:
+    """Feeds items to one step's core and counts its events; ``flush`` emits the counts."""
+
+    def __init__(self, step: Step):
+        self.step = step
+        self.stage = None
+        self.stats = StepStats(step.name)
+        self._pending: list[tuple[str, list]] = []
+        self._pool: ThreadPoolExecutor | None = None
+
+    def _stage(self):
+        if self.stage is None:
+            self.stage = ready(self.step.stage)
+        return self.stage
+
+    def _emit(self, events) -> Iterator[tuple]:
+        for ev in events:
+            self.stats.add_event(ev)
+            for rec in getattr(ev, "outputs", ()):
+                yield ("r", rec)
+
+    def feed_part(self, part: str) -> Iterator[tuple]:
+        """A source step: one input part (e.g. a WARC path)."""
+        yield from self._emit(self._stage().events(part))
+
+    def feed(self, item: tuple) -> Iterator[tuple]:
+        """A map step: one tagged item."""
+        if item[0] == "s":
+            yield item
+            return
+        yield from self._emit(self._stage().events(item[1]))
+
+    def feed_group(self, key: str, items: Iterable[tuple]) -> Iterator[tuple]:
+        """A group step: every tagged item that shares ``key``."""
+        if key == STATS_KEY:
+            yield from items
+            return
+        self._pending.append((key, [it[1] for it in items]))
+        conc = getattr(self.step.stage, "concurrency", 1)
+        if len(self._pending) >= max(1, conc) * 4:
+            yield from self._run_pending()
+
+    def _run_pending(self) -> Iterator[tuple]:
+        stage = self._stage()
+        pending, self._pending = self._pending, []
+        conc = getattr(stage, "concurrency", 1)
+        if conc > 1 and len(pending) > 1:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(conc, thread_name_prefix=self.step.name)
+            results = self._pool.map(lambda kv: stage.events(*kv), pending)
+        else:
+            results = (stage.events(k, recs) for k, recs in pending)
+        for events in results:
+            yield from self._emit(events)
+
+    def flush(self) -> Iterator[tuple]:
+        yield from self._run_pending()
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+        if self.stats.n_in:
+            yield ("s", self.stats)
+        self.stats = StepStats(self.step.name)
+
+
+def group_key(step: Step, item: tuple) -> str:
+    """The shuffle key of a tagged item before a group step."""
+    if item[0] == "s":
+        return STATS_KEY
+    return step.stage.key(item[1])
+
+
+# Spark-style helpers: a whole partition in, a whole partition out.
+
+def run_source_partition(step: Step, parts: Iterable[str]) -> Iterator[tuple]:
+    runner = StepRunner(step)
+    for part in parts:
+        yield from runner.feed_part(part)
+    yield from runner.flush()
+
+
+def run_map_partition(step: Step, items: Iterable[tuple]) -> Iterator[tuple]:
+    runner = StepRunner(step)
+    for item in items:
+        yield from runner.feed(item)
+    yield from runner.flush()
+
+
+def run_group_partition(step: Step, groups: Iterable[tuple[str, Iterable[tuple]]]) -> Iterator[tuple]:
+    runner = StepRunner(step)
+    for key, items in groups:
+        yield from runner.feed_group(key, items)
+    yield from runner.flush()
+
+
+def run_local(plan) -> list[StepStats]:
+    """Runs a plan in this process with no engine (tests of stage wiring, small jobs)."""
+    from collections import defaultdict
+
+    from pipeline.stats import merge_all
+
+    src, rest = plan.steps[0], plan.steps[1:]
+    items = list(run_source_partition(src, plan.parts))
+    for step in rest:
+        if step.kind == "map":
+            items = list(run_map_partition(step, items))
+        else:
+            groups = defaultdict(list)
+            for it in items:
+                groups[group_key(step, it)].append(it)
+            items = list(run_group_partition(step, sorted(groups.items())))
+    return merge_all([s.name for s in plan.steps], [it[1] for it in items if it[0] == "s"])
