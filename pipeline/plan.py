@@ -26,6 +26,48 @@ class Plan:
     out_dir: str = ""
     config: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        names = [s.name for s in self.steps]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:  # counts are keyed by step name
+            raise ValueError(f"step names must be unique in a plan; repeated: {dup}")
+        if not self.steps or self.steps[0].kind != "source":
+            raise ValueError("a plan starts with a source step")
+
     @property
     def step_names(self) -> list[str]:
         return [s.name for s in self.steps]
+
+
+def build_plan(cfg, out_dir: str) -> Plan:
+    """The LAIT plan for a validated :class:`pipeline.config.Config`, cheap steps first: a
+    candidate with no usable text is never downloaded, an image URL is fetched once, and the
+    model-based image filters only see images that passed the size check."""
+    from filters.image import ImageDecode, ImageSize
+    from filters.text_basic import TextLength
+    from pipeline.extract import Extractor
+    from pipeline.fetch import ImageFetcher
+    from pipeline.sources import WarcSource
+    from pipeline.writer import ShardWriter
+    from scoring.aggregate import BestText, ImagePairs, SharedText
+
+    source = WarcSource(cfg.input.warc, max_page_bytes=cfg.input.max_page_bytes,
+                        part_size=cfg.input.part_size)
+    steps = [
+        Step("source", source),
+        Step("map", Extractor(surrounding_chars=cfg.extract.surrounding_chars,
+                              max_text_chars=cfg.extract.max_text_chars)),
+        Step("map", TextLength(cfg.text.min_words, cfg.text.max_words,
+                               cfg.text.min_chars, cfg.text.max_chars)),
+        Step("group", ImageFetcher(timeout_s=cfg.fetch.timeout_s, max_bytes=cfg.fetch.max_bytes,
+                                   user_agent=cfg.fetch.user_agent,
+                                   concurrency=cfg.fetch.concurrency, retries=cfg.fetch.retries,
+                                   allow_private=cfg.fetch.allow_private)),
+        Step("map", ImageSize(cfg.image.min_width, cfg.image.min_height, cfg.image.max_pixels)),
+        Step("map", ImageDecode(cfg.image.resize_longest, cfg.image.jpeg_quality)),
+        Step("map", ImagePairs()),
+        Step("group", BestText()),
+        Step("group", SharedText(cfg.aggregate.max_images_per_text)),
+        Step("group", ShardWriter(out_dir, cfg.output.num_shards)),
+    ]
+    return Plan(steps=steps, parts=source.parts(), out_dir=out_dir, config=cfg.to_dict())
