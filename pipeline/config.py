@@ -24,8 +24,7 @@ class InputConfig:
     part_size: int = 1  # WARC files per part (the unit of parallelism and of resume)
 
     def check(self):
-        if not self.warc:
-            raise ConfigError("input.warc: give at least one WARC path or glob")
+        # Whether input.warc may be empty depends on crawl.seeds: Config.check decides.
         _positive("input.max_page_bytes", self.max_page_bytes)
         _positive("input.part_size", self.part_size)
 
@@ -55,21 +54,88 @@ class TextConfig:
             raise ConfigError("text.max_chars must be >= text.min_chars")
 
 
+OPT_OUT_TOKENS = ("noai", "noimageai", "noindex", "noimageindex")
+USER_AGENT = "lait-builder/0.1 (+https://github.com/lait-builder)"
+
+
 @dataclass
 class FetchConfig:
-    timeout_s: float = 10.0
+    timeout_s: float = 10.0  # connect and read timeout of each request
+    max_time_s: float = 30.0  # wall clock of one attempt, body included (slow drips)
     max_bytes: int = 20_000_000
-    user_agent: str = "lait-builder/0.1 (+https://github.com/lait-builder)"
+    max_redirects: int = 5
+    user_agent: str = USER_AGENT
     concurrency: int = 16  # threads per worker fetching images
-    retries: int = 1
-    allow_private: bool = False  # fetch from loopback/private addresses (tests, the demo)
+    retries: int = 1  # extra attempts after 429 / 5xx / timeouts / connection errors
+    backoff_s: float = 0.5  # first retry's wait; doubles each attempt
+    max_retry_after_s: float = 30.0  # a longer Retry-After gives up instead of waiting
+    robots: bool = True  # obey the image host's robots.txt
+    opt_out: list[str] = field(default_factory=lambda: list(OPT_OUT_TOKENS))  # X-Robots-Tag
+    rate_per_host: float = 0.0  # requests/s per image host (0: no limit)
+    per_host_concurrency: int = 0  # requests in flight per image host (0: no cap)
+    allow_private: bool = False  # reach ANY address, private included (never for real crawls)
+    allow_networks: list[str] = field(default_factory=list)  # e.g. [127.0.0.1/32] for tests
 
     def check(self):
         _positive("fetch.timeout_s", self.timeout_s)
+        _positive("fetch.max_time_s", self.max_time_s)
         _positive("fetch.max_bytes", self.max_bytes)
         _positive("fetch.concurrency", self.concurrency)
-        if self.retries < 0:
-            raise ConfigError("fetch.retries must be >= 0")
+        for name in ("retries", "max_redirects", "backoff_s", "max_retry_after_s",
+                     "rate_per_host", "per_host_concurrency"):
+            _not_negative(f"fetch.{name}", getattr(self, name))
+        _check_opt_out("fetch.opt_out", self.opt_out)
+        _check_networks("fetch.allow_networks", self.allow_networks)
+
+
+@dataclass
+class CrawlConfig:
+    """Seed URLs -> pages (pipeline/crawl.py), instead of input.warc.  Polite defaults."""
+
+    seeds: list[str] = field(default_factory=list)  # start URLs (http/https)
+    seeds_per_part: int = 1  # hosts per part: a host is crawled by one part, one worker
+    link_policy: str = "same_site"  # same_site (seed host + subdomains) | same_host | open
+    max_depth: int = 2  # links followed from a seed
+    max_pages: int = 1000  # pages fetched per part
+    user_agent: str = USER_AGENT
+    robots: bool = True  # obey robots.txt (fetched once per host)
+    rate_per_host: float = 1.0  # requests/s per host; a larger robots Crawl-delay wins
+    per_host_concurrency: int = 2
+    concurrency: int = 8  # threads per part
+    timeout_s: float = 10.0
+    max_time_s: float = 30.0
+    max_bytes: int = 5_000_000
+    max_redirects: int = 5
+    retries: int = 2
+    backoff_s: float = 1.0
+    max_retry_after_s: float = 60.0
+    content_types: list[str] = field(default_factory=lambda: ["text/html", "application/xhtml+xml"])
+    opt_out: list[str] = field(default_factory=lambda: list(OPT_OUT_TOKENS))  # header and meta
+    allow_private: bool = False
+    allow_networks: list[str] = field(default_factory=list)
+
+    def check(self):
+        if not self.seeds:
+            return  # no crawl: input.warc is the source (Config.check says which is needed)
+        for url in self.seeds:
+            if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
+                raise ConfigError(f"crawl.seeds: {url!r} is not an http(s) URL")
+        if self.link_policy not in LINK_POLICIES:
+            raise ConfigError(f"crawl.link_policy must be one of {list(LINK_POLICIES)}, "
+                              f"got {self.link_policy!r}")
+        for name in ("seeds_per_part", "max_pages", "concurrency", "timeout_s", "max_time_s",
+                     "max_bytes"):
+            _positive(f"crawl.{name}", getattr(self, name))
+        for name in ("max_depth", "rate_per_host", "per_host_concurrency", "max_redirects",
+                     "retries", "backoff_s", "max_retry_after_s"):
+            _not_negative(f"crawl.{name}", getattr(self, name))
+        if not self.content_types:
+            raise ConfigError("crawl.content_types: give at least one media type")
+        _check_opt_out("crawl.opt_out", self.opt_out)
+        _check_networks("crawl.allow_networks", self.allow_networks)
+
+
+LINK_POLICIES = ("same_site", "same_host", "open")
 
 
 @dataclass
@@ -112,6 +178,7 @@ class OutputConfig:
 @dataclass
 class Config:
     input: InputConfig = field(default_factory=InputConfig)
+    crawl: CrawlConfig = field(default_factory=CrawlConfig)
     extract: ExtractConfig = field(default_factory=ExtractConfig)
     text: TextConfig = field(default_factory=TextConfig)
     fetch: FetchConfig = field(default_factory=FetchConfig)
@@ -120,6 +187,11 @@ class Config:
     output: OutputConfig = field(default_factory=OutputConfig)
 
     def check(self) -> "Config":
+        if not self.input.warc and not self.crawl.seeds:
+            raise ConfigError("input.warc: give at least one WARC path or glob "
+                              "(or crawl.seeds to crawl the web instead)")
+        if self.input.warc and self.crawl.seeds:
+            raise ConfigError("give input.warc or crawl.seeds, not both")
         for f in dataclasses.fields(self):
             getattr(self, f.name).check()
         return self
@@ -131,6 +203,27 @@ class Config:
 def _positive(name: str, value) -> None:
     if not value > 0:
         raise ConfigError(f"{name} must be > 0 (got {value!r})")
+
+
+def _not_negative(name: str, value) -> None:
+    if value < 0:
+        raise ConfigError(f"{name} must be >= 0 (got {value!r})")
+
+
+def _check_opt_out(name: str, tokens) -> None:
+    bad = sorted(set(tokens) - set(OPT_OUT_TOKENS))
+    if bad:
+        raise ConfigError(f"{name}: unknown token(s) {bad}; known: {list(OPT_OUT_TOKENS)}")
+
+
+def _check_networks(name: str, networks) -> None:
+    import ipaddress
+
+    for n in networks:
+        try:
+            ipaddress.ip_network(n, strict=False)
+        except ValueError:
+            raise ConfigError(f"{name}: {n!r} is not an IP network (e.g. 127.0.0.1/32)") from None
 
 
 def _build(cls, data: Any, path: str):

@@ -1,150 +1,130 @@
 """Image fetching: each image URL is downloaded once, however many pages use it.
 
-``ImageFetcher`` is a group stage keyed by image URL.  The executor runs ``concurrency`` groups
-at once in threads: fetching is I/O-bound, so threads give the concurrency without extra
-processes.  Every failure mode the web produces becomes a counted reason for each candidate
-that pointed at the image.
+``ImageFetcher`` is a group stage keyed by the canonical image URL.  The executor runs
+``concurrency`` groups at once in threads: fetching is I/O-bound, so threads give the
+concurrency without extra processes.  Every request goes through :mod:`pipeline.http` (SSRF
+guard at every hop, retries with backoff and ``Retry-After``, caps) and, by default, the
+image host's robots.txt and the response's ``X-Robots-Tag`` opt-out.  Every failure mode
+becomes a counted reason for each candidate that pointed at the image.
+
+Vector images (SVG) are refused with their own reason (``fetch_svg``) instead of being
+rasterised: they are logos, icons and diagrams, not the natural photos LAIT keeps, and
+rendering untrusted SVG is a needless attack surface.
 """
 from __future__ import annotations
 
 import io
-import ipaddress
-import socket
-import time
-from urllib.parse import urljoin, urlsplit
-
-import urllib3
 from PIL import Image
 
+from pipeline.http import (OPT_OUT_TOKENS, AddressPolicy, FetchError, HttpClient,
+                           canonical_url, check_address, opt_out_tokens)
+from pipeline.politeness import HostLimiter
 from pipeline.records import ImageItem
-from pipeline.stage import Drop, GroupStage, Keep
+from pipeline.robots import RobotsCache
+from pipeline.stage import GroupStage, Keep
+
+__all__ = ["ImageFetcher", "FetchError", "check_address"]
 
 Image.MAX_IMAGE_PIXELS = None  # we check the header size ourselves (image_size stage)
 
-IMAGE_TYPES = ("image/",)
-MAX_REDIRECTS = 5
+# Served as these, a body is worth reading; anything else is refused before the body.
+GENERIC_TYPES = ("", "application/octet-stream", "binary/octet-stream")
+SVG_TYPES = ("image/svg+xml", "image/svg")
 
 
-class FetchError(Exception):
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
-
-
-def check_address(url: str, allow_private: bool) -> None:
-    """SSRF guard: only http(s), and no private/loopback/link-local hosts unless allowed."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise FetchError("bad_url")
-    if allow_private:
-        return
-    try:
-        infos = socket.getaddrinfo(parts.hostname, parts.port or 80, proto=socket.IPPROTO_TCP)
-    except (socket.gaierror, UnicodeError):
-        raise FetchError("dns_error") from None
-    for info in infos:
-        ip = ipaddress.ip_address(info[4][0])
-        if not ip.is_global or ip.is_multicast:
-            raise FetchError("blocked_address")
+def accept_image(mime: str) -> bool:
+    return mime.startswith("image/") or mime in GENERIC_TYPES
 
 
 class ImageFetcher(GroupStage):
-    """Downloads each image URL once (with timeout, byte cap and redirect cap) and reads its
-    header (format, size) without decoding the pixels."""
+    """Downloads each image URL once (SSRF guard, robots.txt, opt-out, timeouts, byte and
+    redirect caps, retries) and reads its header (format, size) without decoding pixels."""
 
     name = "fetch"
 
     def __init__(self, timeout_s: float = 10.0, max_bytes: int = 20_000_000,
                  user_agent: str = "lait-builder", concurrency: int = 16, retries: int = 1,
-                 allow_private: bool = False):
+                 allow_private: bool = False, allow_networks=(), max_redirects: int = 5,
+                 max_time_s: float = 30.0, backoff_s: float = 0.5,
+                 max_retry_after_s: float = 30.0, robots: bool = True,
+                 opt_out=OPT_OUT_TOKENS, rate_per_host: float = 0.0,
+                 per_host_concurrency: int = 0):
         self.timeout_s = timeout_s
         self.max_bytes = max_bytes
         self.user_agent = user_agent
         self.concurrency = concurrency
         self.retries = retries
         self.allow_private = allow_private
+        self.allow_networks = list(allow_networks)
+        self.max_redirects = max_redirects
+        self.max_time_s = max_time_s
+        self.backoff_s = backoff_s
+        self.max_retry_after_s = max_retry_after_s
+        self.robots = robots
+        self.opt_out = list(opt_out)
+        self.rate_per_host = rate_per_host
+        self.per_host_concurrency = per_host_concurrency
         self._http = None
+        self._robots = None
+
+    @classmethod
+    def from_config(cls, fc) -> "ImageFetcher":
+        """From ``pipeline.config.FetchConfig``."""
+        return cls(timeout_s=fc.timeout_s, max_bytes=fc.max_bytes, user_agent=fc.user_agent,
+                   concurrency=fc.concurrency, retries=fc.retries,
+                   allow_private=fc.allow_private, allow_networks=fc.allow_networks,
+                   max_redirects=fc.max_redirects, max_time_s=fc.max_time_s,
+                   backoff_s=fc.backoff_s, max_retry_after_s=fc.max_retry_after_s,
+                   robots=fc.robots, opt_out=fc.opt_out, rate_per_host=fc.rate_per_host,
+                   per_host_concurrency=fc.per_host_concurrency)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_http"] = state["_robots"] = None  # sockets and locks stay in their worker
+        return state
 
     def setup(self) -> None:
-        self._http = urllib3.PoolManager(
-            num_pools=64, maxsize=self.concurrency, retries=False,
-            headers={"User-Agent": self.user_agent, "Accept": "image/*"},
-        )
+        limiter = HostLimiter(self.rate_per_host, self.per_host_concurrency,
+                              max_delay_s=self.max_retry_after_s)
+        self._http = HttpClient(
+            self.user_agent, timeout_s=self.timeout_s, max_time_s=self.max_time_s,
+            max_bytes=self.max_bytes, max_redirects=self.max_redirects, retries=self.retries,
+            backoff_s=self.backoff_s, max_retry_after_s=self.max_retry_after_s,
+            policy=AddressPolicy(self.allow_networks, allow_all=self.allow_private),
+            limiter=limiter, maxsize=max(1, self.concurrency),
+            accept_header="image/avif,image/webp,image/png,image/jpeg,image/*;q=0.8")
+        if self.robots:
+            self._robots = RobotsCache(self._http, self.user_agent, limiter)
 
     def key(self, candidate) -> str:
-        return candidate.image_url
+        return canonical_url(candidate.image_url)
 
-    def reduce(self, url: str, candidates: list):
+    def reduce(self, key: str, candidates: list):
+        url = min(c.image_url for c in candidates)  # the same choice on every engine
         try:
-            data, mime = self.download(url)
-            item = self.probe(url, data, mime)
+            item = self.fetch(url)
         except FetchError as exc:
             return [self.drop(exc.reason)] * len(candidates)
         item.candidates = sorted(candidates, key=lambda c: (c.page_url, c.img_index, c.text_source, c.text))
         # One image for the whole group: every candidate is kept, the first carries the output.
         return [Keep((item,))] + [Keep(())] * (len(candidates) - 1)
 
-    def download(self, url: str) -> tuple[bytes, str]:
-        attempt = 0
-        while True:
-            try:
-                return self._get(url)
-            except FetchError as exc:
-                retriable = exc.reason in ("timeout", "connection_error") or exc.reason.startswith("http_5")
-                if not retriable or attempt >= self.retries:
-                    raise
-                attempt += 1
-                time.sleep(min(2.0, 0.2 * 2 ** attempt))
+    def fetch(self, url: str) -> ImageItem:
+        if self._http is None:
+            self.setup()
+        self._http.policy.check_url(url)
+        if self._robots is not None:
+            self._robots.check(url)
+        resp = self._http.get(url, accept=self._accept, type_name="image_type")
+        if self.opt_out and opt_out_tokens(resp.robots_tags, self.opt_out):
+            raise FetchError("opt_out")
+        return self.probe(url, resp.body, resp.mime)
 
-    def _get(self, url: str) -> tuple[bytes, str]:
-        deadline = time.monotonic() + self.timeout_s * 3
-        for _hop in range(MAX_REDIRECTS + 1):
-            check_address(url, self.allow_private)
-            try:
-                resp = self._http.request(
-                    "GET", url, preload_content=False, redirect=False,
-                    timeout=urllib3.Timeout(connect=self.timeout_s, read=self.timeout_s),
-                )
-            except urllib3.exceptions.TimeoutError:
-                raise FetchError("timeout") from None
-            except (urllib3.exceptions.HTTPError, OSError):
-                raise FetchError("connection_error") from None
-            try:
-                if resp.status in (301, 302, 303, 307, 308):
-                    location = resp.headers.get("Location")
-                    if not location:
-                        raise FetchError("bad_redirect")
-                    url = urljoin(url, location)
-                    continue
-                if resp.status != 200:
-                    raise FetchError(f"http_{resp.status}" if 100 <= resp.status < 600 else "http_other")
-                mime = (resp.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-                if mime and not mime.startswith(IMAGE_TYPES) and mime != "application/octet-stream":
-                    raise FetchError("not_image_type")
-                declared = resp.headers.get("Content-Length")
-                if declared and declared.isdigit() and int(declared) > self.max_bytes:
-                    raise FetchError("too_large")
-                return self._read_body(resp, declared, deadline), mime
-            finally:
-                resp.release_conn()
-        raise FetchError("too_many_redirects")
-
-    def _read_body(self, resp, declared, deadline) -> bytes:
-        buf = bytearray()
-        try:
-            for chunk in resp.stream(64 * 1024):
-                buf += chunk
-                if len(buf) > self.max_bytes:
-                    raise FetchError("too_large")
-                if time.monotonic() > deadline:  # a slow drip must not hold a worker forever
-                    raise FetchError("timeout")
-        except urllib3.exceptions.TimeoutError:
-            raise FetchError("timeout") from None
-        except (urllib3.exceptions.ProtocolError, urllib3.exceptions.HTTPError, OSError):
-            raise FetchError("truncated") from None
-        if declared and declared.isdigit() and len(buf) < int(declared):
-            raise FetchError("truncated")
-        return bytes(buf)
+    @staticmethod
+    def _accept(mime: str) -> bool:
+        if mime in SVG_TYPES:
+            raise FetchError("svg")
+        return accept_image(mime)
 
     @staticmethod
     def probe(url: str, data: bytes, mime: str) -> ImageItem:
@@ -156,6 +136,9 @@ class ImageFetcher(GroupStage):
             with Image.open(io.BytesIO(data)) as im:
                 fmt, (w, h) = im.format or "", im.size
         except Exception:
+            head = data[:1024].lstrip().lower()
+            if head.startswith(b"<svg") or (head.startswith(b"<?xml") and b"<svg" in head):
+                raise FetchError("svg") from None
             raise FetchError("not_an_image") from None
         return ImageItem(image_url=url, data=data, candidates=[], width=w, height=h,
                          orig_width=w, orig_height=h, orig_format=fmt.lower(),

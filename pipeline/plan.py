@@ -51,18 +51,20 @@ def build_plan(cfg, out_dir: str) -> Plan:
     from pipeline.writer import ShardWriter
     from scoring.aggregate import BestText, ImagePairs, SharedText
 
-    source = WarcSource(cfg.input.warc, max_page_bytes=cfg.input.max_page_bytes,
-                        part_size=cfg.input.part_size)
+    if cfg.crawl.seeds:  # crawl the web from seed URLs instead of reading WARC files
+        from pipeline.crawl import CrawlSource
+
+        source = CrawlSource.from_config(cfg.crawl)
+    else:
+        source = WarcSource(cfg.input.warc, max_page_bytes=cfg.input.max_page_bytes,
+                            part_size=cfg.input.part_size)
     steps = [
         Step("source", source),
         Step("map", Extractor(surrounding_chars=cfg.extract.surrounding_chars,
                               max_text_chars=cfg.extract.max_text_chars)),
         Step("map", TextLength(cfg.text.min_words, cfg.text.max_words,
                                cfg.text.min_chars, cfg.text.max_chars)),
-        Step("group", ImageFetcher(timeout_s=cfg.fetch.timeout_s, max_bytes=cfg.fetch.max_bytes,
-                                   user_agent=cfg.fetch.user_agent,
-                                   concurrency=cfg.fetch.concurrency, retries=cfg.fetch.retries,
-                                   allow_private=cfg.fetch.allow_private)),
+        Step("group", ImageFetcher.from_config(cfg.fetch)),
         Step("map", ImageSize(cfg.image.min_width, cfg.image.min_height, cfg.image.max_pixels)),
         Step("map", ImageDecode(cfg.image.resize_longest, cfg.image.jpeg_quality)),
         Step("map", ImagePairs()),
