@@ -220,7 +220,7 @@ class CrawlSource(Source):
             return self.drop(exc.reason)
         except Exception as exc:  # a bug or an odd URL must cost one page, not the part
             return self.error_drop(exc)
-        if self.opt_out and opt_out_tokens(resp.robots_tags, self.opt_out):
+        if self.opt_out and opt_out_tokens(resp.robots_tags, self.opt_out, agent_token(self.user_agent)):
             return self.drop("opt_out_header")
         try:
             tree = LexborHTMLParser(resp.body)

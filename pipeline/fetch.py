@@ -20,7 +20,7 @@ from pipeline.http import (OPT_OUT_TOKENS, AddressPolicy, FetchError, HttpClient
                            canonical_url, check_address, opt_out_tokens)
 from pipeline.politeness import HostLimiter
 from pipeline.records import ImageItem
-from pipeline.robots import RobotsCache
+from pipeline.robots import RobotsCache, agent_token
 from pipeline.stage import GroupStage, Keep
 
 __all__ = ["ImageFetcher", "FetchError", "check_address"]
@@ -93,6 +93,7 @@ class ImageFetcher(GroupStage):
             policy=AddressPolicy(self.allow_networks, allow_all=self.allow_private),
             limiter=limiter, maxsize=max(1, self.concurrency),
             accept_header="image/avif,image/webp,image/png,image/jpeg,image/*;q=0.8")
+        self._agent = agent_token(self.user_agent)
         if self.robots:
             self._robots = RobotsCache(self._http, self.user_agent, limiter)
 
@@ -116,7 +117,7 @@ class ImageFetcher(GroupStage):
         if self._robots is not None:
             self._robots.check(url)
         resp = self._http.get(url, accept=self._accept, type_name="image_type")
-        if self.opt_out and opt_out_tokens(resp.robots_tags, self.opt_out):
+        if self.opt_out and opt_out_tokens(resp.robots_tags, self.opt_out, self._agent):
             raise FetchError("opt_out")
         return self.probe(url, resp.body, resp.mime)
 

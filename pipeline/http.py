@@ -138,17 +138,23 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
-def opt_out_tokens(header_values, tokens=OPT_OUT_TOKENS) -> list[str]:
-    """The opt-out tokens found in ``X-Robots-Tag`` values (or a meta robots content).
+# Directives that take a value after a colon: "max-image-preview: large" names no crawler.
+VALUED_DIRECTIVES = ("max-snippet", "max-image-preview", "max-video-preview", "unavailable_after")
 
-    A value may be scoped to a user agent (``"googlebot: noindex"``); such values apply to
-    that crawler only, so only unscoped values count (or those scoped to ``*``)."""
+
+def opt_out_tokens(header_values, tokens=OPT_OUT_TOKENS, agent: str = "") -> list[str]:
+    """The opt-out tokens found in ``X-Robots-Tag`` values (or meta robots contents).
+
+    A value may be scoped to one crawler (``"googlebot: noindex, nofollow"``): it then counts
+    only when it names ``agent`` (our product token) or ``*``."""
     found = []
+    agent = agent.lower()
     for value in header_values:
         value = value.strip().lower()
         head, sep, rest = value.partition(":")
-        if sep and head.strip() and "," not in head and head.strip() not in tokens:
-            if head.strip() != "*":
+        head = head.strip()
+        if sep and head and "," not in head and " " not in head and head not in VALUED_DIRECTIVES:
+            if head not in ("*", agent):
                 continue  # addressed to another crawler
             value = rest
         for tok in value.replace(";", ",").split(","):

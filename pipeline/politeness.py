@@ -1,9 +1,10 @@
 """Per-host politeness: a minimum interval between request starts and a concurrency cap.
 
-One :class:`HostLimiter` is shared by every thread of a worker process.  Slots are reserved
-under a lock (``next_start = max(now, last_start + interval)``), so however many threads ask
-at once, request starts to one host are at least ``interval`` apart; a semaphore per host
-caps how many requests to it are in flight.  A host's ``Crawl-delay`` from robots.txt can
+One :class:`HostLimiter` is shared by every thread of a worker process.  A thread may start a
+request to a host only when, under the lock, ``now >= last_start + interval``; otherwise it
+sleeps and checks again, so the starts really made (not merely planned) are at least
+``interval`` apart however many threads wait and however late the OS wakes them.  A semaphore
+per host caps how many requests to it are in flight.  A host's ``Crawl-delay`` from robots.txt can
 widen its interval.
 """
 from __future__ import annotations
@@ -23,7 +24,7 @@ class HostLimiter:
         self.per_host_concurrency = per_host_concurrency
         self.max_delay_s = max_delay_s
         self._lock = threading.Lock()
-        self._next: dict[str, float] = {}
+        self._last: dict[str, float] = {}  # when the last request to each host started
         self._delay: dict[str, float] = {}
         self._sems: dict[str, threading.Semaphore] = {}
 
@@ -45,15 +46,18 @@ class HostLimiter:
                 sem = self._sems[host] = threading.BoundedSemaphore(self.per_host_concurrency)
             return sem
 
-    def _reserve(self, host: str) -> float:
-        interval = self.interval_for(host)
-        if interval <= 0:
-            return 0.0
-        with self._lock:
-            now = time.monotonic()
-            start = max(now, self._next.get(host, 0.0))
-            self._next[host] = start + interval
-        return start - now
+    def _wait_turn(self, host: str) -> None:
+        while True:
+            with self._lock:
+                interval = self.interval_for(host)
+                if interval <= 0:
+                    return
+                now = time.monotonic()
+                wait = self._last.get(host, -interval) + interval - now
+                if wait <= 0:
+                    self._last[host] = now  # this thread's start, stamped as it happens
+                    return
+            time.sleep(wait)
 
     @contextmanager
     def slot(self, host: str):
@@ -62,9 +66,7 @@ class HostLimiter:
         if sem is not None:
             sem.acquire()
         try:
-            wait = self._reserve(host)
-            if wait > 0:
-                time.sleep(wait)
+            self._wait_turn(host)
             yield
         finally:
             if sem is not None:

@@ -1,0 +1,127 @@
+"""A crawl-to-shards run over the fault web: every fault becomes its own counted reason."""
+import collections
+import io
+import json
+import tarfile
+import time
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from filters.image import ImageDecode, ImageSize
+from pipeline.crawl import CrawlSource
+from pipeline.executor import run_local
+from pipeline.fetch import ImageFetcher
+from pipeline.plan import Plan, Step
+from pipeline.stats import read_stats, write_stats
+from pipeline.writer import ShardWriter
+from scoring.aggregate import BestText, ImagePairs, SharedText
+from tests.faultweb import EXPECTED_IMAGES, EXPECTED_PAGES, NEVER_FOLLOWED, FaultWeb, ImgAlt
+
+LOOPBACK = ["127.0.0.1/32"]  # the only private network these runs may reach
+
+
+@pytest.fixture(scope="module")
+def web():
+    w = FaultWeb().site().start()
+    yield w
+    w.stop()
+
+
+@pytest.fixture(scope="module")
+def run(web, tmp_path_factory):
+    """One run over the fault web, shared by the tests below: (out dir, stats doc, seconds)."""
+    out = tmp_path_factory.mktemp("faultweb")
+    t0 = time.monotonic()
+    steps = run_local(fault_plan(web, out))
+    elapsed = time.monotonic() - t0
+    write_stats(str(out / "stats.json"), steps, engine="local")
+    return out, read_stats(str(out / "stats.json")), elapsed
+
+
+def fault_plan(web, out_dir) -> Plan:
+    quick = dict(timeout_s=0.5, max_time_s=1.0, retries=1, backoff_s=0.05,
+                 max_retry_after_s=2.0, allow_networks=LOOPBACK)
+    crawl = CrawlSource([web.url + "/"], max_depth=2, max_pages=50, rate_per_host=0,
+                        per_host_concurrency=0, concurrency=8, max_bytes=100_000, **quick)
+    steps = [
+        Step("source", crawl),
+        Step("map", ImgAlt()),
+        Step("group", ImageFetcher(max_bytes=2_000_000, concurrency=8, **quick)),
+        Step("map", ImageSize(300, 300, 100_000_000)),
+        Step("map", ImageDecode(512, 90)),
+        Step("map", ImagePairs()),
+        Step("group", BestText()),
+        Step("group", SharedText(10)),
+        Step("group", ShardWriter(str(out_dir), 2)),
+    ]
+    return Plan(steps, parts=crawl.parts(), out_dir=str(out_dir))
+
+
+def reasons(prefix: str, table: dict) -> dict:
+    return dict(collections.Counter(r for r in table.values() if r.startswith(prefix)))
+
+
+def test_every_fault_is_counted_under_its_reason(web, run):
+    _, doc, elapsed = run
+    by = {s["name"]: s for s in doc["steps"]}
+
+    # No fault may hold the run: every wait is bounded by the timeouts above (the hanging
+    # handlers sleep 3 s; two attempts of max_time_s 1 s plus one Retry-After of 1 s).
+    assert elapsed < 20, elapsed
+    for s in doc["steps"]:
+        assert s["in"] == s["kept"] + sum(s["dropped"].values()), s
+
+    assert by["crawl"]["dropped"] == reasons("crawl_", EXPECTED_PAGES)
+    assert by["crawl"]["kept"] == list(EXPECTED_PAGES.values()).count("kept") == 4
+    assert by["extract"] == {"name": "extract", "in": 4, "kept": 2, "out": 30,
+                             "dropped": {"extract_no_images": 2}}  # index, nofollow page
+    n_kept = list(EXPECTED_IMAGES.values()).count("kept")  # 9 images, shared.jpg on 2 pages
+    assert by["fetch"]["dropped"] == reasons("fetch_", EXPECTED_IMAGES)
+    assert by["fetch"]["in"] == 30 and by["fetch"]["out"] == 29 - sum(by["fetch"]["dropped"].values())
+    assert by["image_size"]["dropped"] == reasons("image_size_", EXPECTED_IMAGES)
+    assert by["image_decode"]["dropped"] == reasons("image_decode_", EXPECTED_IMAGES)
+    assert by["image_decode"]["out"] == n_kept
+    assert by["write"]["in"] == n_kept and by["write"]["kept"] == n_kept
+
+    # What the server saw: robots.txt once per stage cache, shared image once, nothing
+    # disallowed or behind nofollow, and the 429 retry waited for Retry-After.
+    assert len(web.requests("/robots.txt")) == 2  # crawler's cache + fetcher's cache
+    assert len(web.requests("/img/shared.jpg")) == 1
+    for path in ("/private/secret.html", "/img/private/secret.jpg", *NEVER_FOLLOWED):
+        assert path not in web.paths()
+    first, second = web.requests("/img/busy_then_ok.jpg")
+    assert second - first >= 0.95
+    assert len(web.requests("/img/busy.jpg")) == 2  # one retry, then given up
+
+
+def shard_samples(out_dir):
+    samples = {}
+    for tar in sorted((out_dir / "shards").glob("*.tar")):
+        with tarfile.open(tar) as t:
+            files = {m.name: t.extractfile(m).read() for m in t.getmembers()}
+        for name, data in files.items():
+            if name.endswith(".json"):
+                meta = json.loads(data)
+                samples[meta["image_url"].rsplit("/", 1)[1]] = (
+                    meta, Image.open(io.BytesIO(files[name[:-5] + ".jpg"])))
+    return samples
+
+
+def test_odd_but_valid_images_are_stored_upright_rgb_jpeg(run):
+    samples = shard_samples(run[0])
+    kept = {p.rsplit("/", 1)[1] for p, r in EXPECTED_IMAGES.items() if r == "kept"}
+    assert set(samples) == kept
+    for name, (meta, im) in samples.items():
+        assert im.format == "JPEG" and im.mode == "RGB", name
+    meta, im = samples["rotated.jpg"]
+    assert im.size == (320, 400)  # stored 400x320 with EXIF orientation 6
+    arr = np.asarray(im).astype(int)
+    right, left = arr[:, 200:].mean(axis=(0, 1)), arr[:, :120].mean(axis=(0, 1))
+    assert right[0] > 150 > right[2] and left[2] > 150 > left[0]  # red half turned right
+    assert samples["cmyk.jpg"][0]["original_format"] == "jpeg"
+    assert samples["rgb16.png"][0]["original_format"] == "png"
+    assert samples["anim.gif"][0]["original_format"] == "gif"
+    assert samples["photo.webp"][0]["original_format"] == "webp"
+    assert samples["shared.jpg"][0]["page_url"].endswith(("/gallery.html", "/second.html"))
