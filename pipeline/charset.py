@@ -65,13 +65,26 @@ def meta_charset(body: bytes) -> str | None:
     return "utf-8" if codec and codec.startswith("utf-16") else codec
 
 
+# Encodings an undeclared web page plausibly uses; on a tie the earlier one wins, so Western
+# text that reads the same in several code pages comes out as windows-1252, the browsers'
+# fallback (charset_normalizer alone picks e.g. cp1250 and turns "naïve" into "naďve").
+SNIFF_ENCODINGS = ("cp1252", "cp1250", "cp1251", "cp1253", "cp1254", "cp1255", "cp1256",
+                   "cp1257", "cp1258", "koi8_r", "koi8_u", "cp874", "euc_jp", "cp932",
+                   "gb18030", "big5", "cp949", "iso8859_2", "iso8859_15")
+
+
 def _sniff(body: bytes) -> str:
     try:
         from charset_normalizer import from_bytes
     except ImportError:
         return "cp1252"
-    best = from_bytes(body[:65536]).best()
-    return codec_for(best.encoding) if best is not None and codec_for(best.encoding) else "cp1252"
+    results = list(from_bytes(body[:65536], cp_isolation=list(SNIFF_ENCODINGS)))
+    if not results:
+        return "cp1252"
+    best = min(m.chaos for m in results)
+    tied = [m.encoding for m in results if m.chaos <= best + 0.01]
+    rank = {e: i for i, e in enumerate(SNIFF_ENCODINGS)}
+    return codec_for(min(tied, key=lambda e: rank.get(e, len(rank)))) or "cp1252"
 
 
 def decode_html(body: bytes, content_type: str = "") -> tuple[str, str, str]:

@@ -30,7 +30,7 @@ MAX_HEAD = 64 * 1024  # an HTTP head longer than this is not a head (read_bad_re
 OK_STATUSES = (200, 203)  # 203: a 200 passed on by a transforming proxy
 
 _STATUS_RE = re.compile(rb"^HTTP/\d(?:\.\d)?[ \t]+(\d{3})\b")
-_CHUNK_LINE_RE = re.compile(rb"^[0-9a-fA-F]+[ \t]*(?:;[^\r\n]*)?\r?\n")
+_CHUNK_LINE_RE = re.compile(rb"[0-9a-fA-F]+[ \t]*(?:;[^\r\n]*)?\r?\n")
 # WHATWG MIME sniffing: the tags that make an untyped body HTML (after leading whitespace).
 _HTML_SNIFF_RE = re.compile(
     rb"^(?:<!--|<(?:!doctype html|html|head|script|iframe|h1|div|font|table|a|style|title|b"
