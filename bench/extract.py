@@ -23,7 +23,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, REPO)
 
-from pipeline.extract import BLOCK_TAGS, Extractor  # noqa: E402
+from pipeline.extract import Extractor  # noqa: E402
+from pipeline.html_images import BLOCK_TAGS  # noqa: E402
 from pipeline.sources import WarcSource  # noqa: E402
 
 PAGES = os.path.join(REPO, "..", "shared", "data", "real_pages")
