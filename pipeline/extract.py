@@ -48,8 +48,9 @@ class Extractor(MapStage):
 
     def process(self, page: Page) -> list[Candidate] | Drop:
         ctype = page.headers.get("content-type") or page.content_type
-        text, codec, how = decode_html(page.body, ctype)
-        if looks_undecodable(text, page.body, how):
+        body = page.body.encode("utf-8") if isinstance(page.body, str) else page.body
+        text, codec, how = decode_html(body, ctype)
+        if looks_undecodable(text, body, how):
             return self.drop("undecodable")
         found = find_images(text, page.url, self.surrounding_chars, self.max_text_chars)
         usable = [img for img in found.images if img.url]

@@ -225,7 +225,7 @@ def walk(root, base: str) -> tuple[list[str], list[ImageRef]]:
             continue
         tag = node.tag
         if tag == "-text":
-            add(node.text_content)
+            add(node.text_content or "")
         elif tag == "img":
             attrs = node.attributes
             lazy, lazy_attr = lazy_url(attrs, base)

@@ -21,7 +21,7 @@ from pipeline.records import Page
 from pipeline.stage import Drop, Keep, Source, keep
 
 PART_SEP = "\n"  # joins the files of one part; a newline never occurs in a real WARC path
-WARC_SUFFIXES = (".warc", ".warc.gz", ".warc.zst", ".warc.lz4", ".arc.gz")
+WARC_SUFFIXES = (".warc", ".warc.gz", ".warc.zst", ".warc.lz4")
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 # Content types that say nothing, so the body is sniffed (WHATWG "unknown type").
 UNKNOWN_TYPES = ("", "unknown/unknown", "application/unknown", "*/*")
@@ -205,6 +205,8 @@ class WarcSource(Source):
 
     A file that cannot be opened counts once as ``read_unreadable``; a stream that breaks so
     that no further record can be found counts once as ``read_bad_record`` and ends the file.
+    (A file clipped inside a record's WARC header leaves nothing to count: the reader cannot
+    tell such a tail from the end of the file.)
 
     Parts: one WARC file, or ``part_size`` files joined by a newline (:data:`PART_SEP`), in
     sorted path order.
@@ -264,7 +266,7 @@ class WarcSource(Source):
     def convert(self, record, path: str) -> Keep | Drop:
         """One HTTP response record -> ``Keep(Page)`` or a :class:`Drop`."""
         declared = _declared_length(record)
-        head = record.reader.read(HEAD_CHUNK)
+        head = _read_at_least(record.reader, HEAD_CHUNK)
         try:
             status, headers, body_at = parse_http_head(head)
         except BadRecord:
@@ -276,7 +278,7 @@ class WarcSource(Source):
             return self.drop("not_html")
         if declared is not None and declared - body_at > self.max_page_bytes:
             return self.drop("page_too_large")  # the rest of the record is never read
-        block = head + record.reader.read() if len(head) == HEAD_CHUNK else head
+        block = head + record.reader.read()
         if declared is not None and len(block) < declared:
             return self.drop("truncated")
         body = block[body_at:]
@@ -310,6 +312,17 @@ def _is_http(record) -> bool:
     ctype = (wh.get("Content-Type") or "").lower()
     uri = (wh.get("WARC-Target-URI") or "").strip().strip("<>").lower()
     return "application/http" in ctype or uri.startswith(("http://", "https://"))
+
+
+def _read_at_least(reader, n: int) -> bytes:
+    """``n`` bytes, or all that is left: a read may return less than asked mid-stream."""
+    got = reader.read(n)
+    while len(got) < n:
+        more = reader.read(n - len(got))
+        if not more:
+            break
+        got += more
+    return got
 
 
 def _declared_length(record) -> int | None:
