@@ -390,9 +390,9 @@ def test_source_and_extract_under_the_local_executor():
 
     src = WarcSource([str(WARC_DIR / "*.warc.gz")], part_size=2)
     plan = Plan([Step("source", src), Step("map", Extractor())], parts=src.parts())
-    read, extract = run_local(plan)
+    read, extract = run_local(plan).steps
     assert read.balanced() and extract.balanced()
     assert (read.n_in, read.kept, dict(read.dropped)) == (47, 46, {"read_truncated": 1})
     assert extract.n_in == 46 and extract.out > 1000
-    again = run_local(Plan([Step("source", src), Step("map", Extractor())], parts=src.parts()))
+    again = run_local(Plan([Step("source", src), Step("map", Extractor())], parts=src.parts())).steps
     assert [s.to_dict() for s in again] == [read.to_dict(), extract.to_dict()]
