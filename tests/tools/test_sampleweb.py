@@ -71,6 +71,8 @@ def test_counts_and_every_kind_present(site, truth):
     assert {r["markup"] for r in truth} >= {"img", "figure", "para", "lazy", "lazy_placeholder",
                                             "picture", "picture_source", "thumb"}
     assert {r["page_lang"] for r in truth} == {"en", "de", "fr"}
+    # Every file on disk is shown by some page.
+    assert {f"{site[1]}/images/{p.relative_to(out / 'images')}" for p in images} == {r["image_url"] for r in truth}
     variants = {i["variant"] for i in summary["images"].values()}
     assert variants >= {"original", "crop", "reencode", "resize", "thumb", "webp", "copy", "render"}
 

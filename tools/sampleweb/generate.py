@@ -16,7 +16,7 @@ from .warc import Response, write_warc
 DEFAULT_BASE_URL = "http://127.0.0.1:8642"
 # What a generation owns inside out_dir (removed before a new generation writes there).
 OWNED = ["images", "static", "downloads", "articles", "gallery", "shop", "reports", "team", "de",
-         "fr", "promo", "index.html", "pages.warc.gz", "truth.jsonl", "site.json"]
+         "fr", "promo", "archive", "index.html", "pages.warc.gz", "truth.jsonl", "site.json"]
 PDF = (b"%PDF-1.4\n1 0 obj <</Type /Catalog /Pages 2 0 R>> endobj\n"
        b"2 0 obj <</Type /Pages /Kids [] /Count 0>> endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n")
 CSS = b"body{font-family:sans-serif;max-width:60em;margin:auto}img{max-width:100%;height:auto}\n"

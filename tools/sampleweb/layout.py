@@ -256,11 +256,36 @@ class Layout:
                                chrome=self.chrome("en")))
         return out
 
+    def archive(self, used: set[str]) -> list[SitePage]:
+        """Pages for the files no other page shows, so every file on disk is on the site."""
+        left = sorted(p for p in self.images if p not in used)
+        out = []
+        for j in range(0, len(left), 4):
+            blocks = []
+            for path in left[j:j + 4]:
+                img = self.images[path]
+                if img.content == "natural":
+                    alt = self.pool.pick(self.rng.choice(["descriptive", "filename", "other_photo"]), img.group)
+                elif img.description:
+                    alt = Text(img.description, "descriptive")
+                else:
+                    alt = Text("", "empty")
+                blocks.append(Slot(img, alt=alt))
+            out.append(SitePage(f"archive/{j // 4 + 1:03d}.html", "en", f"From the archive {j // 4 + 1}",
+                                blocks, url_style="rel", chrome=self.chrome("en")))
+        return out
+
     def build(self) -> list[SitePage]:
         sections = {"articles": self.articles() + self.broken() + [self.cp1252()],
                     "gallery": self.galleries(), "shop": self.shop(), "reports": self.reports(),
                     "team": self.team(), "de": self.foreign("de", N_DE), "fr": self.foreign("fr", N_FR),
                     "promo": self.promo()}
+        used = set()
+        for pages in sections.values():
+            for page in pages:
+                for slot in page.chrome + page.sidebar + [b for b in page.blocks if isinstance(b, Slot)]:
+                    used.update(i.path for i in [slot.image, slot.placeholder, *slot.sources] if i)
+        sections["archive"] = self.archive(used)
         pages = self.indexes(sections)
         for name in sorted(sections):
             pages += sections[name]

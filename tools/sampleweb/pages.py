@@ -17,7 +17,7 @@ from .texts import CHROME, Text
 
 NAV = [("Home", "index.html"), ("Articles", "articles/index.html"), ("Gallery", "gallery/index.html"),
        ("Shop", "shop/index.html"), ("Reports", "reports/index.html"), ("Team", "team/index.html"),
-       ("Deutsch", "de/index.html"), ("Français", "fr/index.html")]
+       ("Deutsch", "de/index.html"), ("Français", "fr/index.html"), ("Archive", "archive/index.html")]
 
 
 @dataclass

@@ -84,9 +84,11 @@ def pie_chart(title: str, parts: int, rng: random.Random, w=480, h=420) -> Image
 def banner(text: str, sub: str, bg, fg, w=600, h=400) -> Image.Image:
     im = Image.new("RGB", (w, h), bg)
     d = ImageDraw.Draw(im)
-    d.rectangle([12, 12, w - 13, h - 13], outline=fg, width=6)
-    d.text((w // 2, h // 2 - 30), text, fill=fg, font=font(54), anchor="mm")
-    d.text((w // 2, h // 2 + 45), sub, fill=fg, font=font(26), anchor="mm")
+    pad = max(4, h // 30)
+    d.rectangle([pad, pad, w - pad - 1, h - pad - 1], outline=fg, width=max(2, pad // 2))
+    big, small = min(54, h * 2 // 5), min(26, h // 5)  # leaderboards are only 90 px high
+    d.text((w // 2, h // 2 - small), text, fill=fg, font=font(big), anchor="mm")
+    d.text((w // 2, h // 2 + big * 3 // 4), sub, fill=fg, font=font(small), anchor="mm")
     return im
 
 
