@@ -244,6 +244,14 @@ def test_evaluate_on_a_hand_made_parquet(tmp_path):
     write_parquet(tmp_path / "shards2", out)
     res = evaluate(tmp_path / "shards2", truth_path)
     assert (res["precision"], res["recall"]) == (0.6, 1.0)
+    # A thumbnail (kind "small") of a good picture with its good text is not a good sample.
+    truth_rows.append({"image_url": u + "a_t.jpg", "group": "a", "text": "thumb", "good": False,
+                       "image_kind": "small"})
+    truth_path.write_text("".join(json.dumps(r) + "\n" for r in truth_rows))
+    write_parquet(tmp_path / "shards3", [{"image_url": u + "a_t.jpg", "caption": "c",
+                                          "raw_text": "A red ladybird on a stem"}])
+    res = evaluate(tmp_path / "shards3", truth_path)
+    assert (res["precision"], res["n_good_output"]) == (0.0, 0)
 
 
 def test_evaluate_on_generated_truth_and_cli(site, tmp_path, capsys):

@@ -29,13 +29,14 @@ def read_truth(truth_path) -> list[dict]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def _url_groups(truth: list[dict], truth_path) -> dict[str, str]:
-    groups = {r["image_url"]: r["group"] for r in truth}
+def _url_info(truth: list[dict], truth_path) -> dict[str, tuple[str, str]]:
+    """image URL -> (group, image kind)."""
+    info = {r["image_url"]: (r["group"], r.get("image_kind", "natural")) for r in truth}
     site = Path(truth_path).with_name("site.json")
     if site.exists():  # also knows image files that no truth row names
-        for url, info in json.loads(site.read_text(encoding="utf-8"))["images"].items():
-            groups.setdefault(url, info["group"])
-    return groups
+        for url, i in json.loads(site.read_text(encoding="utf-8"))["images"].items():
+            info.setdefault(url, (i["group"], i["kind"]))
+    return info
 
 
 def read_output(shards_dir) -> list[dict]:
@@ -65,13 +66,14 @@ def _matches(text: str, good_texts: set[str]) -> bool:
 def evaluate(shards_dir, truth_path) -> dict:
     """Precision and recall of the samples in ``shards_dir`` against ``truth_path``.
 
-    precision: fraction of output samples whose (image, text) is good;
+    precision: fraction of output samples whose (image, text) is good: the image URL is a
+    natural photo >= 300 px (any near-duplicate of the picture) and the text a good one for it;
     recall: fraction of distinct good pictures (groups) that appear in the output with a good
     text. Parquet rows need ``image_url`` and ``raw_text`` (``caption`` is used when
     ``raw_text`` is missing).
     """
     truth = read_truth(truth_path)
-    groups = _url_groups(truth, truth_path)
+    urls = _url_info(truth, truth_path)
     good: dict[str, set[str]] = {}
     for r in truth:
         if r["good"]:
@@ -79,10 +81,12 @@ def evaluate(shards_dir, truth_path) -> dict:
     output = read_output(shards_dir)
     n_good, found = 0, set()
     for row in output:
-        group = groups.get(row.get("image_url"))
+        # A near-duplicate file counts as its picture, but only if it is itself a large
+        # natural photo (a thumbnail with a good caption is still not a good sample).
+        group, kind = urls.get(row.get("image_url"), (None, None))
         raw = row.get("raw_text")
         text = norm(raw if raw is not None else row.get("caption", ""))
-        if group in good and _matches(text, good[group]):
+        if kind == "natural" and group in good and _matches(text, good[group]):
             n_good += 1
             found.add(group)
     return {
