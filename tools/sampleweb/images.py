@@ -166,7 +166,7 @@ def _graphics(rng: random.Random) -> list[SiteImage]:
     months = ["J", "F", "M", "A", "M", "J", "J", "A", "S", "O", "N", "D"]
     for name, how, arg, desc in GRAPHICS:
         if how == "bar":
-            im = bar_chart_for(name, arg, months, rng)
+            im = _bar_chart(name, arg, months, rng)
         elif how == "line":
             im = render.line_chart(arg, rng.randint(1, 3), rng)
         elif how == "pie":
@@ -189,7 +189,7 @@ def _graphics(rng: random.Random) -> list[SiteImage]:
     return out
 
 
-def bar_chart_for(name, title, months, rng):
+def _bar_chart(name, title, months, rng):
     labels = {"revenue": ["Q1", "Q2", "Q3", "Q4"], "rainfall": ["Spring", "Summer", "Autumn", "Winter"],
               "sales_region": ["North", "South", "East", "West", "Online"],
               "survey": ["Yes", "No", "Maybe"]}.get(name, months)
