@@ -7,8 +7,8 @@ fails without network access.
 """
 from __future__ import annotations
 
-import json
 import os
+import pickle
 
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
@@ -18,10 +18,9 @@ from apache_beam.utils.windowed_value import WindowedValue
 
 from pipeline import executor
 from pipeline.plan import Plan, Step
-from pipeline.stats import StepStats
 
 DEFAULT_RUNNER = "apache_beam.runners.portability.fn_api_runner.FnApiRunner"
-PARTIAL_STATS = "_stats.partial.json"
+PARTIAL_STATS = "_aux.partial.pickle"
 
 
 class _StepFn(beam.DoFn):
@@ -49,27 +48,21 @@ class _StepFn(beam.DoFn):
             yield WindowedValue(item, MIN_TIMESTAMP, [GlobalWindow()])
 
 
-class _MergeStats(beam.CombineFn):
+class _CollectAux(beam.CombineFn):
+    """Gathers the (small) counts and reject samples into one list for the driver."""
+
     def create_accumulator(self):
-        return {}
+        return []
 
     def add_input(self, acc, item):
-        st = item[1]
-        if st.name in acc:
-            acc[st.name].merge(st)
-        else:
-            acc[st.name] = StepStats(st.name).merge(st)
+        acc.append(item)
         return acc
 
     def merge_accumulators(self, accs):
-        out = {}
-        for acc in accs:
-            for name, st in acc.items():
-                out.setdefault(name, StepStats(name)).merge(st)
-        return out
+        return [it for acc in accs for it in acc]
 
     def extract_output(self, acc):
-        return [st.to_dict() for _, st in sorted(acc.items())]
+        return acc
 
 
 class LaitPipeline(beam.PTransform):
@@ -87,17 +80,17 @@ class LaitPipeline(beam.PTransform):
                       | f"Key {step.name}" >> beam.Map(lambda it, s=step: (executor.group_key(s, it), it))
                       | f"Group {step.name}" >> beam.GroupByKey())
             pc = pc | f"Step {step.name}" >> beam.ParDo(_StepFn(step))
-        return pc | "Counts only" >> beam.Filter(lambda it: it[0] == "s")
+        return pc | "Counts and samples" >> beam.Filter(lambda it: it[0] != "r")
 
 
-def _write_json(path: str, doc) -> None:
+def _write_pickle(path: str, obj) -> None:
     from apache_beam.io.filesystems import FileSystems
 
     with FileSystems.create(path) as f:
-        f.write(json.dumps(doc).encode("utf-8"))
+        f.write(pickle.dumps(obj))
 
 
-def run(plan: Plan, beam_args: list[str] | None = None) -> list[StepStats]:
+def run(plan: Plan, beam_args: list[str] | None = None) -> executor.RunSummary:
     options = PipelineOptions(beam_args or [])
     std = options.view_as(StandardOptions)
     if not std.runner:
@@ -106,11 +99,9 @@ def run(plan: Plan, beam_args: list[str] | None = None) -> list[StepStats]:
     with beam.Pipeline(options=options) as p:
         (p
          | "LAIT" >> LaitPipeline(plan)
-         | "Merge counts" >> beam.CombineGlobally(_MergeStats())
-         | "Write counts" >> beam.Map(lambda doc, path=partial: _write_json(path, doc)))
-    with open(partial, encoding="utf-8") as f:
-        parts = [StepStats.from_dict(d) for d in json.load(f)]
+         | "Collect" >> beam.CombineGlobally(_CollectAux())
+         | "Hand over" >> beam.Map(lambda items, path=partial: _write_pickle(path, items)))
+    with open(partial, "rb") as f:
+        items = pickle.load(f)
     os.unlink(partial)
-    from pipeline.stats import merge_all
-
-    return merge_all(plan.step_names, parts)
+    return executor.RunSummary(plan.step_names, items)

@@ -6,6 +6,7 @@ import time
 
 from pipeline import config as config_mod
 from pipeline.plan import build_plan
+from pipeline.rejects import write_rejects
 from pipeline.stats import write_stats
 
 ENGINES = ("beam", "spark", "local")
@@ -26,7 +27,7 @@ def build(config_path: str, out_dir: str, engine: str = "beam", engine_args: lis
     if engine == "beam":
         from pipeline import beam_driver
 
-        steps = beam_driver.run(plan, engine_args)
+        summary = beam_driver.run(plan, engine_args)
     elif engine == "spark":
         from pipeline import spark_driver
 
@@ -34,12 +35,13 @@ def build(config_path: str, out_dir: str, engine: str = "beam", engine_args: lis
         args = list(engine_args or [])
         if "--master" in args:
             master = args[args.index("--master") + 1]
-        steps = spark_driver.run(plan, spark or spark_driver.session(master))
+        summary = spark_driver.run(plan, spark or spark_driver.session(master))
     else:
         from pipeline.executor import run_local
 
-        steps = run_local(plan)
+        summary = run_local(plan)
     elapsed = time.time() - t0
-    return write_stats(os.path.join(out_dir, "stats.json"), steps, engine=engine,
+    write_rejects(os.path.join(out_dir, "rejects.parquet"), summary.rejects, plan.step_names)
+    return write_stats(os.path.join(out_dir, "stats.json"), summary.steps, engine=engine,
                        config=cfg.to_dict(), parts=plan.parts,
                        timings={"wall_s": round(elapsed, 3)})

@@ -56,12 +56,10 @@ def build_plan(cfg, out_dir: str) -> Plan:
 
         source = CrawlSource.from_config(cfg.crawl)
     else:
-        source = WarcSource(cfg.input.warc, max_page_bytes=cfg.input.max_page_bytes,
-                            part_size=cfg.input.part_size)
+        source = WarcSource.from_config(cfg.input)
     steps = [
         Step("source", source),
-        Step("map", Extractor(surrounding_chars=cfg.extract.surrounding_chars,
-                              max_text_chars=cfg.extract.max_text_chars)),
+        Step("map", Extractor.from_config(cfg.extract)),
         Step("map", TextLength(cfg.text.min_words, cfg.text.max_words,
                                cfg.text.min_chars, cfg.text.max_chars)),
         Step("group", ImageFetcher.from_config(cfg.fetch)),

@@ -12,7 +12,6 @@ import sys
 
 from pipeline import executor
 from pipeline.plan import Plan
-from pipeline.stats import StepStats, merge_all
 
 
 def session(master: str | None = None, app_name: str = "lait-build", conf: dict | None = None):
@@ -35,7 +34,7 @@ def session(master: str | None = None, app_name: str = "lait-build", conf: dict 
     return builder.getOrCreate()
 
 
-def run(plan: Plan, spark=None, num_partitions: int | None = None) -> list[StepStats]:
+def run(plan: Plan, spark=None, num_partitions: int | None = None) -> executor.RunSummary:
     spark = spark or session()
     sc = spark.sparkContext
     n = num_partitions or max(sc.defaultParallelism, 1)
@@ -51,5 +50,5 @@ def run(plan: Plan, spark=None, num_partitions: int | None = None) -> list[StepS
             rdd = (rdd.map(lambda it, s=step: (executor.group_key(s, it), it))
                    .groupByKey(n)
                    .mapPartitions(lambda groups, s=step: executor.run_group_partition(s, groups)))
-    items = rdd.filter(lambda it: it[0] == "s").map(lambda it: it[1]).collect()
-    return merge_all(plan.step_names, items)
+    items = rdd.filter(lambda it: it[0] != "r").collect()
+    return executor.RunSummary(plan.step_names, items)

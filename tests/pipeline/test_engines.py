@@ -17,9 +17,13 @@ def toy_plan(tmp_path):
 
 
 def test_same_counts_on_every_engine(tmp_path, spark):
-    local = [s.to_dict() for s in run_local(toy_plan(tmp_path))]
-    beam = [s.to_dict() for s in beam_driver.run(toy_plan(tmp_path))]
-    sp = [s.to_dict() for s in spark_driver.run(toy_plan(tmp_path), spark)]
+    runs = [run_local(toy_plan(tmp_path)), beam_driver.run(toy_plan(tmp_path)),
+            spark_driver.run(toy_plan(tmp_path), spark)]
+    local, beam, sp = ([s.to_dict() for s in r.steps] for r in runs)
     assert local == beam == sp
+    # the reject samples are the same too, whatever the partitioning
+    samples = [[(x.step, sorted(x.by_reason.items())) for x in r.rejects] for r in runs]
+    assert samples[0] == samples[1] == samples[2]
+    assert {x.step for x in runs[0].rejects} == {"halve", "parity", "halve_again"}
     assert [s["name"] for s in local] == ["read", "halve", "parity", "halve_again"]
     assert local[0]["in"] == 18 and local[0]["dropped"] == {"read_bad_number": 3, "read_error_os_error": 1}

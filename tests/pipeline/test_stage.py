@@ -51,7 +51,7 @@ class Parity(GroupStage):
 def test_events_count_every_record_and_reason():
     plan = Plan([Step("source", Numbers(["1,2,bad,4", "7,8,boom"])), Step("map", Halve()),
                  Step("group", Parity())], parts=["1,2,bad,4", "7,8,boom"])
-    steps = {s.name: s for s in run_local(plan)}
+    steps = {s.name: s for s in run_local(plan).steps}
     read = steps["read"]
     assert (read.n_in, read.kept, read.out) == (7, 5, 5)
     assert read.dropped == {"read_bad_number": 1, "read_error_os_error": 1}
