@@ -2,9 +2,8 @@
 
 ``FaultWeb`` serves a small site (robots.txt, an index, a gallery page, pages that fail in
 every way) and images that fail in every way, and logs each request with its arrival time, so
-tests can check what was (never) fetched and how fast.  ``EXPECTED`` says which reason each
-fault must become; ``ImgAlt`` is a minimal page -> candidates step (``<img src alt>``) so
-that a crawl-to-shards run needs nothing beyond this file and the stages under test.
+tests can check what was (never) fetched and how fast.  ``EXPECTED_PAGES`` and
+``EXPECTED_IMAGES`` say which reason each fault must become.
 """
 from __future__ import annotations
 
@@ -17,10 +16,6 @@ import zlib
 
 import numpy as np
 from PIL import Image
-from selectolax.lexbor import LexborHTMLParser
-
-from pipeline.records import Candidate
-from pipeline.stage import MapStage
 
 HANG_S = 3.0  # longer than any test's timeout_s: "a response that never comes"
 
@@ -358,21 +353,3 @@ class FaultWeb:
             "/private/secret.html": body(html("Secret", ""), "text/html"),
         })
         return self
-
-
-class ImgAlt(MapStage):
-    """A minimal page -> candidates step for these tests: one candidate per ``<img src alt>``."""
-
-    name = "extract"
-
-    def process(self, page):
-        from urllib.parse import urljoin
-
-        tree = LexborHTMLParser(page.body)
-        out = []
-        for i, img in enumerate(tree.css("img[src]")):
-            alt = (img.attributes.get("alt") or "").strip()
-            if alt:
-                out.append(Candidate(page_url=page.url, image_url=urljoin(page.url, img.attributes["src"]),
-                                     text_source="alt", text=alt, raw_text=alt, img_index=i))
-        return out or self.drop("no_images")
