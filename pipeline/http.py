@@ -27,7 +27,7 @@ import random
 import socket
 import time
 from dataclasses import dataclass, field
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import urllib3
 from urllib3.connection import HTTPConnection, HTTPSConnection
@@ -169,8 +169,13 @@ def canonical_url(url: str) -> str:
     no default port, no fragment, sorted query, normalised percent-encoding): the dedup key of
     the crawler and of image fetching.  An unparsable URL is returned unchanged."""
     try:
-        return canonicalize_url(url.strip(), keep_fragments=False)
-    except (ValueError, UnicodeError):
+        canon = canonicalize_url(url.strip(), keep_fragments=False)
+        parts = urlsplit(canon)
+        if (parts.scheme, parts.port) in (("http", 80), ("https", 443)):
+            host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+            canon = urlunsplit((parts.scheme, host, parts.path, parts.query, ""))
+        return canon
+    except (ValueError, UnicodeError, TypeError):
         return url
 
 
@@ -277,12 +282,14 @@ class HttpClient:
                 timeout=urllib3.Timeout(connect=self.timeout_s, read=self.timeout_s))
         except _Blocked:
             raise FetchError("blocked_address") from None
+        except urllib3.exceptions.NameResolutionError:
+            raise FetchError("dns_error") from None
+        except urllib3.exceptions.NewConnectionError:  # a subclass of ConnectTimeoutError!
+            raise FetchError("connection_error") from None
         except urllib3.exceptions.TimeoutError:
             raise FetchError("timeout") from None
         except urllib3.exceptions.LocationParseError:
             raise FetchError("bad_url") from None
-        except urllib3.exceptions.NameResolutionError:
-            raise FetchError("dns_error") from None
         except (urllib3.exceptions.HTTPError, OSError, ValueError):
             raise FetchError("connection_error") from None
 
