@@ -110,6 +110,16 @@ class OutputConfig:
 
 
 @dataclass
+class RunConfig:
+    buckets: int = 16  # image-URL / image-content buckets between jobs
+    wave_size: int = 8  # units per engine job; a finished wave is never redone
+
+    def check(self):
+        _positive("run.buckets", self.buckets)
+        _positive("run.wave_size", self.wave_size)
+
+
+@dataclass
 class Config:
     input: InputConfig = field(default_factory=InputConfig)
     extract: ExtractConfig = field(default_factory=ExtractConfig)
@@ -118,6 +128,7 @@ class Config:
     image: ImageConfig = field(default_factory=ImageConfig)
     aggregate: AggregateConfig = field(default_factory=AggregateConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
+    run: RunConfig = field(default_factory=RunConfig)
 
     def check(self) -> "Config":
         for f in dataclasses.fields(self):

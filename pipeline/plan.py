@@ -39,33 +39,73 @@ class Plan:
         return [s.name for s in self.steps]
 
 
-def build_plan(cfg, out_dir: str) -> Plan:
-    """The LAIT plan for a validated :class:`pipeline.config.Config`, cheap steps first: a
-    candidate with no usable text is never downloaded, an image URL is fetched once, and the
-    model-based image filters only see images that passed the size check."""
-    from filters.image import ImageDecode, ImageSize
+def page_steps(cfg) -> list[Step]:
+    """Job 1 (per input part): pages to cleaned candidate texts.  Cheap steps first: a
+    candidate with no usable text is never downloaded."""
     from filters.text_basic import TextLength
     from pipeline.extract import Extractor
-    from pipeline.fetch import ImageFetcher
-    from pipeline.sources import WarcSource
-    from pipeline.writer import ShardWriter
-    from scoring.aggregate import BestText, ImagePairs, SharedText
 
-    source = WarcSource.from_config(cfg.input)
-    steps = [
-        Step("source", source),
+    return [
         Step("map", Extractor.from_config(cfg.extract)),
         Step("map", TextLength(cfg.text.min_words, cfg.text.max_words,
                                cfg.text.min_chars, cfg.text.max_chars)),
-        Step("group", ImageFetcher(timeout_s=cfg.fetch.timeout_s, max_bytes=cfg.fetch.max_bytes,
-                                   user_agent=cfg.fetch.user_agent,
-                                   concurrency=cfg.fetch.concurrency, retries=cfg.fetch.retries,
-                                   allow_private=cfg.fetch.allow_private)),
+    ]
+
+
+def image_steps(cfg) -> list[Step]:
+    """Job 2 (per image-URL bucket): fetch each URL once, filter images (the model-based
+    filters only see images that passed the size check), make (image, text) pairs."""
+    from filters.image import ImageDecode, ImageSize
+    from pipeline.fetch import ImageFetcher
+    from scoring.aggregate import ImagePairs
+
+    f = cfg.fetch
+    return [
+        Step("group", ImageFetcher(timeout_s=f.timeout_s, max_bytes=f.max_bytes,
+                                   user_agent=f.user_agent, concurrency=f.concurrency,
+                                   retries=f.retries, allow_private=f.allow_private)),
         Step("map", ImageSize(cfg.image.min_width, cfg.image.min_height, cfg.image.max_pixels)),
         Step("map", ImageDecode(cfg.image.resize_longest, cfg.image.jpeg_quality)),
         Step("map", ImagePairs()),
+    ]
+
+
+def corpus_steps(cfg, out_dir: str) -> list[Step]:
+    """Job 3 (whole corpus): best text per image, over-shared texts, shards."""
+    from pipeline.writer import ShardWriter
+    from scoring.aggregate import BestText, SharedText
+
+    return [
         Step("group", BestText()),
         Step("group", SharedText(cfg.aggregate.max_images_per_text)),
         Step("group", ShardWriter(out_dir, cfg.output.num_shards)),
     ]
-    return Plan(steps=steps, parts=source.parts(), out_dir=out_dir, config=cfg.to_dict())
+
+
+def build_jobs(cfg, out_dir: str, work: str):
+    """The run's three jobs (see pipeline/run.py), built lazily: each job's units are known
+    only once the job before it has finished."""
+    from pipeline import run
+    from pipeline.sources import WarcSource
+
+    source = WarcSource.from_config(cfg.input)
+    buckets, wave = cfg.run.buckets, cfg.run.wave_size
+
+    def pages():
+        return run.Job("pages", source.parts(), lambda units, d: Plan(
+            [Step("source", source), *page_steps(cfg), run.sink(d, buckets, "image_url")],
+            parts=units, out_dir=out_dir), wave)
+
+    def images():
+        src = run.source(run.finished_wave_dirs(work, "pages"), buckets)
+        return run.Job("images", src.parts(), lambda units, d: Plan(
+            [Step("source", src), *image_steps(cfg), run.sink(d, buckets, "sha256")],
+            parts=units, out_dir=out_dir), wave)
+
+    def corpus():
+        src = run.source(run.finished_wave_dirs(work, "images"), buckets)
+        return run.Job("corpus", ["corpus"], lambda units, d: Plan(
+            [Step("source", src), *corpus_steps(cfg, out_dir)],
+            parts=src.parts() if units else [], out_dir=out_dir), 0)
+
+    return [pages, images, corpus]
