@@ -91,12 +91,13 @@ WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")  # letter words ("don't" 
 # Separators left dangling at either end once a span is removed ("Sunset - IMG_1.JPG").
 _EDGE_RE = re.compile(r"^[\s\-–—|:;,/·•_~*+=>]+|[\s\-–—|:;,/·•_~*+=<(\[]+$")
 _EMPTY_BRACKETS_RE = re.compile(r"\(\s*[,;:]?\s*\)|\[\s*\]")
+_SPACE_BEFORE_RE = re.compile(r"\s+([)\]},;:!?])")
 
 
 def tidy(text: str) -> str:
     """Whitespace collapsed, empty brackets and dangling edge separators removed."""
-    text = _EMPTY_BRACKETS_RE.sub(" ", text)
-    return _EDGE_RE.sub("", " ".join(text.split()))
+    text = _SPACE_BEFORE_RE.sub(r"\1", " ".join(_EMPTY_BRACKETS_RE.sub(" ", text).split()))
+    return _EDGE_RE.sub("", text)
 
 
 # 1. markup ------------------------------------------------------------------------------
@@ -124,8 +125,8 @@ def markup(text, ctx=None):
 _EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[\w.+-]+\s*[\[(]at[\])]\s*[\w-]+"
                        r"\s*[\[(]dot[\])]\s*\w+", re.I)
 _TLDS = "com|org|net|edu|gov|io|co|uk|de|fr|info|biz|me|tv|ly|us|ca|au|eu|ru|jp|cn|app|dev"
-_URL_RE = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"']+"
-                     r"|\b[a-z0-9][\w-]*(?:\.[\w-]+)*\.(?:" + _TLDS + r")\b(?:/[^\s<>\"']*)?", re.I)
+_URL_RE = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"'()\[\]]*[^\s<>\"'()\[\].,;:!?]"
+                     r"|\b[a-z0-9][\w-]*(?:\.[\w-]+)*\.(?:" + _TLDS + r")\b(?:/[^\s<>\"'()\[\]]*)?", re.I)
 
 
 def email(text, ctx=None):
@@ -137,7 +138,7 @@ def url(text, ctx=None):
 
 
 # 4. file names, camera names, hashes ---------------------------------------------------------
-_FILE_RE = re.compile(r"[\w\-.()%~+]*\w\.(?:jpe?g|png|gif|webp|bmp|tiff?|svg|heic|heif|avif|ico|"
+_FILE_RE = re.compile(r"[\w\-.%~+]*\w\.(?:jpe?g|png|gif|webp|bmp|tiff?|svg|heic|heif|avif|ico|"
                       r"cr2|nef|dng|psd|pdf|mp4|mov|webm)\b", re.I)
 _CAMERA_RE = re.compile(r"\b(?:IMG|DSC[NF]?|GOPR|GH\d\d|PXL|DJI|MVC|CIMG|PICT|IMAG|VID|PANO)[ _-]?"
                         r"\d{3,}(?:[_-]\d+)*(?:_\w+)?\b|\bP\d{7}\b|\b_?MG_\d{3,}\b"
