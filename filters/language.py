@@ -32,13 +32,13 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from pipeline.charset import decode_html
 from pipeline.config import ConfigError
 from pipeline.records import Page
 from pipeline.stage import MapStage
 
 SECOND_OPINION_MODES = ("off", "low_conf", "always")
 _INVISIBLE_TAGS = ["script", "style", "noscript", "template", "svg", "head", "iframe", "object"]
-_CHARSET_RE = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.I)
 _LANG_TAG_RE = re.compile(r"^[a-z]{2,3}$")
 
 
@@ -137,23 +137,6 @@ class PageLanguageConfig:
         return self
 
 
-def decode_body(page: Page) -> str:
-    """The page's HTML as text: declared charset, then UTF-8, then cp1252 (never fails)."""
-    body = page.body or b""
-    declared = page.meta.get("encoding") or ""
-    if not declared:
-        m = _CHARSET_RE.search(page.content_type or "") or _CHARSET_RE.search(
-            body[:2048].decode("ascii", "ignore"))
-        declared = m.group(1) if m else ""
-    for enc in (declared, "utf-8"):
-        if enc:
-            try:
-                return body.decode(enc)
-            except (LookupError, UnicodeDecodeError):
-                pass
-    return body.decode("cp1252", errors="replace")
-
-
 def visible_text(html: str, max_chars: int) -> tuple[str, str]:
     """``(<html lang> value, visible text)``: lexbor parse, scripts/styles stripped, whitespace
     collapsed, cut at ``max_chars``."""
@@ -213,7 +196,10 @@ class PageLanguage(MapStage):
         return "", ft_conf, "none"
 
     def process(self, page: Page):
-        html_lang_raw, text = visible_text(decode_body(page), self.config.max_chars)
+        # The same decoding as the extract step (BOM, valid UTF-8, HTTP, <meta>, sniffing).
+        ctype = page.headers.get("content-type") or page.content_type
+        html, _, _ = decode_html(page.body or b"", ctype)
+        html_lang_raw, text = visible_text(html, self.config.max_chars)
         html_lang = primary_subtag(html_lang_raw)
         page.meta["html_lang"] = html_lang
         if not text:

@@ -13,8 +13,8 @@ Which sentences are kept, and why:
   sentences farther away are mostly about something else, and the window edges cut them
   anyway (the first sentence of ``before`` and the last of ``after`` are usually fragments).
 * when the image sits *inside* a sentence (the text before it does not end a sentence and the
-  text after it starts in lower case), the two halves are one sentence: they are joined into
-  one candidate (``side`` = ``both``).
+  text after it starts in lower case or with ``, ; : )``, as after an inline formula), the two
+  halves are one sentence: they are joined into one candidate (``side`` = ``both``).
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ import sentencex
 # A sentence (or a block such as a heading) is complete when it ends in one of these.
 _ENDS_RE = re.compile(r"[.!?…:;\"'”’»)\]]\s*$")
 _LINES_RE = re.compile(r"\s*\n\s*")
+_CONTINUES = frozenset(",;:)]}")  # an "after" text starting so continues the sentence before
 
 
 def split_sentences(text: str, lang: str = "en") -> list[str]:
@@ -40,6 +41,10 @@ def sentences_next_to_image(before: str, after: str, lang: str = "en") -> list[t
     """``[(side, sentence), ...]`` in page order; empty when there is no text either side."""
     b = split_sentences(before, lang)[-1:] if before and before.strip() else []
     a = split_sentences(after, lang)[:1] if after and after.strip() else []
-    if b and a and not _ENDS_RE.search(b[0]) and a[0][:1].islower():
-        return [("both", f"{b[0]} {a[0]}")]
+    if b and a and not _ENDS_RE.search(b[0]):
+        head = a[0][:1]
+        if head.islower():
+            return [("both", f"{b[0]} {a[0]}")]
+        if head in _CONTINUES:
+            return [("both", f"{b[0]}{a[0]}")]
     return [("before", s) for s in b] + [("after", s) for s in a]

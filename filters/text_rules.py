@@ -1,4 +1,4 @@
-"""The ordered cleaning rules of the ``text`` step (``TextCleaner`` in ``filters/text.py``).
+r"""The ordered cleaning rules of the ``text`` step (``TextCleaner`` in ``filters/text.py``).
 
 Each rule is a small function ``fn(text, ctx) -> str | Reject``: it returns the text (edited
 or not) to keep it, or a :class:`Reject` to drop it.  ``RULES`` holds them in the order they
@@ -11,17 +11,19 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 
 | #  | rule           | kind       | what                                                          | drop reason(s)          |
 |----|----------------|------------|---------------------------------------------------------------|-------------------------|
-| 1  | markup         | edit       | HTML entities (twice: `&amp;amp;`), leftover tags and          | text_markup             |
-|    |                |            | WordPress shortcodes, mojibake (ftfy), control/zero-width chars|                         |
+| 1  | markup         | edit, drop | HTML entities (twice: `&amp;amp;`), leftover tags and          | text_markup             |
+|    |                |            | WordPress shortcodes, mojibake (ftfy), control/zero-width      |                         |
+|    |                |            | chars; a text holding TeX source (`\mathbf {x}`) is dropped   |                         |
 | 2  | email          | edit       | e-mail addresses (also `name [at] host [dot] com`)            | text_email              |
 | 3  | url            | edit       | URLs, `www.` hosts, bare domains with common TLDs             | text_url                |
 | 4  | filename       | edit       | file names (`IMG_2041.JPG`), camera names (`DSC0001`,         | text_filename           |
 |    |                |            | `P1010001`), hashes/UUIDs; a whole-text slug (`red-car_final`)|                         |
 | 5  | dimension      | edit       | `800x600`, `1920 × 1080 px`, `300px` (not `100 x 80 cm`)      | text_dimension          |
 | 6  | credit         | edit       | photo credits: `© ...`, `Photo: J. Doe/AP`, `Photo by ... on  | text_credit             |
-|    |                |            | Unsplash`, stock agencies (`Getty Images`, `Shutterstock`)    |                         |
+|    |                |            | Unsplash`, a final `(DW/J. Hitz)`, stock agencies             |                         |
 | 7  | boilerplate    | drop       | the whole text is `logo`, `image`, `click here`, `photo of`,  | text_boilerplate        |
-|    |                |            | `ACME logo`, `search icon`, `read more ...` (wordlist)        |                         |
+|    |                |            | `ACME logo`, `search icon`, `Powered by ...` (wordlist), or   |                         |
+|    |                |            | it holds site furniture (`we use cookies`, `privacy policy`)  |                         |
 | 8  | promo          | drop       | `buy now`, `add to cart`, `free shipping`, `20% off`,         | text_promo              |
 |    |                |            | coupon / promo codes                                          |                         |
 | 9  | price          | drop       | prices (`$19.99`, `19,99 €`, `EUR 20`; not `$5 million`)      | text_price              |
@@ -36,7 +38,8 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | of the words and occurs >= 3 times                            |                         |
 | 16 | length         | drop       | words outside [min_words, max_words] or chars outside         | text_too_short,         |
 |    |                |            | [min_chars, max_chars]                                        | text_too_long           |
-| 17 | lang           | drop       | fastText on the text: a non-target language with probability  | text_not_target         |
+| 17 | lang           | drop       | fastText on the lowercased text (lid.176 reads Title Case     | text_not_target         |
+|    |                |            | English as German): a non-target language with probability   |                         |
 |    |                |            | >= lang_min_conf; below it the page's language stands (or     |                         |
 |    |                |            | langdetect decides, with ``second_opinion``)                  |                         |
 | 18 | oov            | drop       | share of words whose wordfreq Zipf frequency < zipf_threshold | text_oov                |
@@ -107,7 +110,14 @@ _CONTROL_RE = re.compile("[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u
 _INVISIBLE_RE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060\ufeff]")
 
 
+_LATEX_RE = re.compile(r"\\[a-zA-Z]+ ?[{\[_^]|[_^]\{|\\(?:frac|sum|int|alpha|beta|gamma|sigma|lambda|"
+                       r"mathbb|mathbf|mathrm|displaystyle|dots|cdots|ldots|cdot|times|neq|leq|geq)\b")
+
+
 def markup(text, ctx=None):
+    if "\\" in text or "{" in text:
+        if _LATEX_RE.search(text):  # a formula's TeX source (Wikipedia math alt texts)
+            return Reject("markup")
     if "&" in text:
         text = html.unescape(html.unescape(text))
     if "<" in text or "[" in text:
@@ -168,18 +178,28 @@ def dimension(text, ctx=None):
 
 
 # 6. photo credits ----------------------------------------------------------------------------
-_COPYRIGHT_RE = re.compile(r"(?:©|\(c\)|\bcopyright\b).*$", re.I)
+_COPYRIGHT_RE = re.compile(r"(?:©|\(c\)|\bcopyright\b)\s*(?:\d{4}\s*)?", re.I)
+# A parenthesised credit at the end: "(DW/J. Hitz)", "(picture-alliance/dpa)", "(public domain)".
+_PAREN_CREDIT_RE = re.compile(
+    r"\s*\((?=[^()]*(?:/|\b(?:photos?|fotos?|credit|images?|pictures?|archives?|archiv|imago|akg|"
+    r"dpa|afp|reuters|getty|public domain|cc[ -]by|wikimedia|courtesy)\b))[^()]{1,80}\)\s*$", re.I)
 _CREDIT_LABEL_RE = re.compile(r"\b(?:photo|image|picture|pic|foto|bild|credit|credits|source|"
                               r"quelle|photograph|photographer)(?:\s+(?:credit|by|source|courtesy))?"
                               r"\s*:\s*", re.I)
 _PHOTO_BY_RE = re.compile(r"\b(?:photo(?:graph)?|image|picture)\s+(?:by|courtesy of|via)\s+.*$", re.I)
 _AGENCY_RE = re.compile(r"[\s/|(]*\b(?:getty images|shutterstock(?:\.com)?|istock(?:photo)?|"
                         r"adobe stock|unsplash|pexels|pixabay|dreamstime|alamy|ap photo|"
-                        r"reuters|afp|dpa|picture alliance)\b\)?", re.I)
+                        r"reuters|afp|dpa|picture[ -]alliance)\b\)?", re.I)
 
 
 def credit(text, ctx=None):
-    text = _COPYRIGHT_RE.sub("", text)
+    m = _COPYRIGHT_RE.search(text)
+    if m is not None:
+        rest = text[m.end():]
+        # "... © John Smith 2018" credits the rest of the text; "© UNOCHA/A. Maz Ebola has
+        # claimed ..." credits only the next token.
+        text = text[: m.start()] + (" " + rest.split(" ", 1)[1] if len(rest.split()) > 8 else "")
+    text = _PAREN_CREDIT_RE.sub("", text) if text.endswith(")") else text
     m = _CREDIT_LABEL_RE.search(text)
     if m is not None:
         rest = text[m.end():]
@@ -195,12 +215,15 @@ def credit(text, ctx=None):
 _BOILERPLATE = frozenset(load_wordlist("boilerplate_en.txt"))
 _NON_LETTERS_RE = re.compile(r"[\W\d_]+")
 _BOILER_PATTERN_RE = re.compile(r"^(?:\w+ ){0,3}logo$|^logo(?: \w+){0,3}$|^\w+ (?:icon|button)$"
-                                r"|^click (?:here|to|for)\b|^(?:read|see|view|learn) more\b")
+                                r"|^click (?:here|to|for)\b|^(?:read|see|view|learn) more\b"
+                                r"|^(?:powered|protected|designed|hosted) by\b|^posted (?:by|on|in)\b")
+# Site furniture anywhere in the text: cookie banners, footers, sharing widgets.
+_BOILER_PHRASE_RE = _phrase_re(load_wordlist("boilerplate_phrases_en.txt"))
 
 
 def boilerplate(text, ctx=None):
     norm = " ".join(_NON_LETTERS_RE.sub(" ", text.lower()).split())
-    if norm in _BOILERPLATE or _BOILER_PATTERN_RE.search(norm):
+    if norm in _BOILERPLATE or _BOILER_PATTERN_RE.search(norm) or _BOILER_PHRASE_RE.search(text):
         return Reject("boilerplate")
     return text
 
@@ -212,7 +235,7 @@ _PROMO_RE = re.compile(
     r"|\b(?:best|lowest|great) prices?\b|\bon sale\b|\b\d{1,2}\s?% off\b|\bsave (?:up to )?\d{1,2}"
     r"\s?%|\b(?:promo|coupon|discount|voucher)[- ]?codes?\b|\buse code\b|\bcoupons?\b|\bdeal of "
     r"the day\b|\b(?:in|out of) stock\b|\bclearance sale\b|\bmoney[- ]back guarantee\b", re.I)
-_BIG = r"(?![\d.,]|\s?(?:million|billion|trillion|bn|mn|m|k)\b)"
+_BIG = r"(?![\d.,]|[\s-]?(?:million|billion|trillion|bn|mn|m|k)\b)"
 _PRICE_RE = re.compile(r"[$€£¥₹]\s?\d[\d.,]*" + _BIG + r"|\b\d[\d.,]*\s?(?:€|£|¥|₹)"
                        r"|\b\d[\d.,]*\s?(?:USD|EUR|GBP|CHF|dollars?|euros?|bucks)\b"
                        r"|\b(?:USD|EUR|GBP|CHF|US\$)\s?\d[\d.,]*" + _BIG, re.I)
@@ -313,7 +336,9 @@ def length(text, ctx):
 
 def lang(text, ctx):
     cfg = ctx.config
-    code, conf = ctx.lid.fasttext(text)
+    # Lowercased: lid.176 reads Title Case English ("East Bay Times Letters to the Editor",
+    # p 0.79) as German, capitalised nouns being German's mark.
+    code, conf = ctx.lid.fasttext(text.lower())
     ctx.meta["lang"], ctx.meta["lang_conf"] = code, round(conf, 4)
     if code in cfg.targets:
         return text

@@ -124,6 +124,22 @@ def test_surrounding_image_inside_a_sentence_joins_both_halves(cleaner):
     assert out.text == "Yesterday we saw this old steam train standing at the station in the rain."
 
 
+def test_surrounding_after_an_inline_formula_continues_the_sentence(cleaner):
+    c = cand("", source="surrounding", before="It measures similarities between two points",
+             after=", using a very similar approach. Then it stops.")
+    (out,) = run(cleaner, c).outputs
+    assert (out.meta["side"], out.text) == (
+        "both", "It measures similarities between two points, using a very similar approach.")
+
+
+def test_title_case_english_is_english(cleaner):
+    # lid.176 on the original casing says German (p 0.79): the cleaner lowercases first.
+    text = "East Bay Times Letters to the Editor for Jan. 19, 2023"
+    kept, reason, meta, _ = cleaner.clean(text, "en")
+    assert (kept, reason, meta["lang"]) == (text, "", "en")
+    assert cleaner._lid.fasttext(text)[0] == "de"
+
+
 def test_surrounding_one_side_dropped_other_kept(cleaner):
     c = cand("", source="surrounding", before="Click here", after="Two dogs play in the snow near the river.")
     (out,) = run(cleaner, c).outputs
