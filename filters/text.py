@@ -14,6 +14,7 @@ On a kept candidate: ``text`` is the cleaned text, ``raw_text`` stays as extract
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import unicodedata
@@ -171,5 +172,7 @@ class TextCleaner(MapStage):
                 continue
             if side:
                 meta.update(side=side, sentence=sentence)
-            outputs.append(dataclasses.replace(cand, text=text, meta={**cand.meta, **meta}))
+            out = copy.copy(cand)  # a shallow copy: several times cheaper than replace()
+            out.text, out.meta = text, {**cand.meta, **meta}
+            outputs.append(out)
         return outputs or Drop(best[1])
