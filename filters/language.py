@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 
 from pipeline.charset import decode_html
-from pipeline.config import ConfigError
+from pipeline.errors import ConfigError
 from pipeline.records import Page
 from pipeline.stage import MapStage
 

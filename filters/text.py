@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from filters.language import LanguageId, primary_subtag
 from filters.sentences import sentences_next_to_image
 from filters.text_rules import HAS_LETTER, RULE_NAMES, RULES, Reject, tidy
-from pipeline.config import ConfigError
+from pipeline.errors import ConfigError
 from pipeline.records import Candidate
 from pipeline.stage import Drop, MapStage
 

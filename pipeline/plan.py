@@ -40,15 +40,16 @@ class Plan:
 
 
 def page_steps(cfg) -> list[Step]:
-    """Job 1 (per input part): pages to cleaned candidate texts.  Cheap steps first: a
-    candidate with no usable text is never downloaded."""
-    from filters.text_basic import TextLength
+    """Job 1 (per input part): English pages to cleaned candidate texts.  Cheap steps first:
+    a candidate with no usable text is never downloaded."""
+    from filters.language import PageLanguage
+    from filters.text import TextCleaner
     from pipeline.extract import Extractor
 
     return [
+        Step("map", PageLanguage(cfg.language)),
         Step("map", Extractor.from_config(cfg.extract)),
-        Step("map", TextLength(cfg.text.min_words, cfg.text.max_words,
-                               cfg.text.min_chars, cfg.text.max_chars)),
+        Step("map", TextCleaner(cfg.text)),
     ]
 
 
@@ -71,13 +72,17 @@ def image_steps(cfg) -> list[Step]:
 
 
 def corpus_steps(cfg, out_dir: str) -> list[Step]:
-    """Job 3 (whole corpus): best text per image, over-shared texts, shards."""
+    """Job 3 (whole corpus): over-shared texts, best text per image, shards.
+
+    Texts shared by more than K distinct images are counted over all pairs, before the best
+    text of each image is chosen: a generic caption ("Stock photo") then cannot survive as
+    the winner on a few images, and an image that had one can still keep a specific text."""
     from pipeline.writer import ShardWriter
     from scoring.aggregate import BestText, SharedText
 
     return [
-        Step("group", BestText()),
         Step("group", SharedText(cfg.aggregate.max_images_per_text)),
+        Step("group", BestText()),
         Step("group", ShardWriter(out_dir, cfg.output.num_shards)),
     ]
 

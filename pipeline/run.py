@@ -65,7 +65,7 @@ def check_work_dir(out_dir: str, config: dict) -> str:
         with open(stamp, encoding="utf-8") as f:
             old = json.load(f).get("fingerprint")
         if old != fp:
-            from pipeline.config import ConfigError
+            from pipeline.errors import ConfigError
 
             raise ConfigError(f"{out_dir} holds a run made with another configuration; use a "
                               "new --out, or delete its _work/ to start over")

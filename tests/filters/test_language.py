@@ -5,7 +5,7 @@ import pickle
 import pytest
 
 from filters.language import PageLanguage, PageLanguageConfig, primary_subtag
-from pipeline.config import ConfigError
+from pipeline.errors import ConfigError
 from pipeline.records import Page
 from pipeline.stage import Drop, Keep
 

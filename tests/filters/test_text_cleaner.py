@@ -6,7 +6,7 @@ import pytest
 
 from filters.sentences import sentences_next_to_image, split_sentences
 from filters.text import TextCleaner, TextCleanerConfig
-from pipeline.config import ConfigError
+from pipeline.errors import ConfigError
 from pipeline.records import Candidate
 from pipeline.stage import Drop, Keep
 
