@@ -9,7 +9,7 @@ import posixpath
 from urllib.parse import urlsplit
 
 from pipeline.charset import decode_html, looks_undecodable
-from pipeline.config import ConfigError
+from pipeline.errors import ConfigError
 from pipeline.html_images import find_images, html_dim
 from pipeline.records import Candidate, Page
 from pipeline.stage import Drop, MapStage
@@ -53,6 +53,8 @@ class Extractor(MapStage):
         if looks_undecodable(text, body, how):
             return self.drop("undecodable")
         found = find_images(text, page.url, self.surrounding_chars, self.max_text_chars)
+        # The language step's decision (text-based) wins over the page's own <html lang>.
+        page_lang = page.meta.get("lang") or found.lang
         usable = [img for img in found.images if img.url]
         if not usable:
             return self.drop("no_images")
@@ -78,7 +80,7 @@ class Extractor(MapStage):
                 m = dict(meta, before=img.before, after=img.after) if source == "surrounding" \
                     else dict(meta)  # one dict per record: later stages may edit it
                 out.append(Candidate(page.url, img.url, source, value, value, found.title,
-                                     found.lang, img.index, m))
+                                     page_lang, img.index, m))
         if not out:
             return self.drop("no_text")
         return out

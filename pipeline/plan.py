@@ -39,17 +39,57 @@ class Plan:
         return [s.name for s in self.steps]
 
 
-def build_plan(cfg, out_dir: str) -> Plan:
-    """The LAIT plan for a validated :class:`pipeline.config.Config`, cheap steps first: a
-    candidate with no usable text is never downloaded, an image URL is fetched once, and the
-    model-based image filters only see images that passed the size check."""
-    from filters.image import ImageDecode, ImageSize
-    from filters.text_basic import TextLength
+def page_steps(cfg) -> list[Step]:
+    """Job 1 (per input part): English pages to cleaned candidate texts.  Cheap steps first:
+    a candidate with no usable text is never downloaded."""
+    from filters.language import PageLanguage
+    from filters.text import TextCleaner
     from pipeline.extract import Extractor
+
+    return [
+        Step("map", PageLanguage(cfg.language)),
+        Step("map", Extractor.from_config(cfg.extract)),
+        Step("map", TextCleaner(cfg.text)),
+    ]
+
+
+def image_steps(cfg) -> list[Step]:
+    """Job 2 (per image-URL bucket): fetch each URL once, filter images (the model-based
+    filters only see images that passed the size check), make (image, text) pairs."""
+    from filters.image import ImageDecode, ImageSize
     from pipeline.fetch import ImageFetcher
-    from pipeline.sources import WarcSource
+    from scoring.aggregate import ImagePairs
+
+    f = cfg.fetch
+    return [
+        Step("group", ImageFetcher.from_config(f)),
+        Step("map", ImageSize(cfg.image.min_width, cfg.image.min_height, cfg.image.max_pixels)),
+        Step("map", ImageDecode(cfg.image.resize_longest, cfg.image.jpeg_quality)),
+        Step("map", ImagePairs()),
+    ]
+
+
+def corpus_steps(cfg, out_dir: str) -> list[Step]:
+    """Job 3 (whole corpus): over-shared texts, best text per image, shards.
+
+    Texts shared by more than K distinct images are counted over all pairs, before the best
+    text of each image is chosen: a generic caption ("Stock photo") then cannot survive as
+    the winner on a few images, and an image that had one can still keep a specific text."""
     from pipeline.writer import ShardWriter
-    from scoring.aggregate import BestText, ImagePairs, SharedText
+    from scoring.aggregate import BestText, SharedText
+
+    return [
+        Step("group", SharedText(cfg.aggregate.max_images_per_text)),
+        Step("group", BestText()),
+        Step("group", ShardWriter(out_dir, cfg.output.num_shards)),
+    ]
+
+
+def build_jobs(cfg, out_dir: str, work: str):
+    """The run's three jobs (see pipeline/run.py), built lazily: each job's units are known
+    only once the job before it has finished."""
+    from pipeline import run
+    from pipeline.sources import WarcSource
 
     if cfg.crawl.seeds:  # crawl the web from seed URLs instead of reading WARC files
         from pipeline.crawl import CrawlSource
@@ -57,17 +97,23 @@ def build_plan(cfg, out_dir: str) -> Plan:
         source = CrawlSource.from_config(cfg.crawl)
     else:
         source = WarcSource.from_config(cfg.input)
-    steps = [
-        Step("source", source),
-        Step("map", Extractor.from_config(cfg.extract)),
-        Step("map", TextLength(cfg.text.min_words, cfg.text.max_words,
-                               cfg.text.min_chars, cfg.text.max_chars)),
-        Step("group", ImageFetcher.from_config(cfg.fetch)),
-        Step("map", ImageSize(cfg.image.min_width, cfg.image.min_height, cfg.image.max_pixels)),
-        Step("map", ImageDecode(cfg.image.resize_longest, cfg.image.jpeg_quality)),
-        Step("map", ImagePairs()),
-        Step("group", BestText()),
-        Step("group", SharedText(cfg.aggregate.max_images_per_text)),
-        Step("group", ShardWriter(out_dir, cfg.output.num_shards)),
-    ]
-    return Plan(steps=steps, parts=source.parts(), out_dir=out_dir, config=cfg.to_dict())
+    buckets, wave = cfg.run.buckets, cfg.run.wave_size
+
+    def pages():
+        return run.Job("pages", source.parts(), lambda units, d: Plan(
+            [Step("source", source), *page_steps(cfg), run.sink(d, buckets, "image_url")],
+            parts=units, out_dir=out_dir), wave)
+
+    def images():
+        src = run.source(run.finished_wave_dirs(work, "pages"), buckets)
+        return run.Job("images", src.parts(), lambda units, d: Plan(
+            [Step("source", src), *image_steps(cfg), run.sink(d, buckets, "sha256")],
+            parts=units, out_dir=out_dir), wave)
+
+    def corpus():
+        src = run.source(run.finished_wave_dirs(work, "images"), buckets)
+        return run.Job("corpus", ["corpus"], lambda units, d: Plan(
+            [Step("source", src), *corpus_steps(cfg, out_dir)],
+            parts=src.parts() if units else [], out_dir=out_dir), 0)
+
+    return [pages, images, corpus]

@@ -16,7 +16,7 @@ from typing import Iterator
 
 from fastwarc.warc import ArchiveIterator, WarcRecordType
 
-from pipeline.config import ConfigError
+from pipeline.errors import ConfigError
 from pipeline.records import Page
 from pipeline.stage import Drop, Keep, Source, keep
 

@@ -77,3 +77,29 @@ def serve_bytes(body: bytes, ctype: str = "image/jpeg", status: int = 200, heade
         req.end_headers()
         req.wfile.write(body)
     return handler
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def sample_web(tmp_path_factory):
+    """The demo's sample web, generated once and served on a free loopback port."""
+    from tools.sampleweb import generate, serve
+
+    web = tmp_path_factory.mktemp("sample-web")
+    port = free_port()
+    generate(str(web), seed=0, base_url=f"http://127.0.0.1:{port}")
+    srv = serve(str(web), host="127.0.0.1", port=port)
+    yield web
+    srv.shutdown()
+
+
+@pytest.fixture(scope="session")
+def demo_overrides(sample_web):
+    return {"input.warc": [str(sample_web / "pages.warc.gz")], "run.wave_size": 4}

@@ -63,7 +63,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from pipeline.config import ConfigError
+    from pipeline.errors import ConfigError
 
     p = parser()
     args, extra = p.parse_known_args(argv)
