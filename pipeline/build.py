@@ -62,6 +62,10 @@ def build(config_path: str, out_dir: str, engine: str = "beam", engine_args: lis
 
 
 def build_jobs_inputs(cfg) -> list[str]:
+    if cfg.crawl.seeds:
+        from pipeline.crawl import CrawlSource
+
+        return CrawlSource.from_config(cfg.crawl).parts()
     from pipeline.sources import WarcSource
 
     return WarcSource.from_config(cfg.input).parts()

@@ -228,9 +228,27 @@ Disallow: /
 """
 
 
+PROSE = ("<p>Our village lies between the river and the old forest. Every summer the families "
+         "walk along the water, watch the boats and share photographs of the long evenings "
+         "with their friends and neighbours.</p>")
+
+# Natural captions, one per image path (the text step keeps these: English, in vocabulary).
+SUBJECTS = ["fishing boat", "mountain lake", "wooden bridge", "country road", "city square",
+            "garden gate", "stone church", "small harbour", "wheat field", "pine forest",
+            "sandy beach", "market stall", "river bank", "train station", "old lighthouse",
+            "quiet street", "flower meadow", "village bakery", "castle tower", "snowy hill",
+            "farm house", "park bench", "red barn", "canal boat", "windmill", "orchard",
+            "sheep pasture", "harbour wall", "bus stop", "tea room"]
+
+
+def caption(path: str) -> str:
+    subject = SUBJECTS[sorted(EXPECTED_IMAGES).index(path) % len(SUBJECTS)]
+    return f"A photograph of the {subject} near our village on a bright summer morning"
+
+
 def html(title: str, inner: str, head: str = "") -> bytes:
-    return (f"<!doctype html><html><head><title>{title}</title>{head}</head>"
-            f"<body>{inner}</body></html>").encode()
+    return (f'<!doctype html><html lang="en"><head><title>{title}</title>{head}</head>'
+            f"<body><h1>{title}</h1>{PROSE}{inner}</body></html>").encode()
 
 
 class FaultWeb:
@@ -322,10 +340,10 @@ class FaultWeb:
     def site(self) -> "FaultWeb":
         """Registers the whole fault web: robots.txt, pages and images."""
         self.routes.update(self.image_routes())
-        imgs = "".join(f'<p><img src="{p}" alt="the picture called {p.rsplit("/", 1)[1]} '
-                       f'in the gallery"></p>' for p in EXPECTED_IMAGES if p != "/img/shared.jpg")
-        shared = '<img src="/img/shared.jpg" alt="a shared picture used by two pages">'
-        links = "".join(f'<a href="{p}">{p}</a> ' for p in EXPECTED_PAGES if p != "/")
+        imgs = "".join(f'<p><img src="{p}" alt="{caption(p)}"></p>'
+                       for p in EXPECTED_IMAGES if p != "/img/shared.jpg")
+        shared = f'<p><img src="/img/shared.jpg" alt="{caption("/img/shared.jpg")}"></p>'
+        links = "".join(f'<p><a href="{p}">{p}</a></p>' for p in EXPECTED_PAGES if p != "/")
         self.routes.update({
             "/robots.txt": body(ROBOTS_TXT, "text/plain"),
             "/": body(html("Fault web", links + '<a href="/#top">self</a> '
