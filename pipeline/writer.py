@@ -7,6 +7,8 @@ when complete: a killed run never leaves a half shard that looks whole.
 """
 from __future__ import annotations
 
+import contextlib
+import glob
 import io
 import json
 import os
@@ -105,6 +107,12 @@ class ShardWriter(GroupStage):
             pq.write_table(pa.table(cols, schema=SCHEMA), f, compression="zstd")
 
         # Parquet first, tar last: a tar's presence means its shard is complete.
+        # A run killed while writing leaves "<shard>.<ext>.tmp-<pid>" behind; this shard's
+        # writer is the only one that writes those names, so it clears them.
+        for ext in (".parquet", ".tar"):
+            for stale in glob.glob(glob.escape(base + ext) + ".tmp-*"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(stale)
         _replace_atomically(base + ".parquet", write_parquet)
         _replace_atomically(base + ".tar", write_tar)
         return [Keep(())] * len(pairs)
