@@ -13,8 +13,11 @@ from typing import Any
 import yaml
 
 
-class ConfigError(ValueError):
-    """A configuration that cannot run; the message names the offending key."""
+from filters.language import PageLanguageConfig
+from filters.text import TextCleanerConfig
+from pipeline.errors import ConfigError
+
+__all__ = ["Config", "ConfigError", "load", "from_dict"]
 
 
 @dataclass
@@ -38,21 +41,6 @@ class ExtractConfig:
     def check(self):
         _positive("extract.surrounding_chars", self.surrounding_chars)
         _positive("extract.max_text_chars", self.max_text_chars)
-
-
-@dataclass
-class TextConfig:
-    min_words: int = 3
-    max_words: int = 50
-    min_chars: int = 5
-    max_chars: int = 400
-
-    def check(self):
-        _positive("text.min_words", self.min_words)
-        if self.max_words < self.min_words:
-            raise ConfigError("text.max_words must be >= text.min_words")
-        if self.max_chars < self.min_chars:
-            raise ConfigError("text.max_chars must be >= text.min_chars")
 
 
 @dataclass
@@ -110,14 +98,26 @@ class OutputConfig:
 
 
 @dataclass
+class RunConfig:
+    buckets: int = 16  # image-URL / image-content buckets between jobs
+    wave_size: int = 8  # units per engine job; a finished wave is never redone
+
+    def check(self):
+        _positive("run.buckets", self.buckets)
+        _positive("run.wave_size", self.wave_size)
+
+
+@dataclass
 class Config:
     input: InputConfig = field(default_factory=InputConfig)
+    language: PageLanguageConfig = field(default_factory=PageLanguageConfig)
     extract: ExtractConfig = field(default_factory=ExtractConfig)
-    text: TextConfig = field(default_factory=TextConfig)
+    text: TextCleanerConfig = field(default_factory=TextCleanerConfig)
     fetch: FetchConfig = field(default_factory=FetchConfig)
     image: ImageConfig = field(default_factory=ImageConfig)
     aggregate: AggregateConfig = field(default_factory=AggregateConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
+    run: RunConfig = field(default_factory=RunConfig)
 
     def check(self) -> "Config":
         for f in dataclasses.fields(self):

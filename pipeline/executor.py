@@ -1,9 +1,10 @@
 """Runs plan steps over tagged items; the one piece of logic both engine drivers share.
 
-Items flowing between steps are tuples: ``("r", record)`` for records and ``("s", StepStats)``
-for partial counts.  Each step passes earlier steps' counts through untouched and appends its
-own when its bundle / partition ends, so the counts reach the end of the pipeline as data and
-are merged there, exactly once, whatever the engine.
+Items flowing between steps are tuples: ``("r", record)`` for records, ``("s", StepStats)``
+for partial counts and ``("x", RejectSample)`` for samples of dropped records.  Each step
+passes earlier steps' counts and samples through untouched and appends its own when its bundle
+/ partition ends, so they reach the end of the pipeline as data and are merged there, exactly
+once, whatever the engine.
 """
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Iterable, Iterator
 
 from pipeline.plan import Step
+from pipeline.rejects import RejectSample
+from pipeline.stage import Drop
 from pipeline.stats import StepStats
 
 STATS_KEY = "\x00stats"  # group key under which counts cross a shuffle
@@ -41,6 +44,7 @@ class StepRunner:
         self.step = step
         self.stage = None
         self.stats = StepStats(step.name)
+        self.rejects = RejectSample(step.name)
         self._pending: list[tuple[str, list]] = []
         self._pool: ThreadPoolExecutor | None = None
 
@@ -49,10 +53,14 @@ class StepRunner:
             self.stage = ready(self.step.stage)
         return self.stage
 
-    def _emit(self, events) -> Iterator[tuple]:
-        for ev in events:
+    def _emit(self, events, inputs=None) -> Iterator[tuple]:
+        for i, ev in enumerate(events):
             self.stats.add_event(ev)
-            for rec in getattr(ev, "outputs", ()):
+            if isinstance(ev, Drop):
+                if inputs is not None:
+                    self.rejects.offer(ev.reason, inputs[i])
+                continue
+            for rec in ev.outputs:
                 yield ("r", rec)
 
     def feed_part(self, part: str) -> Iterator[tuple]:
@@ -61,10 +69,10 @@ class StepRunner:
 
     def feed(self, item: tuple) -> Iterator[tuple]:
         """A map step: one tagged item."""
-        if item[0] == "s":
+        if item[0] != "r":
             yield item
             return
-        yield from self._emit(self._stage().events(item[1]))
+        yield from self._emit(self._stage().events(item[1]), (item[1],))
 
     def feed_group(self, key: str, items: Iterable[tuple]) -> Iterator[tuple]:
         """A group step: every tagged item that shares ``key``."""
@@ -86,8 +94,8 @@ class StepRunner:
             results = self._pool.map(lambda kv: stage.events(*kv), pending)
         else:
             results = (stage.events(k, recs) for k, recs in pending)
-        for events in results:
-            yield from self._emit(events)
+        for (_, recs), events in zip(pending, results):
+            yield from self._emit(events, recs)
 
     def flush(self) -> Iterator[tuple]:
         yield from self._run_pending()
@@ -96,12 +104,15 @@ class StepRunner:
             self._pool = None
         if self.stats.n_in:
             yield ("s", self.stats)
+        if self.rejects.by_reason:
+            yield ("x", self.rejects)
         self.stats = StepStats(self.step.name)
+        self.rejects = RejectSample(self.step.name)
 
 
 def group_key(step: Step, item: tuple) -> str:
     """The shuffle key of a tagged item before a group step."""
-    if item[0] == "s":
+    if item[0] != "r":
         return STATS_KEY
     return step.stage.key(item[1])
 
@@ -129,11 +140,25 @@ def run_group_partition(step: Step, groups: Iterable[tuple[str, Iterable[tuple]]
     yield from runner.flush()
 
 
-def run_local(plan) -> list[StepStats]:
+class RunSummary:
+    """What a finished job leaves besides its files: merged counts and reject samples."""
+
+    def __init__(self, step_names: list[str], aux_items):
+        from pipeline.stats import merge_all
+
+        stats, rejects = [], {}
+        for kind, val in aux_items:
+            if kind == "s":
+                stats.append(val)
+            elif kind == "x":
+                rejects.setdefault(val.step, RejectSample(val.step)).merge(val)
+        self.steps = merge_all(step_names, stats)
+        self.rejects = [rejects[n] for n in step_names if n in rejects]
+
+
+def run_local(plan) -> RunSummary:
     """Runs a plan in this process with no engine (tests of stage wiring, small jobs)."""
     from collections import defaultdict
-
-    from pipeline.stats import merge_all
 
     src, rest = plan.steps[0], plan.steps[1:]
     items = list(run_source_partition(src, plan.parts))
@@ -145,4 +170,4 @@ def run_local(plan) -> list[StepStats]:
             for it in items:
                 groups[group_key(step, it)].append(it)
             items = list(run_group_partition(step, sorted(groups.items())))
-    return merge_all([s.name for s in plan.steps], [it[1] for it in items if it[0] == "s"])
+    return RunSummary(plan.step_names, [it for it in items if it[0] != "r"])

@@ -26,6 +26,91 @@ class Plan:
     out_dir: str = ""
     config: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        names = [s.name for s in self.steps]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:  # counts are keyed by step name
+            raise ValueError(f"step names must be unique in a plan; repeated: {dup}")
+        if not self.steps or self.steps[0].kind != "source":
+            raise ValueError("a plan starts with a source step")
+
     @property
     def step_names(self) -> list[str]:
         return [s.name for s in self.steps]
+
+
+def page_steps(cfg) -> list[Step]:
+    """Job 1 (per input part): English pages to cleaned candidate texts.  Cheap steps first:
+    a candidate with no usable text is never downloaded."""
+    from filters.language import PageLanguage
+    from filters.text import TextCleaner
+    from pipeline.extract import Extractor
+
+    return [
+        Step("map", PageLanguage(cfg.language)),
+        Step("map", Extractor.from_config(cfg.extract)),
+        Step("map", TextCleaner(cfg.text)),
+    ]
+
+
+def image_steps(cfg) -> list[Step]:
+    """Job 2 (per image-URL bucket): fetch each URL once, filter images (the model-based
+    filters only see images that passed the size check), make (image, text) pairs."""
+    from filters.image import ImageDecode, ImageSize
+    from pipeline.fetch import ImageFetcher
+    from scoring.aggregate import ImagePairs
+
+    f = cfg.fetch
+    return [
+        Step("group", ImageFetcher(timeout_s=f.timeout_s, max_bytes=f.max_bytes,
+                                   user_agent=f.user_agent, concurrency=f.concurrency,
+                                   retries=f.retries, allow_private=f.allow_private)),
+        Step("map", ImageSize(cfg.image.min_width, cfg.image.min_height, cfg.image.max_pixels)),
+        Step("map", ImageDecode(cfg.image.resize_longest, cfg.image.jpeg_quality)),
+        Step("map", ImagePairs()),
+    ]
+
+
+def corpus_steps(cfg, out_dir: str) -> list[Step]:
+    """Job 3 (whole corpus): over-shared texts, best text per image, shards.
+
+    Texts shared by more than K distinct images are counted over all pairs, before the best
+    text of each image is chosen: a generic caption ("Stock photo") then cannot survive as
+    the winner on a few images, and an image that had one can still keep a specific text."""
+    from pipeline.writer import ShardWriter
+    from scoring.aggregate import BestText, SharedText
+
+    return [
+        Step("group", SharedText(cfg.aggregate.max_images_per_text)),
+        Step("group", BestText()),
+        Step("group", ShardWriter(out_dir, cfg.output.num_shards)),
+    ]
+
+
+def build_jobs(cfg, out_dir: str, work: str):
+    """The run's three jobs (see pipeline/run.py), built lazily: each job's units are known
+    only once the job before it has finished."""
+    from pipeline import run
+    from pipeline.sources import WarcSource
+
+    source = WarcSource.from_config(cfg.input)
+    buckets, wave = cfg.run.buckets, cfg.run.wave_size
+
+    def pages():
+        return run.Job("pages", source.parts(), lambda units, d: Plan(
+            [Step("source", source), *page_steps(cfg), run.sink(d, buckets, "image_url")],
+            parts=units, out_dir=out_dir), wave)
+
+    def images():
+        src = run.source(run.finished_wave_dirs(work, "pages"), buckets)
+        return run.Job("images", src.parts(), lambda units, d: Plan(
+            [Step("source", src), *image_steps(cfg), run.sink(d, buckets, "sha256")],
+            parts=units, out_dir=out_dir), wave)
+
+    def corpus():
+        src = run.source(run.finished_wave_dirs(work, "images"), buckets)
+        return run.Job("corpus", ["corpus"], lambda units, d: Plan(
+            [Step("source", src), *corpus_steps(cfg, out_dir)],
+            parts=src.parts() if units else [], out_dir=out_dir), 0)
+
+    return [pages, images, corpus]

@@ -42,7 +42,8 @@ def keep(*outputs) -> Keep:
 
 def snake(text: str) -> str:
     """``ConnectionResetError`` -> ``connection_reset_error``; bounded, so reasons stay few."""
-    s = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", text)
+    s = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text)
+    s = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", s)
     s = re.sub(r"[^a-zA-Z0-9]+", "_", s).strip("_").lower()
     return (s or "unknown")[:48]
 

@@ -1,0 +1,456 @@
+r"""The ordered cleaning rules of the ``text`` step (``TextCleaner`` in ``filters/text.py``).
+
+Each rule is a small function ``fn(text, ctx) -> str | Reject``: it returns the text (edited
+or not) to keep it, or a :class:`Reject` to drop it.  ``RULES`` holds them in the order they
+run, so the order is data; the cleaner records every rule that changed the text in
+``candidate.meta["text_edits"]``, and an edit that leaves no letter behind drops the text
+with that rule's reason (a text that was only a URL is dropped as ``text_url``).
+
+Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-normalised
+(not recorded as an edit).  Cheap rules run before the expensive ones (fastText, wordfreq).
+
+| #  | rule           | kind       | what                                                          | drop reason(s)          |
+|----|----------------|------------|---------------------------------------------------------------|-------------------------|
+| 1  | markup         | edit, drop | HTML entities (twice: `&amp;amp;`), leftover tags and          | text_markup             |
+|    |                |            | WordPress shortcodes, mojibake (ftfy), control/zero-width      |                         |
+|    |                |            | chars; a text holding TeX source (`\mathbf {x}`) is dropped   |                         |
+| 2  | email          | edit       | e-mail addresses (also `name [at] host [dot] com`)            | text_email              |
+| 3  | url            | edit       | URLs, `www.` hosts, bare domains with common TLDs             | text_url                |
+| 4  | filename       | edit       | file names (`IMG_2041.JPG`), camera names (`DSC0001`,         | text_filename           |
+|    |                |            | `P1010001`), hashes/UUIDs; a whole-text slug (`red-car_final`)|                         |
+| 5  | dimension      | edit       | `800x600`, `1920 × 1080 px`, `300px` (not `100 x 80 cm`)      | text_dimension          |
+| 6  | credit         | edit       | photo credits: `© ...`, `Photo: J. Doe/AP`, `Photo by ... on  | text_credit             |
+|    |                |            | Unsplash`, a final `(DW/J. Hitz)`, stock agencies             |                         |
+| 7  | boilerplate    | drop       | the whole text is `logo`, `image`, `click here`, `photo of`,  | text_boilerplate        |
+|    |                |            | `ACME logo`, `search icon`, `Powered by ...` (wordlist), or   |                         |
+|    |                |            | it holds site furniture (`we use cookies`, `privacy policy`)  |                         |
+| 8  | promo          | drop       | `buy now`, `add to cart`, `free shipping`, `20% off`,         | text_promo              |
+|    |                |            | coupon / promo codes                                          |                         |
+| 9  | price          | drop       | prices (`$19.99`, `19,99 €`, `EUR 20`; not `$5 million`)      | text_price              |
+| 10 | adult          | drop       | a word or phrase of `wordlists/adult_en.txt`                  | text_adult              |
+| 11 | spam           | drop       | a word or phrase of `wordlists/spam_en.txt`                   | text_spam               |
+| 12 | punctuation    | edit, drop | emoji removed, runs of punctuation collapsed (`!!!` -> `!`);  | text_punctuation        |
+|    |                |            | dropped when letters are under half of the non-space chars    |                         |
+| 13 | all_caps       | drop       | >= 3 words of 2+ letters and >= 80% of them upper case        | text_all_caps           |
+| 14 | keyword_list   | drop       | >= 5 separator-split segments of <= 2.5 words on average, or  | text_keyword_list       |
+|    |                |            | >= 3 hashtags                                                 |                         |
+| 15 | repeated_words | edit, drop | `the the` -> `the`; dropped when one content word is >= 30%   | text_repeated_words     |
+|    |                |            | of the words and occurs >= 3 times                            |                         |
+| 16 | length         | drop       | words outside [min_words, max_words] or chars outside         | text_too_short,         |
+|    |                |            | [min_chars, max_chars]                                        | text_too_long           |
+| 17 | lang           | drop       | fastText on the lowercased text (lid.176 reads Title Case     | text_not_target         |
+|    |                |            | English as German; first lang_max_chars chars): a non-target  |                         |
+|    |                |            | language with probability                                     |                         |
+|    |                |            | >= lang_min_conf; below it the page's language stands (or     |                         |
+|    |                |            | langdetect decides, with ``second_opinion``)                  |                         |
+| 18 | oov            | drop       | share of words whose wordfreq Zipf frequency < zipf_threshold | text_oov                |
+|    |                |            | above max_oov_ratio                                           |                         |
+
+Rules 16-18 use the cleaner's configuration and models through ``ctx`` and write
+``meta["n_words"]``, ``meta["lang"]``, ``meta["lang_conf"]`` and ``meta["oov_ratio"]``.
+"""
+from __future__ import annotations
+
+import html
+import os
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import regex  # for \p{Extended_Pictographic} (emoji); wordfreq depends on it anyway
+
+_HERE = os.path.join(os.path.dirname(__file__), "wordlists")
+
+
+@dataclass(frozen=True)
+class Reject:
+    """A rule's verdict to drop the text; ``what`` becomes the reason ``text_<what>``."""
+
+    what: str
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    fn: Callable
+    kind: str  # "edit", "drop" or "edit, drop" (documentation; behaviour is in fn)
+    reasons: tuple = ()  # the drop reasons' suffixes when they differ from the rule's name
+
+    @property
+    def drop_reasons(self) -> tuple:
+        return tuple(f"text_{w}" for w in (self.reasons or (self.name,)))
+
+
+HAS_LETTER = re.compile(r"[^\W\d_]")
+WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")  # letter words ("don't" is one word)
+
+
+def load_wordlist(name: str) -> list[str]:
+    with open(os.path.join(_HERE, name), encoding="utf-8") as f:
+        lines = (ln.split("#", 1)[0].strip().lower() for ln in f)
+        return sorted({ln for ln in lines if ln})
+
+
+class PhraseSet:
+    """Whole-word phrase matching over a text's lowercased letter words.
+
+    A set lookup per word (and a slice compare for phrases starting with it) instead of one
+    big case-insensitive regex alternation, which Python's ``re`` tries at every position.
+    """
+
+    def __init__(self, phrases: list[str]):
+        self.first: dict[str, list[tuple[str, ...]]] = {}
+        for p in phrases:
+            words = tuple(WORD_RE.findall(p.lower().replace("-", " ")))
+            if words:
+                self.first.setdefault(words[0], []).append(words)
+
+    def search(self, words: list[str]) -> bool:
+        first = self.first
+        for i, w in enumerate(words):
+            for phrase in first.get(w, ()):
+                if len(phrase) == 1 or tuple(words[i:i + len(phrase)]) == phrase:
+                    return True
+        return False
+
+
+def lower_words(text: str, ctx=None) -> list[str]:
+    """The text's lowercased letter words, computed once per text version when ``ctx`` is
+    given (five rules read them)."""
+    if ctx is not None and ctx.words_of is text:
+        return ctx.words
+    words = WORD_RE.findall(text.lower())
+    if ctx is not None:
+        ctx.words_of, ctx.words = text, words
+    return words
+
+
+
+# Separators left dangling at either end once a span is removed ("Sunset - IMG_1.JPG").
+_EDGE_RE = re.compile(r"^[\s\-–—|:;,/·•_~*+=>]+|[\s\-–—|:;,/·•_~*+=<(\[]+$")
+_EMPTY_BRACKETS_RE = re.compile(r"\(\s*[,;:]?\s*\)|\[\s*\]")
+_SPACE_BEFORE_RE = re.compile(r"\s+([)\]},;:!?])")
+
+
+def tidy(text: str) -> str:
+    """Whitespace collapsed, empty brackets and dangling edge separators removed."""
+    text = _SPACE_BEFORE_RE.sub(r"\1", " ".join(_EMPTY_BRACKETS_RE.sub(" ", text).split()))
+    return _EDGE_RE.sub("", text)
+
+
+# 1. markup ------------------------------------------------------------------------------
+_TAG_RE = re.compile(r"<[^<>]{0,300}>|\[/?\w+(?:\s+[\w-]+=[^\]]*)+\]|\[/\w+\]")
+_MOJIBAKE_RE = re.compile("[ÃÂ][\u0080-\u00bf]|â€")
+_CONTROL_RE = re.compile("[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029]")
+_INVISIBLE_RE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060\ufeff]")
+
+
+_LATEX_RE = re.compile(r"\\[a-zA-Z]+ ?[{\[_^]|[_^]\{|\\(?:frac|sum|int|alpha|beta|gamma|sigma|lambda|"
+                       r"mathbb|mathbf|mathrm|displaystyle|dots|cdots|ldots|cdot|times|neq|leq|geq)\b")
+
+
+def markup(text, ctx=None):
+    if "\\" in text or "{" in text:
+        if _LATEX_RE.search(text):  # a formula's TeX source (Wikipedia math alt texts)
+            return Reject("markup")
+    if "&" in text:
+        text = html.unescape(html.unescape(text))
+    if "<" in text or "[" in text:
+        text = _TAG_RE.sub(" ", text)
+    if not text.isascii():
+        if _MOJIBAKE_RE.search(text):
+            import ftfy
+
+            text = ftfy.fix_text(text)
+        text = _INVISIBLE_RE.sub("", text)
+    return _CONTROL_RE.sub(" ", text)
+
+
+# 2-3. e-mail addresses and URLs -------------------------------------------------------------
+_EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[\w.+-]+\s*[\[(]at[\])]\s*[\w-]+"
+                       r"\s*[\[(]dot[\])]\s*\w+", re.I)
+_TLDS = "com|org|net|edu|gov|io|co|uk|de|fr|info|biz|me|tv|ly|us|ca|au|eu|ru|jp|cn|app|dev"
+_URL_RE = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"'()\[\]]*[^\s<>\"'()\[\].,;:!?]"
+                     r"|\b[a-z0-9][\w-]*(?:\.[\w-]+)*\.(?:" + _TLDS + r")\b(?:/[^\s<>\"'()\[\]]*)?", re.I)
+
+
+def email(text, ctx=None):
+    return _EMAIL_RE.sub(" ", text) if "@" in text or "[at]" in text or "(at)" in text else text
+
+
+_URL_HINT_RE = re.compile(r"://|www\.|\.(?:" + _TLDS + r")\b", re.I)
+
+
+def url(text, ctx=None):
+    return _URL_RE.sub(" ", text) if "." in text and _URL_HINT_RE.search(text) else text
+
+
+# 4. file names, camera names, hashes ---------------------------------------------------------
+_FILE_RE = re.compile(r"[\w\-.%~+]*\w\.(?:jpe?g|png|gif|webp|bmp|tiff?|svg|heic|heif|avif|ico|"
+                      r"cr2|nef|dng|psd|pdf|mp4|mov|webm)\b", re.I)
+_CAMERA_RE = re.compile(r"\b(?:IMG|DSC[NF]?|GOPR|GH\d\d|PXL|DJI|MVC|CIMG|PICT|IMAG|VID|PANO)[ _-]?"
+                        r"\d{3,}(?:[_-]\d+)*(?:_\w+)?\b|\bP\d{7}\b|\b_?MG_\d{3,}\b"
+                        r"|\bScreen ?shot[ _-]\d{4}-\d\d-\d\d(?:[ _-]at[ _-][\d.]+(?: ?[AP]M)?)?", re.I)
+_HASH_RE = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"
+                      r"|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}\b", re.I)
+# A whole text that is one token of parts joined by '_' or '-' is a file stem or a slug.
+_SLUG_RE = re.compile(r"^\w+(?:_\w+)+$|^\w+(?:-\w+){2,}$")
+
+
+_EXT_HINT_RE = re.compile(r"\w\.(?:jpe?g|png|gif|webp|bmp|tiff?|svg|heic|heif|avif|ico|cr2|nef|dng|"
+                          r"psd|pdf|mp4|mov|webm)\b", re.I)
+_DIGITS3_RE = re.compile(r"\d{3}")
+_HEX12_RE = re.compile(r"[0-9a-fA-F]{12}")
+
+
+def filename(text, ctx=None):
+    if " " not in text and _SLUG_RE.match(text):
+        return ""
+    if "." in text and _EXT_HINT_RE.search(text):
+        text = _FILE_RE.sub(" ", text)
+    if _DIGITS3_RE.search(text):
+        text = _CAMERA_RE.sub(" ", text)
+        if _HEX12_RE.search(text):
+            text = _HASH_RE.sub(" ", text)
+    return text
+
+
+# 5. dimension strings ------------------------------------------------------------------------
+_DIGITS2_RE = re.compile(r"\d\d")
+_UNIT = r"(?:cm|mm|m|in|inch|inches|ft|feet|km|\"|″)\b"
+_DIM_RE = re.compile(r"\b\d{2,5}\s?[x×]\s?\d{2,5}(?![\d.,])(?:\s?px\b)?(?!\s?" + _UNIT + r")"
+                     r"|\b\d{2,5}\s?px\b", re.I)
+
+
+def dimension(text, ctx=None):
+    return _DIM_RE.sub(" ", text) if _DIGITS2_RE.search(text) else text
+
+
+# 6. photo credits ----------------------------------------------------------------------------
+_COPYRIGHT_RE = re.compile(r"(?:©|\(c\)|\bcopyright\b)\s*(?:\d{4}\s*)?", re.I)
+# A parenthesised credit at the end: "(DW/J. Hitz)", "(picture-alliance/dpa)", "(public domain)".
+_PAREN_CREDIT_RE = re.compile(
+    r"\s*\((?=[^()]*(?:/|\b(?:photos?|fotos?|credit|images?|pictures?|archives?|archiv|imago|akg|"
+    r"dpa|afp|reuters|getty|public domain|cc[ -]by|wikimedia|courtesy)\b))[^()]{1,80}\)\s*$", re.I)
+_CREDIT_LABEL_RE = re.compile(r"\b(?:photo|image|picture|pic|foto|bild|credit|credits|source|"
+                              r"quelle|photograph|photographer)(?:\s+(?:credit|by|source|courtesy))?"
+                              r"\s*:\s*", re.I)
+_PHOTO_BY_RE = re.compile(r"\b(?:photo(?:graph)?|image|picture)\s+(?:by|courtesy of|via)\s+.*$", re.I)
+_AGENCY_RE = re.compile(r"[\s/|(]*\b(?:getty images|shutterstock(?:\.com)?|istock(?:photo)?|"
+                        r"adobe stock|unsplash|pexels|pixabay|dreamstime|alamy|ap photo|"
+                        r"reuters|afp|dpa|picture[ -]alliance)\b\)?", re.I)
+
+
+_AGENCY_WORDS = ("getty", "shutterstock", "istock", "adobe stock", "unsplash", "pexels", "pixabay",
+                 "dreamstime", "alamy", "ap photo", "reuters", "afp", "dpa", "alliance")
+
+
+def credit(text, ctx=None):
+    low = text.lower()
+    m = _COPYRIGHT_RE.search(text) if "©" in text or "(c)" in low or "copyright" in low else None
+    if m is not None:
+        rest = text[m.end():]
+        # "... © John Smith 2018" credits the rest of the text; "© UNOCHA/A. Maz Ebola has
+        # claimed ..." credits only the next token.
+        text = text[: m.start()] + (" " + rest.split(" ", 1)[1] if len(rest.split()) > 8 else "")
+    text = _PAREN_CREDIT_RE.sub("", text) if text.endswith(")") else text
+    m = _CREDIT_LABEL_RE.search(text) if ":" in text else None
+    if m is not None:
+        rest = text[m.end():]
+        # "Photo: Jane Doe/AP" is a credit (short); "Image: a dog on a beach at dawn with ..."
+        # is a labelled description: only the label goes.
+        cut = rest if len(rest.split()) <= 5 else ""
+        text = text[: m.start()] + " " + rest[len(cut):]
+    if " by " in low or " courtesy " in low or " via " in low:
+        text = _PHOTO_BY_RE.sub("", text)
+    return _AGENCY_RE.sub(" ", text) if any(a in low for a in _AGENCY_WORDS) else text
+
+
+# 7. boilerplate ------------------------------------------------------------------------------
+_BOILERPLATE = frozenset(load_wordlist("boilerplate_en.txt"))
+_NON_LETTERS_RE = re.compile(r"[\W\d_]+")
+_BOILER_PATTERN_RE = re.compile(r"^(?:\w+ ){0,3}logo$|^logo(?: \w+){0,3}$|^\w+ (?:icon|button)$"
+                                r"|^click (?:here|to|for)\b|^(?:read|see|view|learn) more\b"
+                                r"|^(?:powered|protected|designed|hosted) by\b|^posted (?:by|on|in)\b")
+# Site furniture anywhere in the text: cookie banners, footers, sharing widgets.
+_BOILER_PHRASES = PhraseSet(load_wordlist("boilerplate_phrases_en.txt"))
+
+
+def boilerplate(text, ctx=None):
+    # The whole-text checks only need the start of a long text (the patterns are prefixes).
+    norm = " ".join(_NON_LETTERS_RE.sub(" ", text[:60].lower()).split())
+    if norm in _BOILERPLATE or _BOILER_PATTERN_RE.search(norm):
+        return Reject("boilerplate")
+    return Reject("boilerplate") if _BOILER_PHRASES.search(lower_words(text, ctx)) else text
+
+
+# 8-9. promotional spam and prices ------------------------------------------------------------
+_PROMO = PhraseSet(load_wordlist("promo_en.txt"))
+_PERCENT_RE = re.compile(r"\b\d{1,2}\s?% off\b|\bsave (?:up to )?\d{1,2}\s?%", re.I)
+_DIGIT_RE = re.compile(r"\d")
+_BIG = r"(?![\d.,]|[\s-]?(?:million|billion|trillion|bn|mn|m|k)\b)"
+_PRICE_RE = re.compile(r"[$€£¥₹]\s?\d[\d.,]*" + _BIG + r"|\b\d[\d.,]*\s?(?:€|£|¥|₹)"
+                       r"|\b\d[\d.,]*\s?(?:USD|EUR|GBP|CHF|dollars?|euros?|bucks)\b"
+                       r"|\b(?:USD|EUR|GBP|CHF|US\$)\s?\d[\d.,]*" + _BIG, re.I)
+
+
+def promo(text, ctx=None):
+    if ("%" in text and _PERCENT_RE.search(text)) or _PROMO.search(lower_words(text, ctx)):
+        return Reject("promo")
+    return text
+
+
+def price(text, ctx=None):
+    return Reject("price") if _DIGIT_RE.search(text) and _PRICE_RE.search(text) else text
+
+
+# 10-11. word lists ---------------------------------------------------------------------------
+_ADULT = PhraseSet(load_wordlist("adult_en.txt"))
+_SPAM = PhraseSet(load_wordlist("spam_en.txt"))
+
+
+def adult(text, ctx=None):
+    return Reject("adult") if _ADULT.search(lower_words(text, ctx)) else text
+
+
+def spam(text, ctx=None):
+    return Reject("spam") if _SPAM.search(lower_words(text, ctx)) else text
+
+
+# 12. punctuation and emoji -------------------------------------------------------------------
+_EMOJI_RE = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji_Modifier}\u200d\ufe0f\u20e3"
+                          r"\U0001F1E6-\U0001F1FF]+")
+_NOT_LETTER_RE = re.compile(r"[^\w\s]|[\d_]")
+_RUN_RE = re.compile(r"([^\w\s])\1{2,}|[!?]{2,}|[*~=_+#^|<>•·\-]{3,}")
+
+
+def _collapse(m: re.Match) -> str:
+    s = m.group(0)
+    if s[0] == ".":
+        return "..."
+    return s[0] if s[0] in "!?" else " "
+
+
+def punctuation(text, ctx=None):
+    if not text.isascii():
+        text = _EMOJI_RE.sub(" ", text)
+    text = _RUN_RE.sub(_collapse, text)
+    others = len(_NOT_LETTER_RE.findall(text))  # digits and symbols (texts are mostly letters)
+    letters = len(text) - text.count(" ") - others
+    return Reject("punctuation") if letters < others else text
+
+
+# 13-15. shouting, keyword stuffing, repetition -----------------------------------------------
+_UPPER2_RE = re.compile(r"[^\W\d_a-z]{2}")
+
+
+def all_caps(text, ctx=None):
+    if len(_UPPER2_RE.findall(text)) < 3:  # fewer than 3 words could be upper case
+        return text
+    words = [w for w in WORD_RE.findall(text) if len(w) >= 2]
+    if len(words) >= 3 and sum(w.isupper() for w in words) * 5 >= len(words) * 4:
+        return Reject("all_caps")
+    return text
+
+
+_SEP_RE = re.compile(r"\s*[,;|/•·]\s*|\s+[-–—]\s+")
+_HASHTAG_RE = re.compile(r"(?:^|\s)#\w")
+
+
+def keyword_list(text, ctx=None):
+    if "#" in text and len(_HASHTAG_RE.findall(text)) >= 3:
+        return Reject("keyword_list")
+    if sum(map(text.count, ",;|/•·-–—")) < 4:
+        return text
+    segments = [s for s in _SEP_RE.split(text) if s]
+    if len(segments) >= 5 and len(text.split()) <= 2.5 * len(segments):
+        return Reject("keyword_list")
+    return text
+
+
+_DUP_RE = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.I)
+_DUP_OK = frozenset({"had", "that", "bye", "ha", "no", "is"})  # grammatical or idiomatic doubles
+STOPWORDS = frozenset("a an and are as at be by for from has he her his in is it its of on or "
+                      "she that the their they this to was were with".split())
+
+
+def repeated_words(text, ctx=None):
+    words = lower_words(text, ctx)
+    if any(a == b for a, b in zip(words, words[1:])):
+        text = _DUP_RE.sub(lambda m: m.group(0) if m.group(1).lower() in _DUP_OK else m.group(1), text)
+        words = lower_words(text)
+    if len(words) >= 6 and len(words) - len(set(words)) >= 2:  # some word occurs 3 times
+        counts: dict[str, int] = {}
+        for w in words:
+            if len(w) >= 3 and w not in STOPWORDS:
+                counts[w] = counts.get(w, 0) + 1
+        n = max(counts.values(), default=0)
+        if n >= 3 and n * 10 >= len(words) * 3:
+            return Reject("repeated_words")
+    return text
+
+
+# 16-18. length window, language, out-of-vocabulary ratio (need the cleaner: ctx) --------------
+def length(text, ctx):
+    cfg = ctx.config
+    n = len(text.split())
+    ctx.meta["n_words"] = n
+    if n < cfg.min_words or len(text) < cfg.min_chars:
+        return Reject("too_short")
+    if n > cfg.max_words or len(text) > cfg.max_chars:
+        return Reject("too_long")
+    return text
+
+
+def lang(text, ctx):
+    cfg = ctx.config
+    # Lowercased: lid.176 reads Title Case English ("East Bay Times Letters to the Editor",
+    # p 0.79) as German, capitalised nouns being German's mark.
+    # Bounded: fastText's cost grows with the text, and its first words tell the language.
+    code, conf = ctx.lid.fasttext(text[: cfg.lang_max_chars].lower())
+    ctx.meta["lang"], ctx.meta["lang_conf"] = code, round(conf, 4)
+    if code in cfg.targets:
+        return text
+    if conf >= cfg.lang_min_conf:
+        return Reject("not_target")
+    if cfg.second_opinion:  # unsure: langdetect decides
+        ld, _ = ctx.lid.langdetect(text)
+        ctx.meta["lang_langdetect"] = ld
+        return text if ld in cfg.targets else Reject("not_target")
+    # Unsure on a short text: the page's language (already checked by the language step) stands.
+    return text if not ctx.page_lang or ctx.page_lang in cfg.targets else Reject("not_target")
+
+
+def oov(text, ctx):
+    words = WORD_RE.findall(text)
+    if not words:
+        ctx.meta["oov_ratio"] = 1.0
+        return Reject("oov")
+    zipf, wf_lang, thr = ctx.zipf, ctx.wordfreq_lang, ctx.config.zipf_threshold
+    n_oov = sum(zipf(w.lower().replace("’", "'"), wf_lang) < thr for w in words)
+    ratio = n_oov / len(words)
+    ctx.meta["oov_ratio"] = round(ratio, 4)
+    return Reject("oov") if ratio > ctx.config.max_oov_ratio else text
+
+
+RULES: list[Rule] = [
+    Rule("markup", markup, "edit"),
+    Rule("email", email, "edit"),
+    Rule("url", url, "edit"),
+    Rule("filename", filename, "edit"),
+    Rule("dimension", dimension, "edit"),
+    Rule("credit", credit, "edit"),
+    Rule("boilerplate", boilerplate, "drop"),
+    Rule("promo", promo, "drop"),
+    Rule("price", price, "drop"),
+    Rule("adult", adult, "drop"),
+    Rule("spam", spam, "drop"),
+    Rule("punctuation", punctuation, "edit, drop"),
+    Rule("all_caps", all_caps, "drop"),
+    Rule("keyword_list", keyword_list, "drop"),
+    Rule("repeated_words", repeated_words, "edit, drop"),
+    Rule("length", length, "drop", ("too_short", "too_long")),
+    Rule("lang", lang, "drop", ("not_target",)),
+    Rule("oov", oov, "drop"),
+]
+RULE_NAMES = [r.name for r in RULES]

@@ -1,0 +1,151 @@
+"""A run: the plan cut into three jobs, each done in waves that finish for good.
+
+1. **pages** (unit: an input part, e.g. a group of WARC files): read, language, extract, clean
+   texts; the surviving candidates are written bucketed by a hash of their image URL.
+2. **images** (unit: an image-URL bucket): fetch each URL once (all its candidates, from every
+   part, are in one bucket), image filters, pairs, scoring; pairs are written bucketed by the
+   image's content hash.
+3. **corpus** (not split): best text per image, over-shared texts, shards.
+
+Each wave of units runs as one engine job and ends by writing, atomically, a marker with the
+wave's units, counts and reject samples.  A restarted run skips every unit that a marker lists
+(a finished part is never redone), ignores the files of unfinished waves, and redoes the corpus
+job, whose shards are replaced atomically with the same bytes: a run killed at any moment and
+started again ends byte-identical to an uninterrupted one.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import shutil
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from pipeline.executor import RunSummary
+from pipeline.plan import Plan, Step
+from pipeline.rejects import RejectSample
+from pipeline.stats import StepStats, merge_all
+from pipeline.work import WorkSink, WorkSource
+
+WORK = "_work"
+
+
+@dataclass
+class Job:
+    """One job of a run: ``make_plan(units, out_dir)`` gives its plan for a wave of units."""
+
+    name: str
+    units: list[str]
+    make_plan: Callable[[list[str], str], Plan]
+    wave_size: int = 0  # 0: all pending units in one wave (the job is not split)
+
+
+@dataclass
+class JobResult:
+    steps: list[StepStats] = field(default_factory=list)
+    rejects: list[RejectSample] = field(default_factory=list)
+    waves_run: int = 0
+    units_skipped: int = 0
+
+
+def _fingerprint(config: dict) -> str:
+    return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def check_work_dir(out_dir: str, config: dict) -> str:
+    """Creates ``OUT/_work``; refuses to resume work made with another configuration."""
+    work = os.path.join(out_dir, WORK)
+    os.makedirs(work, exist_ok=True)
+    stamp = os.path.join(work, "config.json")
+    fp = _fingerprint(config)
+    if os.path.exists(stamp):
+        with open(stamp, encoding="utf-8") as f:
+            old = json.load(f).get("fingerprint")
+        if old != fp:
+            from pipeline.errors import ConfigError
+
+            raise ConfigError(f"{out_dir} holds a run made with another configuration; use a "
+                              "new --out, or delete its _work/ to start over")
+    else:
+        with open(stamp + ".tmp", "w", encoding="utf-8") as f:
+            json.dump({"fingerprint": fp, "config": config}, f, indent=2, sort_keys=True)
+        os.replace(stamp + ".tmp", stamp)
+    return work
+
+
+def _wave_id(units: list[str]) -> str:
+    return hashlib.sha1("\n".join(units).encode()).hexdigest()[:12]
+
+
+def _finished_waves(job_dir: str) -> list[dict]:
+    done = []
+    if os.path.isdir(job_dir):
+        for name in sorted(os.listdir(job_dir)):
+            if name.endswith(".done"):
+                with open(os.path.join(job_dir, name), "rb") as f:
+                    done.append(pickle.load(f))
+    return done
+
+
+def finished_wave_dirs(work: str, job: str) -> list[str]:
+    job_dir = os.path.join(work, job)
+    return [os.path.join(job_dir, w["wave"]) for w in _finished_waves(job_dir)]
+
+
+def run_job(job: Job, work: str, engine_run: Callable[[Plan], RunSummary]) -> JobResult:
+    """Runs the job's pending units in waves; returns counts over ALL its units, finished
+    earlier or now (a marker keeps each wave's counts)."""
+    job_dir = os.path.join(work, job.name)
+    os.makedirs(job_dir, exist_ok=True)
+    done = _finished_waves(job_dir)
+    finished = {u for w in done for u in w["units"]}
+    pending = [u for u in job.units if u not in finished]
+    result = JobResult(units_skipped=len(job.units) - len(pending))
+    # Files of waves that never finished are garbage from a killed run.
+    live = {w["wave"] for w in done}
+    for name in os.listdir(job_dir):
+        path = os.path.join(job_dir, name)
+        if os.path.isdir(path) and name not in live:
+            shutil.rmtree(path, ignore_errors=True)
+    size = job.wave_size or max(1, len(pending))
+    for i in range(0, len(pending), size):
+        units = pending[i:i + size]
+        wave = _wave_id(units)
+        plan = job.make_plan(units, os.path.join(job_dir, wave))
+        summary = engine_run(plan)
+        marker = {"wave": wave, "units": units, "steps": summary.steps, "rejects": summary.rejects,
+                  "finished_at": time.time()}
+        tmp = os.path.join(job_dir, f"{wave}.done.tmp")
+        with open(tmp, "wb") as f:
+            pickle.dump(marker, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, os.path.join(job_dir, f"{wave}.done"))
+        done.append(marker)
+        result.waves_run += 1
+    names = job.make_plan([], os.path.join(job_dir, "_")).step_names if not done else \
+        [s.name for s in done[0]["steps"]]
+    result.steps = merge_all(names, [s for w in done for s in w["steps"]])
+    rejects: dict[str, RejectSample] = {}
+    for w in done:
+        for r in w["rejects"]:
+            rejects.setdefault(r.step, RejectSample(r.step)).merge(r)
+    result.rejects = [rejects[n] for n in names if n in rejects]
+    return result
+
+
+def visible(steps: list[StepStats], plan_steps: list[Step]) -> list[StepStats]:
+    """Drops the internal work-file steps from the funnel."""
+    hidden = {s.name for s in plan_steps if getattr(s.stage, "internal", False)}
+    return [s for s in steps if s.name not in hidden]
+
+
+def sink(out_dir: str, buckets: int, field_path: str) -> Step:
+    return Step("group", WorkSink(out_dir, buckets, field_path))
+
+
+def source(wave_dirs: list[str], buckets: int) -> WorkSource:
+    return WorkSource(wave_dirs, buckets)

@@ -1,0 +1,187 @@
+"""TextCleaner as a stage: length window, text language, OOV ratio, surrounding sentences,
+what it writes on the record, configuration errors, pickling and determinism."""
+import pickle
+
+import pytest
+
+from filters.sentences import sentences_next_to_image, split_sentences
+from filters.text import TextCleaner, TextCleanerConfig
+from pipeline.errors import ConfigError
+from pipeline.records import Candidate
+from pipeline.stage import Drop, Keep
+
+GOOD = "A small red boat on the lake at sunset, with mountains behind it."
+
+
+@pytest.fixture(scope="module")
+def cleaner():
+    c = TextCleaner()
+    c.setup()
+    return c
+
+
+def cand(text, source="alt", page_lang="en", **meta):
+    return Candidate(page_url="https://example.org/p", image_url="https://example.org/i.jpg",
+                     text_source=source, text=text, raw_text=text, page_lang=page_lang, meta=meta)
+
+
+def run(stage, record):
+    (event,) = list(stage.events(record))
+    return event
+
+
+def test_kept_candidate_gets_cleaned_text_and_meta(cleaner):
+    raw = "A small red boat on the lake at sunset - IMG_2041.JPG"
+    ev = run(cleaner, cand(raw))
+    assert isinstance(ev, Keep) and len(ev.outputs) == 1
+    out = ev.outputs[0]
+    assert out.text == "A small red boat on the lake at sunset"
+    assert out.raw_text == raw
+    assert out.meta["text_edits"] == ["filename"]
+    assert out.meta["n_words"] == 9
+    assert out.meta["lang"] == "en" and 0.5 < out.meta["lang_conf"] <= 1.0
+    assert out.meta["oov_ratio"] == 0.0
+
+
+@pytest.mark.parametrize("text,reason", [
+    ("", "text_empty"), ("   ", "text_empty"), ("2019", "text_empty"),
+    ("Red boat", "text_too_short"),
+    ("the quick brown fox jumps over the lazy dog " * 6, "text_too_long"),
+    ("Ein kleines rotes Boot auf dem See bei Sonnenuntergang.", "text_not_target"),
+    ("Un petit bateau rouge sur le lac au coucher du soleil.", "text_not_target"),
+    ("Zxqv blorf wizzle frumble grok snarf.", "text_oov"),
+])
+def test_drop_reasons(cleaner, text, reason):
+    assert run(cleaner, cand(text)) == Drop(reason)
+
+
+def test_length_window_is_configurable():
+    c = TextCleaner(TextCleanerConfig(min_words=1, max_words=3))
+    assert isinstance(run(c, cand("Golden retriever")), Keep)
+    assert run(c, cand(GOOD)) == Drop("text_too_long")
+
+
+def test_oov_uses_a_zipf_threshold_not_membership():
+    text = "The quokka smiled at the wallaby near the billabong."
+    ratios = {}
+    for thr in (1.0, 4.0):
+        c = TextCleaner(TextCleanerConfig(zipf_threshold=thr, max_oov_ratio=1.0))
+        (out,) = run(c, cand(text)).outputs
+        ratios[thr] = out.meta["oov_ratio"]
+    # Rare but existing words (wordfreq knows them) count as OOV only under the high threshold.
+    assert ratios[1.0] == 0.0 and ratios[4.0] >= 0.3
+    strict = TextCleaner(TextCleanerConfig(zipf_threshold=4.0, max_oov_ratio=0.2))
+    assert run(strict, cand(text)) == Drop("text_oov")
+
+
+def test_unsure_short_text_follows_page_language(cleaner):
+    text = "Jürgen Klopp celebrates"  # fastText: Swedish, probability about 0.42
+    kept, reason, meta, _ = cleaner.clean(text, "en")
+    assert meta["lang"] != "en" and meta["lang_conf"] < cleaner.config.lang_min_conf
+    assert (kept, reason) == (text, "")
+    assert cleaner.clean(text, "de")[1] == "text_not_target"
+
+
+def test_second_opinion_decides_unsure_texts():
+    c = TextCleaner(TextCleanerConfig(second_opinion=True))
+    kept, reason, meta, _ = c.clean("Jürgen Klopp celebrates", "en")
+    # fastText is unsure; langdetect (seeded, so always the same answer) says German.
+    assert (kept, reason, meta["lang_langdetect"]) == (None, "text_not_target", "de")
+    kept, reason, meta, _ = c.clean(GOOD, "en")  # sure texts never reach langdetect
+    assert reason == "" and "lang_langdetect" not in meta
+
+
+def test_targets_can_include_german():
+    c = TextCleaner(TextCleanerConfig(targets=["en", "de"]))
+    (out,) = run(c, cand("Ein kleines rotes Boot auf dem See bei Sonnenuntergang.", page_lang="de")).outputs
+    assert out.meta["lang"] == "de" and out.meta["oov_ratio"] == 0.0  # judged by German wordfreq
+
+
+def test_disabled_rule_is_skipped():
+    c = TextCleaner(TextCleanerConfig(disabled_rules=["price"]))
+    assert isinstance(run(c, cand("A red vintage bicycle for only $120")), Keep)
+    assert run(TextCleaner(), cand("A red vintage bicycle for only $120")) == Drop("text_price")
+
+
+# surrounding texts -------------------------------------------------------------------------
+
+def test_surrounding_keeps_last_sentence_before_and_first_after(cleaner):
+    c = cand("", source="surrounding",
+             before="ooking for a hotel. We walked all day. The harbour of Hamburg at dawn.",
+             after="Cranes load the ships early in the morning. Later we ate fish.")
+    ev = run(cleaner, c)
+    assert [o.text for o in ev.outputs] == ["The harbour of Hamburg at dawn.",
+                                            "Cranes load the ships early in the morning."]
+    assert [o.meta["side"] for o in ev.outputs] == ["before", "after"]
+    assert all(o.text_source == "surrounding" for o in ev.outputs)
+
+
+def test_surrounding_image_inside_a_sentence_joins_both_halves(cleaner):
+    c = cand("", source="surrounding", before="Yesterday we saw this old steam train",
+             after="standing at the station in the rain. It left at noon.")
+    (out,) = run(cleaner, c).outputs
+    assert out.meta["side"] == "both"
+    assert out.text == "Yesterday we saw this old steam train standing at the station in the rain."
+
+
+def test_surrounding_after_an_inline_formula_continues_the_sentence(cleaner):
+    c = cand("", source="surrounding", before="It measures similarities between two points",
+             after=", using a very similar approach. Then it stops.")
+    (out,) = run(cleaner, c).outputs
+    assert (out.meta["side"], out.text) == (
+        "both", "It measures similarities between two points, using a very similar approach.")
+
+
+def test_title_case_english_is_english(cleaner):
+    # lid.176 on the original casing says German (p 0.79): the cleaner lowercases first.
+    text = "East Bay Times Letters to the Editor for Jan. 19, 2023"
+    kept, reason, meta, _ = cleaner.clean(text, "en")
+    assert (kept, reason, meta["lang"]) == (text, "", "en")
+    assert cleaner._lid.fasttext(text)[0] == "de"
+
+
+def test_surrounding_one_side_dropped_other_kept(cleaner):
+    c = cand("", source="surrounding", before="Click here", after="Two dogs play in the snow near the river.")
+    (out,) = run(cleaner, c).outputs
+    assert out.meta["side"] == "after"
+
+
+def test_surrounding_both_dropped_reports_the_furthest_reason(cleaner):
+    c = cand("", source="surrounding", before="logo", after="Zxqv blorf wizzle frumble grok snarf.")
+    assert run(cleaner, c) == Drop("text_oov")
+    assert run(cleaner, cand("", source="surrounding", before="  ", after="")) == Drop("text_empty")
+
+
+def test_sentence_splitting_respects_abbreviations_and_line_breaks():
+    assert split_sentences("Dr. Smith met us in the U.S. office. It rained.\nNext part") == [
+        "Dr. Smith met us in the U.S. office.", "It rained.", "Next part"]
+    assert sentences_next_to_image("", "") == []
+    assert sentences_next_to_image("Heading\n", "") == [("before", "Heading")]
+
+
+# stage contract ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", [
+    dict(min_words=0), dict(max_words=2, min_words=3), dict(max_chars=4), dict(targets=[]),
+    dict(targets=["English"]), dict(lang_min_conf=1.5), dict(max_oov_ratio=-0.1),
+    dict(zipf_threshold=9), dict(disabled_rules=["no_such_rule"]),
+])
+def test_bad_config_fails_at_once(bad):
+    with pytest.raises(ConfigError):
+        TextCleaner(TextCleanerConfig(**bad))
+
+
+def test_pickles_after_setup_and_is_deterministic(cleaner):
+    copy = pickle.loads(pickle.dumps(cleaner))
+    texts = [GOOD, "IMG_1.JPG", "Fish &amp; chips by the sea in Brighton", "Only £9.99 today"]
+    a = [run(cleaner, cand(t)) for t in texts]
+    b = [run(copy, cand(t)) for t in texts]
+    assert a == b
+    assert pickle.dumps(a) == pickle.dumps(b)
+
+
+def test_describe_is_json_ready(cleaner):
+    import json
+
+    d = json.loads(json.dumps(cleaner.describe()))
+    assert d["rules"][0] == "markup" and d["config"]["max_words"] == 50

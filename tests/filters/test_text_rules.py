@@ -1,0 +1,152 @@
+"""Every cleaning rule on its own: texts it must drop, texts it must edit, texts it must leave.
+
+Each rule runs alone through ``TextCleaner.clean`` (every other rule disabled), so the
+cleaner's own handling (tidying after an edit, an edit that empties the text drops it with the
+rule's reason, ``text_edits``) is part of what is tested.
+"""
+import functools
+
+import pytest
+
+from filters.text import TextCleaner, TextCleanerConfig
+from filters.text_rules import RULE_NAMES, RULES
+
+
+@functools.lru_cache(maxsize=None)
+def only(rule: str, **cfg) -> TextCleaner:
+    cleaner = TextCleaner(TextCleanerConfig(disabled_rules=[r for r in RULE_NAMES if r != rule], **cfg))
+    cleaner.setup()
+    return cleaner
+
+
+# rule -> texts it drops (with that rule's reason, unless a reason is given)
+DROPS = {
+    "markup": ["<img src='x.jpg'>", "&nbsp;&nbsp;", "[caption id=\"a\" width=\"300\"][/caption]",
+               "\\mathbf {x} _{i}", "{\\displaystyle p_{j\\mid i}}", "x_{j} and y^{2}"],
+    "email": ["john.doe@example.com", "info [at] example [dot] org"],
+    "url": ["https://example.com/images/photo.jpg", "www.example.org", "example.com/about"],
+    "filename": ["IMG_2041.JPG", "DSC0001", "DSC_0001.jpg", "P1010001", "_MG_4711", "GOPR0042",
+                 "hero_banner_final", "red-car-on-street", "Screenshot 2020-01-01 at 10.22.33",
+                 "3f2504e0-4f89-11d3-9a0c-0305e82c3301", "photo-1519681393784.jpeg"],
+    "dimension": ["800x600", "1920 × 1080 px", "300px"],
+    "credit": ["Photo by Jane Doe on Unsplash", "© 2019 Jane Doe", "Photo: Jane Doe/AP",
+               "Getty Images", "Image courtesy of the artist"],
+    "boilerplate": ["logo", "Logo", "image", "click here", "photo of", "Image 3", "ACME Corp logo",
+                    "search icon", "Click here to enlarge the picture", "Read more about it",
+                    "placeholder", "Thumbnail", "featured image", "Powered by Blogger.",
+                    "Posted by K A at 12:11 PM", "We use cookies to improve our service for you.",
+                    "Copyright 2023 MediaNews Group. All rights reserved"],
+    "promo": ["Buy now and save!", "Add to cart", "Free shipping on all orders",
+              "Get 20% off your first order", "Use code SUMMER20 at checkout",
+              "Promo code inside", "Limited time offer on sofas"],
+    "price": ["Nike Air Max 90 only $120", "Sofa for 499,00 €", "Just 19.99 USD today",
+              "EUR 25 per night", "Only £9.99"],
+    "adult": ["Hot milf pics", "free porn videos", "XXX movies", "Leaked nudes of the star"],
+    "spam": ["Cheap viagra online", "Best online casino in town", "Fast payday loans approved"],
+    "punctuation": ["!!!!!! a !!!!!!", "@@ a %% $ ( )", "$$$ 100 % $$$ ok", "😍😍😍 A 😍 :-) :-)"],
+    "all_caps": ["BEAUTIFUL SUNSET OVER THE LAKE", "SALE ENDS FRIDAY NIGHT"],
+    "keyword_list": ["shoes, cheap shoes, nike shoes, red shoes, running shoes",
+                     "travel | beach | sunset | summer | holiday | sea",
+                     "#travel #beach #sunset", "cats / dogs / birds / fish / horses"],
+    "repeated_words": ["shoes shoes buy cheap shoes nike shoes best", "Paris hotel Paris cheap hotel Paris"],
+}
+
+# rule -> (text, expected text after the edit)
+EDITS = {
+    "markup": [("<b>Bold</b> caption", "Bold caption"), ("Fish &amp; chips", "Fish & chips"),
+               ("Fish &amp;amp; chips", "Fish & chips"), ("Caf\u00c3\u00a9 au lait", "Café au lait"),
+               ("soft\u00adhyphen and zero\u200bwidth", "softhyphen and zerowidth")],
+    "email": [("Write to john@example.com for prints", "Write to for prints")],
+    "url": [("Our cat (see https://example.com/cat) sleeping", "Our cat (see) sleeping"),
+            ("Sunset at the pier via www.example.com", "Sunset at the pier via")],
+    "filename": [("Sunset over the bay - IMG_2041.JPG", "Sunset over the bay"),
+                 ("A cat on a sofa (cat.png)", "A cat on a sofa"),
+                 ("Lake view DSC_0042", "Lake view")],
+    "dimension": [("Mountain lake 1920x1080 wallpaper", "Mountain lake wallpaper"),
+                  ("Team photo (800 x 600)", "Team photo")],
+    "credit": [("A dog on the beach. Photo: Jane Doe/AP", "A dog on the beach."),
+               ("Protesters in the square (Getty Images)", "Protesters in the square"),
+               ("The old bridge at dawn © John Smith 2018", "The old bridge at dawn"),
+               ("Image: a dog playing with a ball on the beach at dawn",
+                "a dog playing with a ball on the beach at dawn"),
+               ("Exhibition on German colonialism (DW/J. Hitz)", "Exhibition on German colonialism"),
+               ("Tahir Della (picture-alliance/dpa/L. Schwedes)", "Tahir Della"),
+               ("Surviving Herero after their flight (public domain)", "Surviving Herero after their flight"),
+               ("© UNOCHA Ebola has claimed over 2,000 lives in the eastern DR Congo.",
+                "Ebola has claimed over 2,000 lives in the eastern DR Congo.")],
+    "punctuation": [("Amazing view!!!!! of the mountains", "Amazing view! of the mountains"),
+                    ("Wait for it.......", "Wait for it..."),
+                    ("Best day ever 😍😍 with friends", "Best day ever with friends"),
+                    ("Really??!! at the lake", "Really? at the lake")],
+    "repeated_words": [("the the cat sat on the mat", "the cat sat on the mat"),
+                       ("A big big dog", "A big dog")],
+}
+
+# rule -> texts it must leave exactly as they are
+KEEPS = {
+    "markup": ["Fish and chips at the harbour", "Tom & Jerry <3 forever", "A {curly} brace",
+               "Path C:\\Users is shown"],
+    "email": ["Reply @ the meeting"],
+    "url": ["The cafe on 5th Avenue, e.g. near the park", "Node and Python meetups",
+            "Smith & Co. opened a new office"],
+    "filename": ["A photo from 2019 in Paris", "Well-known bridge in London",
+                 "The IMG Academy in Florida", "Our dog Sam at the lake"],
+    "dimension": ["Oil on canvas, 100 x 80 cm", "A 2x4 board on the floor", "Over 1000 people came"],
+    "credit": ["A photographer at work in the studio", "Image of the week: a fox at dusk",
+               "Two herons (Ardea cinerea) at the pond"],
+    "boilerplate": ["Logo design for a small bakery in Berlin", "A photo of my grandmother",
+                    "A car powered by hydrogen", "The policy on privacy was debated",
+                    "Photo of a dog running on the beach", "Image recognition at work"],
+    "promo": ["The shop on the corner sells fresh bread", "Children playing in the snow"],
+    "price": ["The villa sold for $5 million last year", "The bridge cost €2.5 billion",
+              "Telescope needs to hit US$1-billion target",
+              "Page 19 of the report", "Dollars and cents in a jar"],
+    "adult": ["A woman in a nude-coloured dress", "Same-sex couples at the parade",
+              "Chicken breast with rice"],
+    "spam": ["A casino building in Monaco at night", "Loan officer at her desk"],
+    "punctuation": ["Hello... is anyone there?", "A well-known bridge -- the Golden Gate",
+                    "Tom's café, Paris"],
+    "all_caps": ["NASA launches a new rocket", "The BBC and the ITV studios", "USA vs UK"],
+    "keyword_list": ["Tomatoes, onions, garlic and basil on a wooden table",
+                     "Red, white and blue flags over the harbour"],
+    "repeated_words": ["He had had enough of the rain", "New York, New York at night",
+                       "Dogs playing with other dogs in the park"],
+}
+
+
+def cases(table):
+    return [(rule, item) for rule, items in table.items() for item in items]
+
+
+def test_every_rule_has_drop_edit_or_keep_cases():
+    for rule in RULE_NAMES[:-3]:  # length, lang and oov are tested in test_text_cleaner.py
+        assert rule in KEEPS, rule
+        assert rule in DROPS or rule in EDITS, rule
+
+
+@pytest.mark.parametrize("rule,text", cases(DROPS))
+def test_drops(rule, text):
+    out, reason, meta, _ = only(rule).clean(text)
+    assert (out, reason) == (None, f"text_{rule}")
+
+
+@pytest.mark.parametrize("rule,case", cases(EDITS))
+def test_edits(rule, case):
+    text, expected = case
+    out, reason, meta, _ = only(rule).clean(text)
+    assert (out, reason) == (expected, "")
+    assert meta["text_edits"] == [rule]
+
+
+@pytest.mark.parametrize("rule,text", cases(KEEPS))
+def test_keeps(rule, text):
+    out, reason, meta, _ = only(rule).clean(text)
+    assert (out, reason, meta["text_edits"]) == (text, "", [])
+
+
+def test_rule_order_is_the_documented_one():
+    import filters.text_rules as tr
+
+    table_rows = [ln.split("|")[2].strip() for ln in tr.__doc__.splitlines()
+                  if ln.startswith("| ") and ln.split("|")[1].strip().isdigit()]
+    assert table_rows == [r.name for r in RULES]

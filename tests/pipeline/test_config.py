@@ -1,0 +1,26 @@
+import pytest
+
+from pipeline import config
+
+
+def test_defaults_and_overrides(tmp_path):
+    p = tmp_path / "c.yaml"
+    p.write_text("input: {warc: [a.warc.gz]}\nimage: {min_width: 200}\n")
+    cfg = config.load(str(p), {"output.num_shards": 8})
+    assert cfg.image.min_width == 200 and cfg.image.min_height == 300
+    assert cfg.output.num_shards == 8 and cfg.input.warc == ["a.warc.gz"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("input: {warc: [a]}\nimage: {min_widht: 3}\n", "unknown key"),
+    ("input: {warc: [a]}\nimage: {min_width: big}\n", "image.min_width: expected an integer"),
+    ("input: {warc: [a]}\nimage: {min_width: 0}\n", "image.min_width must be > 0"),
+    ("input: {warc: []}\n", "input.warc"),
+    ("input: {warc: [a]}\nfetch: {allow_private: yes please}\n", "fetch.allow_private"),
+    ("input: [oops\n", "not valid YAML"),
+])
+def test_bad_configuration_fails_fast_with_the_key(tmp_path, text, message):
+    p = tmp_path / "c.yaml"
+    p.write_text(text)
+    with pytest.raises(config.ConfigError, match=message):
+        config.load(str(p))
