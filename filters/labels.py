@@ -27,7 +27,7 @@ from PIL import Image
 
 from filters.backbone import Backbone, clear_transient, pixels_of
 from filters.batched import BatchMapStage
-from pipeline.config import ConfigError
+from pipeline.errors import ConfigError
 from pipeline.records import ImageItem
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from filters.backbone import HEAD_FILE, Backbone, decode_pixels, make_session, square_view
 from filters.batched import BatchMapStage
-from pipeline.config import ConfigError
+from pipeline.errors import ConfigError
 from pipeline.records import ImageItem
 
 PRECISIONS = ("float", "int8")
@@ -67,9 +67,9 @@ class NaturalnessHead:
 class Naturalness:
     """Backbone + head for callers outside the pipeline (the CLI, tests, tools)."""
 
-    def __init__(self, backbone: str = "float", threads: int = 1):
+    def __init__(self, backbone: str = "float", threads: int = 1, head: str = HEAD_FILE):
         self.backbone = Backbone(backbone, threads)
-        self.head = NaturalnessHead(threads=threads)
+        self.head = NaturalnessHead(head, threads)
 
     def score_pixels(self, pixels: list[np.ndarray]) -> np.ndarray:
         emb, _ = self.backbone.run([square_view(px) for px in pixels])

@@ -19,7 +19,7 @@ from PIL import Image
 
 from filters.backbone import NSFW_INT8_FILE, make_session, view_of
 from filters.batched import BatchMapStage
-from pipeline.config import ConfigError
+from pipeline.errors import ConfigError
 from pipeline.records import ImageItem
 
 MEAN_BGR = np.array([104, 117, 123], dtype=np.float32)

@@ -135,5 +135,17 @@ def main(argv=None) -> int:
     return 0
 
 
+def ensure_built() -> None:
+    """Builds the generated model files if any is missing (tests call this; `make setup`
+    runs the command above)."""
+    from filters.backbone import model_path
+
+    try:
+        for name in (*BACKBONE_FILES.values(), NSFW_INT8_FILE):
+            model_path(name)
+    except FileNotFoundError:
+        main([])
+
+
 if __name__ == "__main__":
     sys.exit(main())

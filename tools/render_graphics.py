@@ -3,7 +3,7 @@
 The web is full of these and no package ships them, so the naturalness trainer draws its own:
 matplotlib charts (line, bar, scatter, pie, histogram, heatmap, in several styles), text pages
 and banners in the DejaVu fonts that matplotlib ships, application windows with title bars,
-buttons, lists and form fields, and flat colours, gradients, stripes and geometric shapes.
+buttons, lists and form fields, flat colours, gradients, stripes and geometric shapes, and abstract blurred colour clouds.
 Everything is drawn from a seeded ``random.Random``, so the same seed gives the same images.
 
     python -m tools.render_graphics OUT_DIR --n 40   # writes OUT_DIR/<kind>/<i>.png
@@ -18,7 +18,7 @@ import random
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-KINDS = ("chart", "text", "ui", "flat")
+KINDS = ("chart", "text", "ui", "flat", "abstract")
 _WORDS = None
 
 
@@ -179,7 +179,26 @@ def flat(rng: random.Random) -> Image.Image:
     return im
 
 
-RENDERERS = {"chart": chart, "text": text, "ui": ui, "flat": flat}
+def abstract(rng: random.Random) -> Image.Image:
+    """Abstract backgrounds: soft blurred colour clouds on dark or light, optionally mirrored
+    into a kaleidoscope (desktop wallpapers, hero-image backdrops, glow effects)."""
+    from PIL import ImageFilter
+
+    w, h = _size(rng)
+    im = Image.new("RGB", (w, h), _colour(rng, light=rng.random() < 0.3))
+    d = ImageDraw.Draw(im)
+    for _ in range(rng.randrange(3, 25)):
+        x0, y0 = rng.randrange(-w // 4, w), rng.randrange(-h // 4, h)
+        box = (x0, y0, x0 + rng.randrange(w // 8, w), y0 + rng.randrange(h // 10, h // 2))
+        (d.ellipse if rng.random() < 0.7 else d.rectangle)(box, fill=_colour(rng))
+    im = im.filter(ImageFilter.GaussianBlur(rng.uniform(4, max(w, h) / 8)))
+    if rng.random() < 0.35:
+        half = im.crop((0, 0, w // 2, h))
+        im.paste(half.transpose(Image.Transpose.FLIP_LEFT_RIGHT), (w - w // 2, 0))
+    return im
+
+
+RENDERERS = {"chart": chart, "text": text, "ui": ui, "flat": flat, "abstract": abstract}
 
 
 def render(kind: str, seed: int) -> Image.Image:

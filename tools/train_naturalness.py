@@ -15,7 +15,8 @@ standardised 1280-d embedding, balanced class weights, C=0.01, is exported as a 
 of each training-side photo, and 40 more with their colours moved (hue rotation, saturation,
 contrast, brightness, 1 in 4 grey), 40% of them small texture patches; up to 80 clip-art files from each training-side openclipart
 category, on white or a light colour, scaled, re-encoded; 150 rendered images of each kind in
-``tools/render_graphics.py`` (charts, text, UI screenshots, flat colours and gradients).
+``tools/render_graphics.py`` (charts, text, UI screenshots, flat colours and gradients,
+abstract blurred backgrounds).
 """
 from __future__ import annotations
 
