@@ -26,7 +26,7 @@ import numpy as np
 from PIL import Image
 
 from filters.backbone import Backbone, clear_transient, pixels_of
-from filters.batched import BatchMapStage
+from filters.batched import ImageBatchStage
 from pipeline.errors import ConfigError
 from pipeline.records import ImageItem
 
@@ -69,7 +69,7 @@ def phash(pixels: np.ndarray) -> str:
     return str(imagehash.phash(Image.fromarray(pixels)))
 
 
-class ImageLabeler(BatchMapStage):
+class ImageLabeler(ImageBatchStage):
     """Writes ImageNet labels, label entropy, embedding and perceptual hash into ``item.meta``."""
 
     name = "labels"

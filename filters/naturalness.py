@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from filters.backbone import HEAD_FILE, Backbone, decode_pixels, make_session, square_view
-from filters.batched import BatchMapStage
+from filters.batched import ImageBatchStage
 from pipeline.errors import ConfigError
 from pipeline.records import ImageItem
 
@@ -83,7 +83,7 @@ class Naturalness:
         return self.score_pixels(pixels)
 
 
-class NaturalnessFilter(BatchMapStage):
+class NaturalnessFilter(ImageBatchStage):
     """Keeps natural photographs: sets ``item.natural``; drops ``natural_not_natural``."""
 
     name = "natural"

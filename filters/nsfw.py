@@ -18,7 +18,7 @@ import numpy as np
 from PIL import Image
 
 from filters.backbone import NSFW_INT8_FILE, make_session, view_of
-from filters.batched import BatchMapStage
+from filters.batched import ImageBatchStage
 from pipeline.errors import ConfigError
 from pipeline.records import ImageItem
 
@@ -90,7 +90,7 @@ class NsfwModel:
         return {**self.__dict__, "_session": None}
 
 
-class NsfwFilter(BatchMapStage):
+class NsfwFilter(ImageBatchStage):
     """Scores each image with open_nsfw; keeps it if the score is below the threshold.
 
     Sets ``item.nsfw`` (rounded to 4 decimals); drops ``nsfw_unsafe`` at or above it.
