@@ -6,6 +6,10 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# Debian packages: real photos and clip art (image-model calibration, naturalness evaluation),
+# and the browser that renders the report in the tests.
+SYSTEM_PKGS := mate-backgrounds openclipart-png chromium
+MODELS := filters/models/efficientnet_lite0.onnx filters/models/open_nsfw_int8.onnx
 
 export SPARK_LOCAL_IP ?= 127.0.0.1
 export PYSPARK_PYTHON := $(abspath $(BIN)/python)
@@ -13,9 +17,21 @@ export PYSPARK_DRIVER_PYTHON := $(abspath $(BIN)/python)
 
 .PHONY: setup demo test bench clean
 
-setup: $(STAMP)
+setup: $(STAMP) $(MODELS)
 
-$(STAMP): requirements.txt constraints.txt setup.py
+$(VENV)/.system:
+	@missing=""; for p in $(SYSTEM_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "please install the Debian packages:$$missing"; exit 1; fi; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+	mkdir -p $(VENV) && touch $@
+
+# The ONNX image models are built from the packages' weights (not committed: 30 MB).
+$(MODELS): $(STAMP) tools/build_image_models.py
+	$(BIN)/python -m tools.build_image_models
+
+$(STAMP): requirements.txt constraints.txt setup.py $(VENV)/.system
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q -r requirements.txt -c constraints.txt 2>&1 | { grep -v 'is ignored: it is neither' || true; }
 	$(BIN)/pip install -q --no-deps --no-build-isolation -e .

@@ -13,7 +13,10 @@ from typing import Any
 import yaml
 
 
+from filters.labels import LabelsConfig
 from filters.language import PageLanguageConfig
+from filters.naturalness import NaturalnessConfig
+from filters.nsfw import NsfwConfig
 from filters.text import TextCleanerConfig
 from pipeline.errors import ConfigError
 
@@ -182,6 +185,9 @@ class Config:
     text: TextCleanerConfig = field(default_factory=TextCleanerConfig)
     fetch: FetchConfig = field(default_factory=FetchConfig)
     image: ImageConfig = field(default_factory=ImageConfig)
+    naturalness: NaturalnessConfig = field(default_factory=NaturalnessConfig)
+    nsfw: NsfwConfig = field(default_factory=NsfwConfig)
+    labels: LabelsConfig = field(default_factory=LabelsConfig)
     aggregate: AggregateConfig = field(default_factory=AggregateConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
     run: RunConfig = field(default_factory=RunConfig)

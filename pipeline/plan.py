@@ -55,8 +55,14 @@ def page_steps(cfg) -> list[Step]:
 
 def image_steps(cfg) -> list[Step]:
     """Job 2 (per image-URL bucket): fetch each URL once, filter images (the model-based
-    filters only see images that passed the size check), make (image, text) pairs."""
+    filters only see images that passed the size check), make (image, text) pairs.
+
+    Naturalness runs before NSFW (bench/images.py: NSFW then only sees natural photos), and
+    the labeler reuses the EfficientNet pass that naturalness made."""
     from filters.image import ImageDecode, ImageSize
+    from filters.labels import ImageLabeler
+    from filters.naturalness import NaturalnessFilter
+    from filters.nsfw import NsfwFilter
     from pipeline.fetch import ImageFetcher
     from scoring.aggregate import ImagePairs
 
@@ -65,6 +71,10 @@ def image_steps(cfg) -> list[Step]:
         Step("group", ImageFetcher.from_config(f)),
         Step("map", ImageSize(cfg.image.min_width, cfg.image.min_height, cfg.image.max_pixels)),
         Step("map", ImageDecode(cfg.image.resize_longest, cfg.image.jpeg_quality)),
+        Step("map", NaturalnessFilter(cfg.naturalness)),
+        Step("map", NsfwFilter(cfg.nsfw)),
+        Step("map", ImageLabeler(cfg.labels, backbone=cfg.naturalness.backbone,
+                                 threads=cfg.naturalness.threads)),
         Step("map", ImagePairs()),
     ]
 

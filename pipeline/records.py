@@ -12,6 +12,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+BULKY_META = ("embedding",)
+
 # Where a candidate text came from; order = preference when two texts tie.
 TEXT_SOURCES = ("alt", "caption", "title", "surrounding")
 
@@ -114,7 +116,8 @@ class Pair:
             "natural": self.natural,
             "score": self.score,
             "text_meta": c.meta,
-            "image_meta": self.image_meta,
+            # the 1280-d image embedding is for scoring, not for the shards' metadata
+            "image_meta": {k: v for k, v in self.image_meta.items() if k not in BULKY_META},
         }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from filters.backbone import clear_transient
 from pipeline.records import TEXT_SOURCES, ImageItem, Pair
 from pipeline.stage import GroupStage, Keep, MapStage
 
@@ -23,7 +24,8 @@ class ImagePairs(MapStage):
     name = "pairs"
 
     def process(self, item: ImageItem):
-        item.pixels = None  # never shuffle decoded pixels
+        item.pixels = None  # never shuffle decoded pixels or cached model passes
+        clear_transient(item)
         return [
             Pair(key=item.sha256[:24], candidate=c, image_url=item.image_url, data=item.data,
                  width=item.width, height=item.height, orig_width=item.orig_width,
