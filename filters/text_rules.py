@@ -52,7 +52,6 @@ Rules 16-18 use the cleaner's configuration and models through ``ctx`` and write
 from __future__ import annotations
 
 import html
-import importlib.resources
 import os
 import re
 from dataclasses import dataclass
@@ -87,10 +86,9 @@ WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")  # letter words ("don't" 
 
 
 def load_wordlist(name: str) -> list[str]:
-    # Through importlib.resources, so the lists load from a zip too (spark-submit --py-files).
-    text = importlib.resources.files("filters").joinpath("wordlists", name).read_text("utf-8")
-    lines = (ln.split("#", 1)[0].strip().lower() for ln in text.splitlines())
-    return sorted({ln for ln in lines if ln})
+    with open(os.path.join(_HERE, name), encoding="utf-8") as f:
+        lines = (ln.split("#", 1)[0].strip().lower() for ln in f)
+        return sorted({ln for ln in lines if ln})
 
 
 class PhraseSet:

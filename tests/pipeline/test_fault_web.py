@@ -28,6 +28,8 @@ def fault_config(web) -> dict:
                   "max_bytes": 100_000, **QUICK},
         "fetch": {"max_bytes": 2_000_000, "concurrency": 8, **QUICK},
         "image": {"min_width": 300, "min_height": 300, "resize_longest": 512},
+        # The fault web's test patterns are not photos; its subject is fetching and decoding.
+        "naturalness": {"threshold": 0.0},
         "output": {"num_shards": 2},
     }
 

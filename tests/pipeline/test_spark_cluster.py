@@ -1,6 +1,8 @@
 """A real Spark standalone cluster on 127.0.0.1: master + one worker started from the pyspark
-install, the job submitted with ``spark-submit --master spark://...`` and the code shipped
-with ``--py-files`` (no PYTHONPATH), output compared with Spark local mode, cluster stopped.
+install, the job submitted with ``spark-submit --master spark://...``, output compared with
+Spark local mode, cluster stopped.  The master and worker start with no PYTHONPATH: the
+executors find the project only through ``spark.executorEnv.PYTHONPATH`` given at submit time
+(the checkout must be at that path on every node: a shared or synced directory).
 
 Slow (JVM start-ups: about a minute on 2 cores), and CI runs it.
 """
@@ -20,7 +22,6 @@ from pipeline.build import build
 from pipeline.stats import read_stats
 from tests.faultweb import FaultWeb
 from tests.pipeline.test_fault_web import fault_config
-from tools.pyfiles import build_zip
 
 REPO = Path(__file__).resolve().parents[2]
 SPARK_HOME = Path(pyspark.__file__).parent
@@ -33,7 +34,7 @@ def free_port() -> int:
 
 
 def cluster_env(tmp: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # code comes by --py-files
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # see the module docstring
     env.update(SPARK_HOME=str(SPARK_HOME), SPARK_LOCAL_IP="127.0.0.1",
                SPARK_LOG_DIR=str(tmp / "logs"), SPARK_WORKER_DIR=str(tmp / "work"),
                PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
@@ -106,16 +107,15 @@ def test_spark_submit_to_standalone_cluster_equals_local_mode(cluster, web, spar
     master_url, env, tmp = cluster
     cfg = tmp_path / "job.yaml"
     cfg.write_text(yaml.safe_dump(fault_config(web)))
-    pyfiles = build_zip(str(tmp_path / "lait.zip"), str(REPO))
 
     out_cluster = tmp_path / "cluster"
     cmd = [str(SPARK_HOME / "bin" / "spark-submit"), "--master", master_url,
-           "--py-files", pyfiles,
+           "--conf", f"spark.executorEnv.PYTHONPATH={REPO}",
            "--conf", "spark.executor.memory=512m", "--conf", "spark.ui.enabled=false",
            "--conf", "spark.driver.host=127.0.0.1",
            str(REPO / "tools" / "cli.py"), "build", "--config", str(cfg),
            "--out", str(out_cluster), "--engine", "spark"]
-    res = subprocess.run(cmd, env=env, cwd=str(tmp_path), capture_output=True, text=True,
+    res = subprocess.run(cmd, env={**env, "PYTHONPATH": str(REPO)}, cwd=str(tmp_path), capture_output=True, text=True,
                          timeout=400)
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-5000:]
     # The job really ran on the cluster: the worker launched an executor for the app.
