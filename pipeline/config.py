@@ -16,6 +16,7 @@ import yaml
 from filters.language import PageLanguageConfig
 from filters.text import TextCleanerConfig
 from pipeline.errors import ConfigError
+from scoring.model import ScorerConfig
 
 __all__ = ["Config", "ConfigError", "load", "from_dict"]
 
@@ -115,6 +116,7 @@ class Config:
     text: TextCleanerConfig = field(default_factory=TextCleanerConfig)
     fetch: FetchConfig = field(default_factory=FetchConfig)
     image: ImageConfig = field(default_factory=ImageConfig)
+    score: ScorerConfig = field(default_factory=ScorerConfig)
     aggregate: AggregateConfig = field(default_factory=AggregateConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
     run: RunConfig = field(default_factory=RunConfig)

@@ -59,8 +59,10 @@ def image_steps(cfg) -> list[Step]:
     from filters.image import ImageDecode, ImageSize
     from pipeline.fetch import ImageFetcher
     from scoring.aggregate import ImagePairs
+    from scoring.model import Scorer
 
     f = cfg.fetch
+    scoring = [Step("map", Scorer(cfg.score))] if cfg.score.enabled else []
     return [
         Step("group", ImageFetcher(timeout_s=f.timeout_s, max_bytes=f.max_bytes,
                                    user_agent=f.user_agent, concurrency=f.concurrency,
@@ -68,6 +70,7 @@ def image_steps(cfg) -> list[Step]:
         Step("map", ImageSize(cfg.image.min_width, cfg.image.min_height, cfg.image.max_pixels)),
         Step("map", ImageDecode(cfg.image.resize_longest, cfg.image.jpeg_quality)),
         Step("map", ImagePairs()),
+        *scoring,  # LAIT step 4: each pair scored once, here, so a resumed run keeps scores
     ]
 
 
