@@ -16,7 +16,7 @@ from typing import Iterable, Iterator
 
 from pipeline.plan import Step
 from pipeline.rejects import RejectSample
-from pipeline.stage import Drop
+from pipeline.stage import BatchMapStage, Drop
 from pipeline.stats import StepStats
 
 STATS_KEY = "\x00stats"  # group key under which counts cross a shuffle
@@ -46,6 +46,7 @@ class StepRunner:
         self.stats = StepStats(step.name)
         self.rejects = RejectSample(step.name)
         self._pending: list[tuple[str, list]] = []
+        self._batch: list = []
         self._pool: ThreadPoolExecutor | None = None
 
     def _stage(self):
@@ -72,7 +73,18 @@ class StepRunner:
         if item[0] != "r":
             yield item
             return
-        yield from self._emit(self._stage().events(item[1]), (item[1],))
+        stage = self._stage()
+        if isinstance(stage, BatchMapStage):
+            self._batch.append(item[1])
+            if len(self._batch) >= stage.batch_size:
+                yield from self._run_batch()
+            return
+        yield from self._emit(stage.events(item[1]), (item[1],))
+
+    def _run_batch(self) -> Iterator[tuple]:
+        batch, self._batch = self._batch, []
+        if batch:
+            yield from self._emit(self._stage().events_batch(batch), batch)
 
     def feed_group(self, key: str, items: Iterable[tuple]) -> Iterator[tuple]:
         """A group step: every tagged item that shares ``key``."""
@@ -98,6 +110,7 @@ class StepRunner:
             yield from self._emit(events, recs)
 
     def flush(self) -> Iterator[tuple]:
+        yield from self._run_batch()
         yield from self._run_pending()
         if self._pool is not None:
             self._pool.shutdown()

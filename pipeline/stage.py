@@ -110,6 +110,35 @@ class MapStage(Stage):
             yield Keep(tuple(result))
 
 
+class BatchMapStage(MapStage):
+    """A map stage that takes records in batches: one model call for many records.
+
+    Subclasses implement ``process_batch(records) -> list`` with one result (outputs or a
+    :class:`Drop`) per record.  The executor buffers up to ``batch_size`` records per worker
+    before calling it; ``process`` (a batch of one) keeps the per-record API working.
+    """
+
+    batch_size: int = 16
+
+    def process(self, record):
+        return self.process_batch([record])[0]
+
+    def process_batch(self, records: list) -> list:
+        raise NotImplementedError
+
+    def events_batch(self, records: list) -> list[Keep | Drop]:
+        try:
+            results = self.process_batch(records)
+        except Exception:
+            # A batch that fails as a whole is redone record by record, so one bad record
+            # costs only itself and is counted under its own reason.
+            return [ev for rec in records for ev in self.events(rec)]
+        if len(results) != len(records):
+            raise RuntimeError(f"{type(self).__name__}.process_batch gave {len(results)} "
+                               f"results for {len(records)} records")
+        return [r if isinstance(r, (Keep, Drop)) else Keep(tuple(r)) for r in results]
+
+
 class GroupStage(Stage):
     """Sees every record sharing a key at once; yields one event per record of the group.
 

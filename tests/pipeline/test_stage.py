@@ -2,7 +2,7 @@
 import pytest
 
 from pipeline.plan import Plan, Step
-from pipeline.stage import Drop, GroupStage, Keep, MapStage, Source, snake
+from pipeline.stage import BatchMapStage, Drop, GroupStage, Keep, MapStage, Source, snake
 from pipeline.executor import run_local
 from pipeline.stats import StepStats, merge_all
 
@@ -92,3 +92,28 @@ def test_stats_merge_by_addition_and_cap_reasons():
     assert total[0].n_in == 101 and total[0].out == 2 and total[1].n_in == 0
     capped = total[0].to_dict()["dropped"]
     assert len(capped) == 64 and sum(capped.values()) == 100 and "s_other" in capped
+
+
+class Batched(BatchMapStage):
+    name = "batched"
+    batch_size = 4
+    calls: list = []
+
+    def process_batch(self, xs):
+        Batched.calls.append(len(xs))
+        if 13 in xs:
+            raise ValueError("one bad record spoils the batch")
+        return [self.drop("odd") if x % 2 else [x] for x in xs]
+
+
+def test_batch_stage_gets_batches_and_isolates_a_bad_record():
+    from pipeline.executor import run_map_partition
+
+    Batched.calls = []
+    items = [("r", x) for x in range(10)] + [("s", "passes through")] + [("r", 13), ("r", 14)]
+    out = list(run_map_partition(Step("map", Batched()), items))
+    assert Batched.calls[:3] == [4, 4, 4]  # 0-3, 4-7, then 8, 9, 13, 14 (fails) -> one by one
+    kept = [v for k, v in out if k == "r"]
+    assert kept == [0, 2, 4, 6, 8, 14]
+    (stats,) = [v for k, v in out if k == "s" and v != "passes through"]
+    assert stats.n_in == 12 and stats.dropped == {"batched_odd": 5, "batched_error_value_error": 1}

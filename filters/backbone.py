@@ -1,0 +1,148 @@
+"""The image models' shared plumbing: model files, ONNX sessions, the one 224-px view.
+
+Every image model here sees the same view of an image: the stored pixels squashed to 256x256
+and centre-cropped to 224x224, which is exactly open_nsfw's reference preprocessing.  Computing
+it once per image lets the NSFW model and the EfficientNet-lite0 backbone share one resize.
+
+The backbone (EfficientNet-lite0, ``model/efficientnet.py``) runs as ONNX with two outputs, the
+pooled 1280-d embedding and the 1000 ImageNet logits; the naturalness head and the labeler both
+read them, so one backbone pass serves both.  Its outputs are cached on the item (a transient
+attribute, never persisted) and :func:`clear_transient` removes them.
+
+Model files live in ``filters/models/``: ``naturalness_head.onnx`` is committed; the others are
+generated from the pip packages' weights by ``python -m tools.build_image_models`` (``make
+setup``), because nothing may be downloaded at run time.
+"""
+from __future__ import annotations
+
+import io
+import os
+
+import numpy as np
+from PIL import Image
+
+MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
+BACKBONE_FILES = {"float": "efficientnet_lite0.onnx", "int8": "efficientnet_lite0_int8.onnx"}
+NSFW_INT8_FILE = "open_nsfw_int8.onnx"
+HEAD_FILE = "naturalness_head.onnx"
+
+VIEW_RESIZE = 256
+VIEW_SIZE = 224
+_OFF = (VIEW_RESIZE - VIEW_SIZE) // 2
+# EfficientNet-Lite's own input scaling (TF release: mean 127, stddev 128 on 0..255 pixels).
+LITE_MEAN, LITE_STD = 127.0, 128.0
+
+_VIEW_ATTR = "_view224"
+_BACKBONE_ATTR = "_backbone_out"
+
+
+def model_path(name: str) -> str:
+    """Path of a model file in ``filters/models``; a missing file fails with the fix."""
+    path = name if os.path.isabs(name) else os.path.join(MODELS_DIR, name)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(
+            f"model file {path} is missing: run `python -m tools.build_image_models` "
+            "(part of `make setup`) to build it from the installed packages' weights")
+    return path
+
+
+def make_session(path: str, threads: int = 1):
+    """An onnxruntime CPU session; one intra-op thread by default because engines parallelise
+    with one worker process per core, and more threads per worker would oversubscribe."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(model_path(path), opts, providers=["CPUExecutionProvider"])
+
+
+def decode_pixels(data: bytes, longest: int = 512) -> np.ndarray:
+    """Bytes -> RGB uint8 array, for items that arrive without decoded pixels (and the CLI).
+    JPEGs decode in draft mode (at 1/2..1/8 scale) when the full size is not needed."""
+    im = Image.open(io.BytesIO(data))
+    if im.format == "JPEG":
+        im.draft("RGB", (longest, longest))
+    im.seek(0)
+    im.load()
+    if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
+        rgba = im.convert("RGBA")  # transparent parts on white, as the decode stage does
+        bg = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        im = Image.alpha_composite(bg, rgba)
+    im = im.convert("RGB")
+    if max(im.size) > longest:
+        im.thumbnail((longest, longest), Image.Resampling.BILINEAR)
+    return np.asarray(im)
+
+
+def pixels_of(item) -> np.ndarray:
+    """The item's decoded RGB pixels: the decode stage's, or decoded from ``item.data``."""
+    px = getattr(item, "pixels", None)
+    if px is None:
+        px = decode_pixels(item.data)
+        item.pixels = px
+    return px
+
+
+def square_view(pixels: np.ndarray) -> np.ndarray:
+    """RGB uint8 HxWx3 -> the shared 224x224x3 view (squash to 256, centre crop 224)."""
+    im = Image.fromarray(pixels).resize((VIEW_RESIZE, VIEW_RESIZE), Image.Resampling.BILINEAR)
+    return np.asarray(im.crop((_OFF, _OFF, _OFF + VIEW_SIZE, _OFF + VIEW_SIZE)))
+
+
+def view_of(item) -> np.ndarray:
+    view = getattr(item, _VIEW_ATTR, None)
+    if view is None:
+        view = square_view(pixels_of(item))
+        setattr(item, _VIEW_ATTR, view)
+    return view
+
+
+def clear_transient(item) -> None:
+    """Drops the cached view and backbone outputs (call before a record leaves the bundle)."""
+    for attr in (_VIEW_ATTR, _BACKBONE_ATTR):
+        item.__dict__.pop(attr, None)
+
+
+class Backbone:
+    """EfficientNet-lite0 as ONNX: 224-px views -> (embedding [B,1280], logits [B,1000]).
+
+    ``precision`` picks the float export or its static int8 quantisation (about twice as fast
+    on one core; the naturalness head is trained on the int8 model's embeddings).
+    """
+
+    def __init__(self, precision: str = "int8", threads: int = 1, path: str | None = None):
+        self.path = path or BACKBONE_FILES[precision]
+        self.threads = threads
+        self._session = None
+
+    def load(self) -> "Backbone":
+        if self._session is None:
+            self._session = make_session(self.path, self.threads)
+        return self
+
+    @staticmethod
+    def prepare(views: list[np.ndarray]) -> np.ndarray:
+        x = np.stack(views).astype(np.float32)
+        x -= LITE_MEAN
+        x /= LITE_STD
+        return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+
+    def run(self, views: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        self.load()
+        emb, logits = self._session.run(["embedding", "logits"], {"image": self.prepare(views)})
+        return emb, logits
+
+    def outputs(self, items: list) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per item (embedding, logits), computed in one batch for those not cached yet."""
+        todo = [it for it in items if getattr(it, _BACKBONE_ATTR, None) is None]
+        if todo:
+            emb, logits = self.run([view_of(it) for it in todo])
+            for it, e, lg in zip(todo, emb, logits):
+                setattr(it, _BACKBONE_ATTR, (e, lg))
+        return [getattr(it, _BACKBONE_ATTR) for it in items]
+
+    def __getstate__(self):  # sessions do not pickle; each worker loads its own
+        return {**self.__dict__, "_session": None}

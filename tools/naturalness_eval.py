@@ -1,0 +1,100 @@
+"""Accuracy of the naturalness classifier on held-out sources (never used in training).
+
+    python -m tools.naturalness_eval      # prints per-source and overall accuracy as JSON
+
+Held out (``tools/image_sources.py``): scikit-image's photographs (natural; each whole and
+as two 70% crops); the openclipart categories animals, food, people, plants, transportation
+(40 files each), scikit-image's graphics, the MATE desktop artwork and matplotlib's logo and
+drawing (non-natural).  Only images that the pipeline's size step would pass on (both
+sides >= 300 px, at most 100 M pixels) are scored, as in a run.  Each image is stored as the pipeline stores it (transparency on
+white, longest side 512, JPEG quality 90) before it is scored.
+"""
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+import numpy as np
+from PIL import Image
+
+from tools.image_sources import missing, natural_sources, nonnatural_sources
+from tools.train_naturalness import _spread, flatten
+
+CLIPART_PER_CATEGORY = 40
+MIN_SIDE, MAX_PIXELS = 300, 100_000_000  # the pipeline's size step runs before naturalness
+
+
+def eligible(size: tuple[int, int]) -> bool:
+    """Would the size step pass an image this big on to the naturalness filter?"""
+    return min(size) >= MIN_SIDE and size[0] * size[1] <= MAX_PIXELS
+
+
+def _header_size(path: str) -> tuple[int, int]:
+    with Image.open(path) as im:  # reads the header only
+        return im.size
+
+
+def stored_pixels(im: Image.Image) -> np.ndarray:
+    """What the pipeline keeps of an image: RGB, longest side <= 512, JPEG q90, decoded."""
+    im = flatten(im)
+    if max(im.size) > 512:
+        im.thumbnail((512, 512), Image.Resampling.LANCZOS)
+    buf = io.BytesIO()
+    im.save(buf, format="JPEG", quality=90)
+    return np.asarray(Image.open(io.BytesIO(buf.getvalue())).convert("RGB"))
+
+
+def heldout_set() -> list[tuple[str, int, str, np.ndarray]]:
+    """(source, label 1=natural, path, pixels) for every held-out image."""
+    nat, oth = natural_sources("test"), nonnatural_sources("test")
+    gone = missing(nat) + missing(oth)
+    if gone or not any(k.startswith("openclipart") for k in oth):
+        raise FileNotFoundError(f"held-out sources missing: {gone or 'openclipart'}: apt-get install "
+                                "mate-backgrounds openclipart-png; pip install scikit-image matplotlib")
+    out = []
+    for source, files in nat.items():
+        for path in files:
+            im = flatten(Image.open(path))
+            w, h = im.size
+            cw, ch = int(w * 0.7), int(h * 0.7)
+            for crop in (im, im.crop((0, 0, cw, ch)), im.crop((w - cw, h - ch, w, h))):
+                if eligible(crop.size):
+                    out.append((source, 1, path, stored_pixels(crop)))
+    for source, files in oth.items():
+        files = [p for p in files if eligible(_header_size(p))]
+        if source.startswith("openclipart"):
+            files = _spread(files, CLIPART_PER_CATEGORY)
+        for path in files:
+            out.append((source, 0, path, stored_pixels(Image.open(path))))
+    return out
+
+
+def evaluate(model=None, threshold: float = 0.5) -> dict:
+    from filters.naturalness import Naturalness
+
+    model = model or Naturalness()
+    data = heldout_set()
+    probs = np.concatenate([model.score_pixels([px for *_, px in data[i:i + 32]])
+                            for i in range(0, len(data), 32)])
+    labels = np.array([lab for _, lab, _, _ in data])
+    right = (probs >= threshold).astype(int) == labels
+    per_source = {}
+    for (source, _, _, _), ok in zip(data, right):
+        n, k = per_source.get(source, (0, 0))
+        per_source[source] = (n + 1, k + int(ok))
+    nat, oth = right[labels == 1], right[labels == 0]
+    return {
+        "accuracy": round(float(right.mean()), 4),
+        "balanced_accuracy": round(float((nat.mean() + oth.mean()) / 2), 4),
+        "natural_accuracy": round(float(nat.mean()), 4), "n_natural": int(nat.size),
+        "other_accuracy": round(float(oth.mean()), 4), "n_other": int(oth.size),
+        "per_source": {s: round(k / n, 4) for s, (n, k) in sorted(per_source.items())},
+        "errors": [(p.rsplit("/", 1)[-1], round(float(q), 3))
+                   for (_, _, p, _), q, ok in zip(data, probs, right) if not ok],
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(evaluate()))
+    sys.exit(0)

@@ -1,0 +1,237 @@
+"""Trains the naturalness classifier (natural photo vs. anything else) and exports it to ONNX.
+
+    # 1. build the training folders from the offline training sources (tools/image_sources.py)
+    python -m tools.train_naturalness make-data /tmp/naturalness
+    # 2. train on folders of images (any folders: one sub-folder per source is fine)
+    python -m tools.train_naturalness train --natural /tmp/naturalness/natural \
+        --other /tmp/naturalness/other --out filters/models/naturalness_head.onnx
+
+Recipe (what the committed ``filters/models/naturalness_head.onnx`` was made with):
+the frozen EfficientNet-lite0 backbone (float ONNX) embeds each image exactly as the pipeline
+sees it (stored JPEG, longest side 512, the shared 224-px view); a logistic regression on the
+standardised 1280-d embedding, balanced class weights, C=0.01, is exported as a tiny ONNX graph
+(``embedding -> natural probability``).  Training data, widened by crops and re-encodings:
+50 random crops (15-100% of the area, aspect 0.6-1.7, 1 in 7 turned grey, JPEG quality 50-95)
+of each training-side photo, and 40 more with their colours moved (hue rotation, saturation,
+contrast, brightness, 1 in 4 grey), 40% of them small texture patches; up to 80 clip-art files from each training-side openclipart
+category, on white or a light colour, scaled, re-encoded; 150 rendered images of each kind in
+``tools/render_graphics.py`` (charts, text, UI screenshots, flat colours and gradients,
+abstract blurred backgrounds).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+
+import numpy as np
+from PIL import Image, ImageEnhance, ImageOps
+
+from filters.backbone import Backbone, decode_pixels, square_view
+from tools.image_sources import missing, natural_sources, nonnatural_sources
+
+PHOTO_CROPS = 50
+PHOTO_JITTERED = 40
+CLIPART_PER_CATEGORY = 80
+RENDERED_PER_KIND = 150
+C = 0.01
+
+
+def flatten(im: Image.Image, bg=(255, 255, 255)) -> Image.Image:
+    """RGB, with any transparency composited on ``bg`` (as the decode stage does on white)."""
+    im = ImageOps.exif_transpose(im)
+    if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
+        rgba = im.convert("RGBA")
+        base = Image.new("RGBA", rgba.size, bg + (255,))
+        return Image.alpha_composite(base, rgba).convert("RGB")
+    return im.convert("RGB")
+
+
+def _save(im: Image.Image, path: str, rng: random.Random) -> None:
+    longest = rng.randrange(300, 641)
+    if max(im.size) > longest:
+        im.thumbnail((longest, longest), Image.Resampling.LANCZOS)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    im.save(path, format="JPEG", quality=rng.randrange(50, 96))
+
+
+def _crop(im: Image.Image, rng: random.Random) -> Image.Image:
+    w, h = im.size
+    area = rng.uniform(0.15, 1.0) * w * h
+    aspect = rng.uniform(0.6, 1.7)
+    cw, ch = min(w, int((area * aspect) ** 0.5)), min(h, int((area / aspect) ** 0.5))
+    x, y = rng.randrange(w - cw + 1), rng.randrange(h - ch + 1)
+    out = im.crop((x, y, x + cw, y + ch))
+    if rng.random() < 0.5:
+        out = ImageOps.mirror(out)
+    if rng.random() < 1 / 7:
+        out = out.convert("L").convert("RGB")
+    return out
+
+
+def _jitter(im: Image.Image, rng: random.Random) -> Image.Image:
+    """A crop (or a small texture patch) with its colours moved: the training photos are few
+    and mostly green close-ups, and without this the classifier learns "green = natural"."""
+    w, h = im.size
+    if rng.random() < 0.6:
+        im = _crop(im, rng)
+    else:  # 1/4..1/9 of the longest side: surfaces such as bark, sand, water, stone
+        side = max(w, h) // rng.randrange(4, 10)
+        x, y = rng.randrange(max(1, w - side)), rng.randrange(max(1, h - side))
+        im = im.crop((x, y, x + side, y + side))
+    if rng.random() < 0.5:
+        hh, ss, vv = im.convert("HSV").split()
+        shift = rng.randrange(256)
+        hh = hh.point(lambda v: (v + shift) % 256)
+        im = Image.merge("HSV", (hh, ss, vv)).convert("RGB")
+    im = ImageEnhance.Color(im).enhance(rng.uniform(0.3, 1.5))
+    im = ImageEnhance.Contrast(im).enhance(rng.uniform(0.6, 1.4))
+    im = ImageEnhance.Brightness(im).enhance(rng.uniform(0.6, 1.3))
+    if rng.random() < 0.25:
+        im = im.convert("L").convert("RGB")
+    return im
+
+
+def _spread(files: list[str], n: int) -> list[str]:
+    """n files evenly spread over the sorted list (deterministic, covers sub-folders)."""
+    if len(files) <= n:
+        return files
+    step = len(files) / n
+    return [files[int(i * step)] for i in range(n)]
+
+
+def make_data(out: str, seed: int = 0) -> dict[str, int]:
+    """Writes ``out/natural/<source>/*.jpg`` and ``out/other/<source>/*.jpg``."""
+    from tools.render_graphics import KINDS, render
+
+    nat, oth = natural_sources("train"), nonnatural_sources("train")
+    gone = missing(nat) + missing(oth)
+    if gone or not oth:
+        sys.exit(f"training sources missing: {gone or 'openclipart'}: apt-get install "
+                 "mate-backgrounds openclipart-png; pip install matplotlib")
+    counts = {}
+    for source, files in nat.items():
+        for path in files:
+            im = flatten(Image.open(path))
+            stem = os.path.splitext(os.path.basename(path))[0]
+            for i in range(PHOTO_CROPS):
+                rng = random.Random(f"{seed}:{source}:{stem}:{i}")
+                _save(_crop(im, rng), os.path.join(out, "natural", source, f"{stem}_{i:02d}.jpg"), rng)
+            for i in range(PHOTO_JITTERED):
+                rng = random.Random(f"{seed}:{source}:{stem}:jitter:{i}")
+                _save(_jitter(im, rng), os.path.join(out, "natural", source, f"{stem}_j{i:02d}.jpg"), rng)
+            counts[source] = counts.get(source, 0) + PHOTO_CROPS + PHOTO_JITTERED
+    for source, files in oth.items():
+        picked = _spread(files, CLIPART_PER_CATEGORY)
+        for i, path in enumerate(picked):
+            rng = random.Random(f"{seed}:{source}:{i}")
+            bg = (255, 255, 255) if rng.random() < 0.75 else tuple(rng.randrange(170, 256) for _ in range(3))
+            try:
+                im = flatten(Image.open(path), bg)
+            except Exception:  # a broken file in the package: skip it, it is not data
+                continue
+            if rng.random() < 0.4:  # clip art placed with margins, as on a web page
+                pad = int(max(im.size) * rng.uniform(0.05, 0.4))
+                im = ImageOps.expand(im, pad, fill=bg)
+            _save(im, os.path.join(out, "other", source, f"{i:03d}.jpg"), rng)
+        counts[source] = len(picked)
+    for kind in KINDS:
+        for i in range(RENDERED_PER_KIND):
+            rng = random.Random(f"{seed}:render:{kind}:{i}")
+            _save(render(kind, seed * 100000 + i), os.path.join(out, "other", f"rendered_{kind}", f"{i:03d}.jpg"), rng)
+        counts[f"rendered_{kind}"] = RENDERED_PER_KIND
+    return counts
+
+
+def image_files(folders: list[str]) -> list[str]:
+    exts = (".jpg", ".jpeg", ".png", ".gif", ".webp", ".bmp")
+    out = []
+    for folder in folders:
+        for root, _, names in os.walk(folder):
+            out += [os.path.join(root, n) for n in names if n.lower().endswith(exts)]
+    return sorted(out)
+
+
+def embed_files(paths: list[str], backbone: Backbone, batch: int = 32) -> np.ndarray:
+    embs = []
+    for i in range(0, len(paths), batch):
+        views = []
+        for p in paths[i:i + batch]:
+            with open(p, "rb") as f:
+                views.append(square_view(decode_pixels(f.read())))
+        embs.append(backbone.run(views)[0])
+    return np.concatenate(embs)
+
+
+def export_head(mean: np.ndarray, std: np.ndarray, w: np.ndarray, b: float, path: str) -> None:
+    """(embedding - mean) / std . w + b -> sigmoid, as a 5-node ONNX graph."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    f32 = np.float32
+    inits = [numpy_helper.from_array(mean[None].astype(f32), "mean"),
+             numpy_helper.from_array(std[None].astype(f32), "std"),
+             numpy_helper.from_array(w[:, None].astype(f32), "w"),
+             numpy_helper.from_array(np.array([b], f32), "b"),
+             numpy_helper.from_array(np.array([-1], np.int64), "flat")]
+    nodes = [helper.make_node("Sub", ["embedding", "mean"], ["c"]),
+             helper.make_node("Div", ["c", "std"], ["z"]),
+             helper.make_node("MatMul", ["z", "w"], ["zw"]),
+             helper.make_node("Add", ["zw", "b"], ["logit"]),
+             helper.make_node("Sigmoid", ["logit"], ["p"]),
+             helper.make_node("Reshape", ["p", "flat"], ["natural"])]
+    graph = helper.make_graph(
+        nodes, "naturalness_head",
+        [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", mean.shape[0]])],
+        [helper.make_tensor_value_info("natural", TensorProto.FLOAT, ["batch"])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+                              producer_name="lait-train-naturalness")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+
+
+def train(natural: list[str], other: list[str], out: str, precision: str = "float") -> dict:
+    from sklearn.linear_model import LogisticRegression
+
+    t0 = time.time()
+    pos, neg = image_files(natural), image_files(other)
+    if not pos or not neg:
+        sys.exit(f"no images found (natural: {len(pos)}, other: {len(neg)})")
+    backbone = Backbone(precision)
+    x = embed_files(pos + neg, backbone)
+    y = np.array([1] * len(pos) + [0] * len(neg))
+    mean, std = x.mean(0), x.std(0) + 1e-3
+    clf = LogisticRegression(C=C, class_weight="balanced", max_iter=2000)
+    clf.fit((x - mean) / std, y)
+    export_head(mean, std, clf.coef_[0], float(clf.intercept_[0]), out)
+    report = {"natural": len(pos), "other": len(neg), "backbone": precision,
+              "train_accuracy": round(float(clf.score((x - mean) / std, y)), 4),
+              "seconds": round(time.time() - t0, 1), "out": out}
+    return report
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    md = sub.add_parser("make-data", help="build training folders from the offline sources")
+    md.add_argument("out")
+    md.add_argument("--seed", type=int, default=0)
+    tr = sub.add_parser("train", help="train on folders of images and export ONNX")
+    tr.add_argument("--natural", nargs="+", required=True)
+    tr.add_argument("--other", nargs="+", required=True)
+    tr.add_argument("--out", required=True)
+    tr.add_argument("--backbone", default="float", choices=["float", "int8"])
+    args = ap.parse_args(argv)
+    if args.cmd == "make-data":
+        print(json.dumps(make_data(args.out, args.seed), sort_keys=True))
+    else:
+        print(json.dumps(train(args.natural, args.other, args.out, args.backbone)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
