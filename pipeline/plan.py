@@ -59,6 +59,9 @@ def image_steps(cfg) -> list[Step]:
     from filters.image import ImageDecode, ImageSize
     from pipeline.fetch import ImageFetcher
     from scoring.aggregate import ImagePairs
+    from filters.labels import ImageLabeler
+    from filters.naturalness import NaturalnessFilter
+    from filters.nsfw import NsfwFilter
     from scoring.model import Scorer
 
     f = cfg.fetch
@@ -69,6 +72,11 @@ def image_steps(cfg) -> list[Step]:
                                    retries=f.retries, allow_private=f.allow_private)),
         Step("map", ImageSize(cfg.image.min_width, cfg.image.min_height, cfg.image.max_pixels)),
         Step("map", ImageDecode(cfg.image.resize_longest, cfg.image.jpeg_quality)),
+        # The image filters with their default settings until their config sections are
+        # wired (the scorer needs the labels step's labels and embedding).
+        Step("map", NsfwFilter()),
+        Step("map", NaturalnessFilter()),
+        Step("map", ImageLabeler()),
         Step("map", ImagePairs()),
         *scoring,  # LAIT step 4: each pair scored once, here, so a resumed run keeps scores
     ]
