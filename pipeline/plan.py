@@ -65,8 +65,10 @@ def image_steps(cfg) -> list[Step]:
     from filters.nsfw import NsfwFilter
     from pipeline.fetch import ImageFetcher
     from scoring.aggregate import ImagePairs
+    from scoring.model import Scorer
 
     f = cfg.fetch
+    scoring = [Step("map", Scorer(cfg.score))] if cfg.score.enabled else []
     return [
         Step("group", ImageFetcher(timeout_s=f.timeout_s, max_bytes=f.max_bytes,
                                    user_agent=f.user_agent, concurrency=f.concurrency,
@@ -78,6 +80,7 @@ def image_steps(cfg) -> list[Step]:
         Step("map", ImageLabeler(cfg.labels, backbone=cfg.naturalness.backbone,
                                  threads=cfg.naturalness.threads)),
         Step("map", ImagePairs()),
+        *scoring,  # LAIT step 4: each pair scored once, here, so a resumed run keeps scores
     ]
 
 

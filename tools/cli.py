@@ -24,6 +24,12 @@ def _cmd_stats(args) -> int:
     return 0
 
 
+def _cmd_report(args) -> int:
+    from tools.report import main as report_main
+
+    return report_main(args)
+
+
 def _cmd_demo(args) -> int:
     from tools.demo import main as demo_main
 
@@ -44,6 +50,10 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("stats", help="print the filter funnel of a built corpus")
     s.add_argument("dir", help="the output directory (or its stats.json)")
     s.set_defaults(func=_cmd_stats)
+
+    r = sub.add_parser("report", help="write DIR/report.html: funnel, drop reasons, histograms, samples")
+    r.add_argument("dir", help="the output directory of a build")
+    r.set_defaults(func=_cmd_report)
 
     d = sub.add_parser("demo", help="generate the sample web, serve it, build it with Beam")
     d.add_argument("--out", default="out/demo")

@@ -32,4 +32,7 @@ def main(args) -> int:
     print(f"[demo] against the ground truth: precision {quality['precision']:.3f}, "
           f"recall {quality['recall']:.3f} ({quality['n_output']} samples)")
     print(f"[demo] shards: {shards}")
+    from tools.report import write_report
+
+    print(f"[demo] report: {write_report(os.path.abspath(args.out))}")
     return 0
