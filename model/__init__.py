@@ -1,0 +1,1 @@
+"""ImageBERT trainer: config, modules, heads, data loading, multi-stage training, retrieval eval."""
