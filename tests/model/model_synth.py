@@ -86,3 +86,14 @@ def write_shards(out: str, n: int, per_shard: int = 64, seed: int = 0, with_regi
                              "regions.npz": b"garbage"})
         paths.append(path)
     return paths
+
+
+WORDS = ["a", "the", "is", "on", "grey", "background", "picture", "of", "broken", "sample",
+         *COLOURS, *SHAPES]
+
+
+def write_vocab(path: str) -> str:
+    """A WordPiece vocab.txt that covers the synthetic captions: keeps tiny test models tiny."""
+    with open(path, "w") as f:
+        f.write("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]) + "\n")
+    return path
