@@ -87,11 +87,13 @@ class BadSamples:
     """Logs each bad sample (capped) and counts them; never raises."""
 
     def __init__(self, cap: int = 20):
-        self.count, self.cap = 0, cap
+        self.count, self.cap, self.seen = 0, cap, set()
 
     def __call__(self, exn, key: str = "?") -> bool:
         self.count += 1
-        if self.count <= self.cap:
+        # Once per key (streams loop over epochs) and at most `cap` distinct lines.
+        if key not in self.seen and len(self.seen) < self.cap:
+            self.seen.add(key)
             log.warning("skipping bad sample %s: %r", key, exn)
         return True
 

@@ -21,7 +21,7 @@ def net():
 
 def test_class_names():
     names = imagenet_classes()
-    assert len(names) == 1000 and names[0] == "tench" and names[207] == "golden retriever"
+    assert len(names) == 1000 and names[0] == "tench" and names[207] == "Golden Retriever"
 
 
 def test_shapes_and_cell_classifier(net):

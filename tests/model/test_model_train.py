@@ -22,7 +22,7 @@ LEARN_STEPS = 300
 def trained(data_dir, tmp_path_factory):
     tmp = str(tmp_path_factory.mktemp("train"))
     raw = tiny_raw(tmp, data_dir + "/shards")
-    raw["stages"][1].update(steps=LEARN_STEPS, lr=2e-3, warmup_steps=10, log_every=10)
+    raw["stages"][1].update(steps=LEARN_STEPS, lr=2e-3, warmup_steps=10, log_every=5)
     raw["stages"][2].update(lr=0.0, min_lr=0.0, steps=2, log_every=1)
     cfg = from_dict(raw)
     train(cfg, 1, progress=False)
@@ -36,12 +36,12 @@ def _records(cfg, stage):
 
 def test_all_losses_finite_and_falling_over_30_steps(trained):
     recs = _records(trained, 1)
-    assert [r["step"] for r in recs] == list(range(10, LEARN_STEPS + 1, 10))
+    assert [r["step"] for r in recs] == list(range(5, LEARN_STEPS + 1, 5))
     for r in recs:
         assert all(math.isfinite(r[k]) for k in ("loss", "mlm", "moc", "mrfr", "itm"))
-    at10, at30 = recs[0], recs[2]
+    first, last = recs[0], recs[5]  # means over steps 1-5 and 26-30
     for k in ("loss", "mlm", "moc", "mrfr", "itm"):
-        assert at30[k] < at10[k], (k, at10[k], at30[k])
+        assert last[k] < first[k], (k, first[k], last[k])
     assert recs[-1]["mlm_acc"] > 0.8  # colour and shape words can only come from the image
 
 
