@@ -96,7 +96,7 @@ def finetune(cfg: Config, init: str, progress: bool = True) -> str:
             opt.step()
             opt.zero_grad(set_to_none=True)
             if rank == 0 and ((step + 1) % 10 == 0 or step + 1 == r.steps):
-                rec = {"step": step + 1, "loss": float(loss), "acc": float((scores.argmax(1) == 0).float().mean()),
+                rec = {"step": step + 1, "loss": float(loss.detach()), "acc": float((scores.detach().argmax(1) == 0).float().mean()),
                        "pairs_per_s": (step + 1) * r.batch_size / (time.time() - t0)}
                 mf.write(json.dumps(rec) + "\n")
                 if progress:

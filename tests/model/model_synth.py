@@ -41,7 +41,8 @@ def regions(colour: str, shape: str, rng) -> dict:
     """One object region (colour + shape one-hots, noisy) among background regions; the object's
     label is its colour-shape class, backgrounds are class 0."""
     ci, si = list(COLOURS).index(colour), SHAPES.index(shape)
-    feats = rng.normal(0, 0.1, (REGIONS, REGION_DIM)).astype(np.float32)
+    # Non-negative with a positive mean, like CNN (ReLU) features.
+    feats = (0.5 + rng.normal(0, 0.1, (REGIONS, REGION_DIM))).astype(np.float32)
     feats[0, ci] += 2.0
     feats[0, 4 + si] += 2.0
     labels = np.zeros(REGIONS, np.int64)
