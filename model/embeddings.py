@@ -90,7 +90,8 @@ class PixelEncoder(nn.Module):
             self.mean = self.std = None
         else:
             from .efficientnet import EfficientNetLite0, FEATURE_DIM
-            self.cnn = EfficientNetLite0()  # weights loaded by init_from_pretrained()
+            self.cnn = EfficientNetLite0()  # ImageNet weights loaded by load_pretrained()
+            del self.cnn._fc                # the classifier is unused here (and DDP wants no unused params)
             self.cnn.out_dim = FEATURE_DIM
         self.out_dim = self.cnn.out_dim
         self.pool = cfg.pixel_pool
@@ -99,8 +100,8 @@ class PixelEncoder(nn.Module):
     def load_pretrained(self):
         from .efficientnet import EfficientNetLite0
         if isinstance(self.cnn, EfficientNetLite0):
-            src = EfficientNetLite0.from_pretrained()
-            self.cnn.load_state_dict(src.state_dict())
+            sd = EfficientNetLite0.from_pretrained().state_dict()
+            self.cnn.load_state_dict({k: v for k, v in sd.items() if not k.startswith("_fc.")})
 
     def train(self, mode: bool = True):
         super().train(mode)

@@ -141,6 +141,13 @@ def load_checkpoint(path: str, model: torch.nn.Module, opts=(), strict: bool = T
 
 # --- the loop ----------------------------------------------------------------------------------
 
+def _has_unused(cfg: Config) -> bool:
+    """Whether some parameters get no gradient in some steps (DDP must then look for them)."""
+    p = cfg.pretrain
+    regions = cfg.model.visual == "regions"
+    return p.text_only_ratio > 0 or not p.itm or (regions and not (p.moc_weight and p.mrfr_weight))
+
+
 def stage_dir(cfg: Config, stage: int) -> str:
     return os.path.join(cfg.out_dir, f"stage{stage}")
 
@@ -180,7 +187,7 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
     if world > 1:
         model = torch.nn.parallel.DistributedDataParallel(
             model, device_ids=[device.index] if device.type == "cuda" else None,
-            find_unused_parameters=cfg.pretrain.text_only_ratio > 0)
+            find_unused_parameters=_has_unused(cfg))
     tok = tokenizer_for(cfg)
     loader = make_loader(cfg, s.shards, s.batch_size, tok, rank, world,
                          seed=cfg.seed + 10007 * stage + start, pin=device.type == "cuda")
@@ -248,5 +255,6 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
         metrics_f.close()
     if world > 1:
         dist.barrier()
-    log.info("stage %d done: %s params, %s", stage, f"{count_params(raw):,}", record)
+    if rank == 0:
+        log.info("stage %d done: %s params, %s", stage, f"{count_params(raw):,}", record)
     return record

@@ -15,7 +15,7 @@ SHAPES = ["circle", "square", "triangle"]
 TEMPLATES = ["a {c} {s}", "a {c} {s} on a grey background", "the {s} is {c}", "picture of a {c} {s}"]
 REGION_DIM = 16
 NUM_CLASSES = 16
-REGIONS = 6
+REGIONS = 4
 
 
 def combo(i: int) -> tuple[str, str]:

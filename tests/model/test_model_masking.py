@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 import torch
 
+import model_synth as synth
 from conftest import tiny_raw
 from model.config import from_dict
 from model.data import IGNORE, PretrainCollator, read_samples, tokenizer_for
@@ -20,7 +21,7 @@ def setup(data_dir, tmp_path_factory):
 def test_bad_samples_are_skipped(setup):
     cfg, tok, samples = setup
     assert len(samples) == 256  # the 2 broken samples were logged and skipped
-    assert all(s["feats"].shape == (6, 16) for s in samples)
+    assert all(s["feats"].shape == (synth.REGIONS, 16) for s in samples)
 
 
 def test_text_masking_rates(setup):
@@ -63,7 +64,7 @@ def test_region_masking_rates_and_conditional_mask(setup):
         idx = torch.nonzero(pos).squeeze(1)
         i = int(idx[0])
         s = samples[i]
-        torch.testing.assert_close(b["mrfr_targets"][i, :6], torch.from_numpy(s["feats"]))
+        torch.testing.assert_close(b["mrfr_targets"][i, :synth.REGIONS], torch.from_numpy(s["feats"]))
     assert abs(n_chosen / n_valid - 0.15) < 0.02
     assert abs(n_zero / n_chosen - 0.9) < 0.04
 
