@@ -113,7 +113,7 @@ class Config:
     out_dir: str = "out/imagebert"
     seed: int = 1234
     precision: str = "bf16"          # autocast dtype on GPU: "bf16" | "fp32"
-    compile: bool = False
+    compile: bool = False            # torch.compile on GPU; batches are then padded to fixed shapes
 
     def stage(self, n: int) -> StageConfig:
         if n not in self.stages:

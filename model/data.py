@@ -193,6 +193,8 @@ class PretrainCollator:
 
     def _text(self, samples, ti, match) -> dict:
         T = max(len(samples[i]["ids"]) for i in ti)
+        if self.cfg.compile:  # static shapes: no recompilation per batch
+            T = self.cfg.data.max_len if "feats" not in samples[0] and "image" not in samples[0] else self.cfg.text_len()
         ids = np.full((len(ti), T), self.tok.pad, dtype=np.int64)
         for r, i in enumerate(ti):
             ids[r, : len(samples[i]["ids"])] = samples[i]["ids"]
@@ -211,7 +213,7 @@ class PretrainCollator:
         if self.cfg.model.visual == "pixels":
             imgs = np.stack([samples[i]["image"] for i in vi])
             return {"images": torch.from_numpy(imgs).float().div_(255.0)}
-        R = max(len(samples[i]["feats"]) for i in vi)
+        R = self.cfg.data.max_regions if self.cfg.compile else max(len(samples[i]["feats"]) for i in vi)
         D = self.cfg.model.region_dim
         N = len(vi)
         feats = np.zeros((N, R, D), np.float32)

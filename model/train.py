@@ -210,16 +210,18 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
             for g in opt.param_groups:
                 g["lr"] = lr_at(step, s, peak)
         for micro in range(s.grad_accum):
-            batch = {k: v.to(device, non_blocking=True) for k, v in next(batches).items()}
+            cpu = next(batches)
+            # Counted on the host copy: no GPU sync in the step.
+            n_pairs += int((cpu["itm_labels"] > 0).sum()) if "itm_labels" in cpu else cpu["input_ids"].shape[0]
+            n_tokens += int(cpu["text_mask"].sum()) + int(cpu["vis_mask"].sum() if "vis_mask" in cpu else 0)
+            batch = {k: v.to(device, non_blocking=True) for k, v in cpu.items()}
             sync = micro == s.grad_accum - 1 or world == 1
             with (contextlib.nullcontext() if sync else model.no_sync()), amp:
                 out = model(batch)
             (out["loss"] / s.grad_accum).backward()
             for k, v in out.items():
-                sums[k] = sums.get(k, 0.0) + float(v.detach())
+                sums[k] = sums.get(k, 0.0) + v.detach().float()  # stays on device until logged
             n_logged += 1
-            n_pairs += int((batch["itm_labels"] > 0).sum()) if "itm_labels" in batch else batch["input_ids"].shape[0]
-            n_tokens += int(batch["text_mask"].sum()) + int(batch["vis_mask"].sum() if "vis_mask" in batch else 0)
         if s.grad_clip:
             torch.nn.utils.clip_grad_norm_(raw.parameters(), s.grad_clip)
         for opt, _ in opts:
@@ -229,12 +231,14 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
         done = step + 1
         if done % s.log_every == 0 or done == s.steps:
             dt = max(time.time() - t0, 1e-9)
-            vals = torch.tensor([sums[k] / n_logged for k in sorted(sums)] + [n_pairs / dt, n_tokens / dt])
+            vals = torch.tensor([float(sums[k]) / n_logged for k in sorted(sums)] + [n_pairs / dt, n_tokens / dt])
+            if world > 1 and device.type == "cuda":
+                vals = vals.to(device)
             if world > 1:
                 dist.all_reduce(vals)
                 vals[:-2] /= world
             names = sorted(sums) + ["samples_per_s", "tokens_per_s"]
-            record = {"stage": stage, "step": done, "lr": lr_at(step, s), **dict(zip(names, vals.tolist()))}
+            record = {"stage": stage, "step": done, "lr": lr_at(step, s), **dict(zip(names, vals.cpu().tolist()))}
             if metrics_f:
                 metrics_f.write(json.dumps(record) + "\n")
                 metrics_f.flush()

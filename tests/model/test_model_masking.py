@@ -95,3 +95,11 @@ def test_masked_losses_only_on_matched_pairs(setup):
     for k in ("mlm", "moc", "mrfr"):
         torch.testing.assert_close(full[k], only[k], rtol=1e-5, atol=1e-6)
     assert "itm" in full and "itm" not in only
+
+
+def test_static_shapes_when_compiling(setup):
+    cfg, tok, samples = setup
+    static = from_dict({**tiny_raw("/tmp", "x"), "compile": True})
+    b = PretrainCollator(static, tok, seed=5)(samples[:4])
+    assert b["input_ids"].shape[1] == static.text_len() and b["feats"].shape[1] == static.data.max_regions
+    assert not b["vis_mask"][:, synth.REGIONS:].any()

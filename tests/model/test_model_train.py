@@ -15,7 +15,7 @@ from model.pretrain import ImageBERT
 from model.retrieval import recall_at_k, score_matrix
 from model.train import build_optimizers, load_checkpoint, lr_at, save_checkpoint, train
 
-LEARN_STEPS = 500
+LEARN_STEPS = 400  # ITM leaves its 1:2 prior after ~200 steps (seeded)
 
 
 @pytest.fixture(scope="module")
@@ -59,16 +59,20 @@ def test_itm_and_recall_well_above_chance(trained, eval_dir):
     r = recall_at_k(S, [tok.decode(s["ids"]) for s in samples])
     print("ITM balanced accuracy", float(balanced_acc), r)
     assert balanced_acc > 0.7
-    assert r["i2t_R@1"] >= 0.25 and r["t2i_R@1"] >= 0.25  # >= 3x chance, zero-shot
+    assert r["i2t_R@1"] >= 0.33 and r["t2i_R@1"] >= 0.33  # >= 4x chance, zero-shot
 
 
-def test_retrieval_finetuning_improves_recall(trained, eval_dir):
+@pytest.mark.parametrize("loss", ["ce", "triplet"])
+def test_retrieval_finetuning(trained, eval_dir, loss):
     from model.retrieval import evaluate, finetune
     from model.config import from_dict, to_dict
     raw = to_dict(trained)
-    raw["retrieval"].update(steps=60, batch_size=16, negatives=3, lr=1e-3, warmup_steps=5, loss="bce")
+    raw["retrieval"].update(steps=20, batch_size=16, negatives=3, lr=2e-4, warmup_steps=5, loss=loss)
+    raw["out_dir"] = os.path.join(raw["out_dir"], loss)
     cfg = from_dict(raw)
-    path = finetune(cfg, os.path.join(cfg.out_dir, "stage1", "final"), progress=False)
+    path = finetune(cfg, os.path.join(trained.out_dir, "stage1", "final"), progress=False)
+    recs = [json.loads(x) for x in open(os.path.join(cfg.out_dir, "retrieval", "metrics.jsonl"))]
+    assert all(math.isfinite(r["loss"]) for r in recs)
     r = evaluate(cfg, path, eval_dir + "/shards")
     print("fine-tuned", r)
     assert r["i2t_R@1"] >= 0.5 and r["t2i_R@1"] >= 0.5 and r["i2t_R@5"] == 1.0
