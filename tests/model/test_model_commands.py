@@ -3,7 +3,6 @@ import argparse
 import json
 import os
 
-import pytest
 
 import model_synth as synth
 from model.commands import main, register

@@ -1,6 +1,5 @@
 """`lait features`: grid regions from EfficientNet-lite0, and a user's ONNX detector."""
 import io
-import json
 import os
 import tarfile
 

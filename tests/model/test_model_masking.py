@@ -1,5 +1,4 @@
 """ImageBERT's masking rates, ITM negatives and the conditional mask."""
-import numpy as np
 import pytest
 import torch
 

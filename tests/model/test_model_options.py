@@ -1,5 +1,4 @@
 """Options from Pixel-BERT and VL-BERT, the global image token, and BERT initialisation."""
-import os
 
 import numpy as np
 import pytest

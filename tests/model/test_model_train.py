@@ -3,7 +3,6 @@ import json
 import math
 import os
 
-import numpy as np
 import pytest
 import torch
 from safetensors.torch import load_file
