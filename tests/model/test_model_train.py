@@ -134,3 +134,14 @@ def test_stage2_without_stage1_fails_clearly(data_dir, tmp_path):
     from model.config import ConfigError
     with pytest.raises(ConfigError, match="run the earlier stage first"):
         train(from_dict(tiny_raw(str(tmp_path), data_dir + "/shards")), 2, progress=False)
+
+
+def test_seeded_runs_are_identical(data_dir, tmp_path):
+    outs = []
+    for name in ("a", "b"):
+        os.makedirs(tmp_path / name)
+        raw = tiny_raw(str(tmp_path / name), data_dir + "/shards")
+        raw["stages"][1].update(steps=3, batch_size=4, log_every=3)
+        train(from_dict(raw), 1, progress=False)
+        outs.append(load_file(str(tmp_path / name / "run" / "stage1" / "final" / "model.safetensors")))
+    assert all(torch.equal(outs[0][k], outs[1][k]) for k in outs[0])
