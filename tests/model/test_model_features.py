@@ -52,7 +52,7 @@ def test_grid_features(raw_dir, tmp_path):
 
 def test_features_feed_the_trainer(raw_dir, tmp_path):
     """Shards from `lait features` load in the trainer's data pipeline."""
-    from conftest import tiny_raw
+    from model_synth import tiny_raw
     from model.config import from_dict
     from model.data import read_samples, tokenizer_for
     out = str(tmp_path / "feat")

@@ -1,9 +1,11 @@
 """ImageBERT's masking rates, ITM negatives and the conditional mask."""
+import tempfile
+
 import pytest
 import torch
 
 import model_synth as synth
-from conftest import tiny_raw
+from model_synth import tiny_raw
 from model.config import from_dict
 from model.data import IGNORE, PretrainCollator, read_samples, tokenizer_for
 from model.pretrain import ImageBERT
@@ -76,7 +78,7 @@ def test_itm_negatives(setup):
     for i in range(16):
         assert torch.equal(b["mrfr_targets"][16 + i], b["mrfr_targets"][i])
         assert not torch.equal(b["mrfr_targets"][32 + i], b["mrfr_targets"][i])
-    no_itm = from_dict({**tiny_raw("/tmp", "x"), "pretrain": {"itm": False}})
+    no_itm = from_dict({**tiny_raw(tempfile.mkdtemp(), "x"), "pretrain": {"itm": False}})
     b2 = PretrainCollator(no_itm, tok, seed=3)(samples[:16])
     assert b2["input_ids"].shape[0] == 16 and "itm_labels" not in b2
 
@@ -98,7 +100,7 @@ def test_masked_losses_only_on_matched_pairs(setup):
 
 def test_static_shapes_when_compiling(setup):
     cfg, tok, samples = setup
-    static = from_dict({**tiny_raw("/tmp", "x"), "compile": True})
+    static = from_dict({**tiny_raw(tempfile.mkdtemp(), "x"), "compile": True})
     b = PretrainCollator(static, tok, seed=5)(samples[:4])
     assert b["input_ids"].shape[1] == static.text_len() and b["feats"].shape[1] == static.data.max_regions
     assert not b["vis_mask"][:, synth.REGIONS:].any()

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import tiny_raw
+from model_synth import tiny_raw
 from model.config import from_dict
 from model.data import make_loader, tokenizer_for
 from model.pretrain import ImageBERT

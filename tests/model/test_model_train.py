@@ -7,7 +7,7 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from conftest import tiny_raw
+from model_synth import tiny_raw
 from model.config import from_dict
 from model.data import make_loader, read_samples, tokenizer_for
 from model.pretrain import ImageBERT
