@@ -83,3 +83,29 @@ def test_init_size_mismatch_fails_fast():
     cfg = from_dict({"model": dict(hidden=64, layers=2, heads=2, intermediate=128, init_from="minilm")})
     with pytest.raises(ConfigError, match="model.hidden=64 but checkpoint has 384"):
         ImageBERT(cfg).init_pretrained()
+
+
+@pytest.mark.parametrize("global_token", [False, True])
+def test_bf16_autocast_forward_backward(data_dir, tmp_path, global_token):
+    """The GPU path's mixed precision, exercised with CPU autocast."""
+    raw = tiny_raw(str(tmp_path), data_dir + "/shards")
+    raw["model"]["global_image_token"] = global_token
+    cfg = from_dict(raw)
+    model = ImageBERT(cfg)
+    b = next(iter(make_loader(cfg, data_dir + "/shards", 4, tokenizer_for(cfg))))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out = model(b)
+        score = model.score(b)
+    out["loss"].backward()
+    assert all(torch.isfinite(out[k]) and out[k].dtype == torch.float32 for k in ("mlm", "moc", "mrfr", "itm"))
+    assert score.shape == (b["input_ids"].shape[0],)
+    assert all(p.grad is None or torch.isfinite(p.grad).all() for p in model.parameters())
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_train_steps_on_gpu(data_dir, tmp_path):
+    raw = tiny_raw(str(tmp_path), data_dir + "/shards")
+    raw["precision"] = "bf16"
+    raw["stages"][1].update(steps=3, batch_size=4, log_every=1)
+    rec = train(from_dict(raw), 1, progress=False)
+    assert np.isfinite(rec["loss"])
