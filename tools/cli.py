@@ -61,6 +61,7 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--config", default="configs/demo.yaml")
     d.add_argument("--engine", default="beam", choices=["beam", "spark", "local"])
     d.add_argument("--port", type=int, default=8642)
+    d.add_argument("--no-train", action="store_true", help="skip the trainer part of the demo")
     d.set_defaults(func=_cmd_demo)
 
     try:  # the trainer's commands (features, train, eval) live with the model
