@@ -8,6 +8,6 @@ setup(
     python_requires=">=3.10",
     packages=find_packages(include=["pipeline*", "filters*", "scoring*", "model*", "tools*"]),
     include_package_data=True,
-    package_data={"": ["*.txt", "*.json", "*.onnx", "*.md", "*.jpg", "*.png", "*.yaml"]},
+    package_data={"": ["*.txt", "*.json", "*.onnx", "*.md", "*.jpg", "*.png", "*.yaml", "*.npz"]},
     entry_points={"console_scripts": ["lait = tools.cli:main"]},
 )

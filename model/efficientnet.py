@@ -57,7 +57,8 @@ def default_weights_path() -> str:
 
 @lru_cache(maxsize=1)
 def imagenet_classes() -> list[str]:
-    """The 1000 ImageNet-1k class names, index-aligned with the classifier output."""
+    """The 1000 ImageNet-1k class names, index-aligned with the classifier output
+    (imagenet_classes.txt: the readable names of the MIT-licensed `imagenet-classes` package)."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "imagenet_classes.txt")
     with open(path, encoding="utf-8") as f:
         names = [line.rstrip("\n") for line in f]

@@ -19,6 +19,7 @@ from filters.naturalness import NaturalnessConfig
 from filters.nsfw import NsfwConfig
 from filters.text import TextCleanerConfig
 from pipeline.errors import ConfigError
+from scoring.model import ScorerConfig
 
 __all__ = ["Config", "ConfigError", "load", "from_dict"]
 
@@ -188,6 +189,7 @@ class Config:
     naturalness: NaturalnessConfig = field(default_factory=NaturalnessConfig)
     nsfw: NsfwConfig = field(default_factory=NsfwConfig)
     labels: LabelsConfig = field(default_factory=LabelsConfig)
+    score: ScorerConfig = field(default_factory=ScorerConfig)
     aggregate: AggregateConfig = field(default_factory=AggregateConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
     run: RunConfig = field(default_factory=RunConfig)

@@ -65,8 +65,10 @@ def image_steps(cfg) -> list[Step]:
     from filters.nsfw import NsfwFilter
     from pipeline.fetch import ImageFetcher
     from scoring.aggregate import ImagePairs
+    from scoring.model import Scorer
 
     f = cfg.fetch
+    scoring = [Step("map", Scorer(cfg.score))] if cfg.score.enabled else []
     return [
         Step("group", ImageFetcher.from_config(f)),
         Step("map", ImageSize(cfg.image.min_width, cfg.image.min_height, cfg.image.max_pixels)),
@@ -76,6 +78,7 @@ def image_steps(cfg) -> list[Step]:
         Step("map", ImageLabeler(cfg.labels, backbone=cfg.naturalness.backbone,
                                  threads=cfg.naturalness.threads)),
         Step("map", ImagePairs()),
+        *scoring,  # LAIT step 4: each pair scored once, here, so a resumed run keeps scores
     ]
 
 

@@ -12,8 +12,6 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-BULKY_META = ("embedding",)
-
 # Where a candidate text came from; order = preference when two texts tie.
 TEXT_SOURCES = ("alt", "caption", "title", "surrounding")
 
@@ -116,8 +114,9 @@ class Pair:
             "natural": self.natural,
             "score": self.score,
             "text_meta": c.meta,
-            # the 1280-d image embedding is for scoring, not for the shards' metadata
-            "image_meta": {k: v for k, v in self.image_meta.items() if k not in BULKY_META},
+            # includes the EfficientNet-lite0 embedding (base64 float16): the scorer's
+            # self-supervision and users' dedup / retrieval read it from the shards
+            "image_meta": self.image_meta,
         }
 
 

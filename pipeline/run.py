@@ -111,6 +111,10 @@ def run_job(job: Job, work: str, engine_run: Callable[[Plan], RunSummary]) -> Jo
         if os.path.isdir(path) and name not in live:
             shutil.rmtree(path, ignore_errors=True)
     size = job.wave_size or max(1, len(pending))
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(job.units), initial=result.units_skipped, desc=f"build: {job.name}",
+               unit="unit", disable=not pending)  # a bar per job, advanced per finished wave
     for i in range(0, len(pending), size):
         units = pending[i:i + size]
         wave = _wave_id(units)
@@ -126,6 +130,8 @@ def run_job(job: Job, work: str, engine_run: Callable[[Plan], RunSummary]) -> Jo
         os.replace(tmp, os.path.join(job_dir, f"{wave}.done"))
         done.append(marker)
         result.waves_run += 1
+        bar.update(len(units))
+    bar.close()
     names = job.make_plan([], os.path.join(job_dir, "_")).step_names if not done else \
         [s.name for s in done[0]["steps"]]
     result.steps = merge_all(names, [s for w in done for s in w["steps"]])

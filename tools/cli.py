@@ -24,6 +24,12 @@ def _cmd_stats(args) -> int:
     return 0
 
 
+def _cmd_report(args) -> int:
+    from tools.report import main as report_main
+
+    return report_main(args)
+
+
 def _cmd_demo(args) -> int:
     from tools.demo import main as demo_main
 
@@ -45,12 +51,17 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("dir", help="the output directory (or its stats.json)")
     s.set_defaults(func=_cmd_stats)
 
+    r = sub.add_parser("report", help="write DIR/report.html: funnel, drop reasons, histograms, samples")
+    r.add_argument("dir", help="the output directory of a build")
+    r.set_defaults(func=_cmd_report)
+
     d = sub.add_parser("demo", help="generate the sample web, serve it, build it with Beam")
     d.add_argument("--out", default="out/demo")
     d.add_argument("--web", default="out/sample-web")
     d.add_argument("--config", default="configs/demo.yaml")
     d.add_argument("--engine", default="beam", choices=["beam", "spark", "local"])
     d.add_argument("--port", type=int, default=8642)
+    d.add_argument("--no-train", action="store_true", help="skip the trainer part of the demo")
     d.set_defaults(func=_cmd_demo)
 
     try:  # the trainer's commands (features, train, eval) live with the model

@@ -38,3 +38,27 @@ def test_over_shared_text_dropped_and_nothing_else():
     two = [pair(c * 64, "Our team") for c in "ab"] + [pair("a" * 64, "our team!")]
     assert len(kept(stage.events("our team", two))) == 3  # 2 distinct images: kept
     assert normalise_text("Our  TEAM!") == normalise_text("our team")
+
+
+def test_scored_pairs_of_many_images_one_winner_each_and_only_over_shared_texts_dropped():
+    from collections import Counter
+
+    pairs = [pair(c * 64, f"text {c} {i}", score=i / 10) for c in "abcd" for i in range(3)]
+    pairs += [pair(c * 64, "Our team", score=0.99) for c in "abc"]  # shared by 3 > K=2 images
+    share = SharedText(max_images_per_text=2)
+    groups = {}
+    for p in pairs:
+        groups.setdefault(share.key(p), []).append(p)
+    survivors, reasons = [], Counter()
+    for k, g in sorted(groups.items()):
+        for e in share.events(k, g):
+            if isinstance(e, Keep):
+                survivors += e.outputs
+            else:
+                reasons[e.reason] += 1
+    assert reasons == {"text_share_too_many_images": 3}
+    by_image = {}
+    for p in survivors:
+        by_image.setdefault(p.sha256, []).append(p)
+    winners = [o for k, g in sorted(by_image.items()) for o in kept(BestText().events(k, g))]
+    assert sorted(p.candidate.text for p in winners) == [f"text {c} 2" for c in "abcd"]

@@ -1,0 +1,305 @@
+"""Data: webdataset shards -> tokenise -> mask -> padded batches.
+
+Streaming, with the usual large-scale knobs: shard order shuffled per epoch, a sample shuffle
+buffer, shards split across ranks and DataLoader workers (samples are split instead when there
+are fewer shards than readers), and a handler that logs a bad sample and goes on.
+Masking and ITM negatives are made here, in the workers, so the GPU only runs the model.
+"""
+from __future__ import annotations
+
+import glob
+import io
+import logging
+import os
+import random
+
+import numpy as np
+import torch
+import webdataset as wds
+from torch.utils.data import DataLoader, IterableDataset, get_worker_info
+
+from .config import Config, ConfigError
+
+log = logging.getLogger(__name__)
+IGNORE = -100
+
+
+# --- shards and tokens -----------------------------------------------------------------------
+
+def list_shards(spec: str) -> list[str]:
+    """A folder (its *.tar, or shards/*.tar), a glob, or a brace pattern -> sorted shard paths."""
+    if not spec:
+        raise ConfigError("no shards given")
+    out: list[str] = []
+    for part in spec.split(","):
+        part = part.strip()
+        if os.path.isdir(part):
+            found = sorted(glob.glob(os.path.join(part, "*.tar"))) or \
+                sorted(glob.glob(os.path.join(part, "shards", "*.tar")))
+        else:
+            import braceexpand
+            found = sorted(f for p in braceexpand.braceexpand(part) for f in glob.glob(p))
+        out += found
+    if not out:
+        raise ConfigError(f"no .tar shards found for {spec!r}")
+    return out
+
+
+class Tokenizer:
+    """BERT WordPiece through the `tokenizers` library; [CLS] text [SEP], truncated."""
+
+    def __init__(self, vocab: str, lowercase: bool = True):
+        from tokenizers import BertWordPieceTokenizer
+        if not os.path.exists(vocab):
+            raise ConfigError(f"vocab file not found: {vocab}")
+        self.tok = BertWordPieceTokenizer(vocab, lowercase=lowercase)
+        self.vocab_size = self.tok.get_vocab_size()
+        ids = {t: self.tok.token_to_id(t) for t in ("[PAD]", "[CLS]", "[SEP]", "[MASK]")}
+        if any(v is None for v in ids.values()):
+            raise ConfigError(f"{vocab} lacks BERT special tokens: {ids}")
+        self.pad, self.cls, self.sep, self.mask = (ids[t] for t in ("[PAD]", "[CLS]", "[SEP]", "[MASK]"))
+        # Random replacements come from ordinary word pieces, not [unusedN] / specials.
+        self.first_word = 1000 if self.vocab_size > 5000 else 5
+
+    def encode(self, text: str, max_len: int) -> list[int]:
+        ids = self.tok.encode(text, add_special_tokens=False).ids[: max_len - 2]
+        return [self.cls] + ids + [self.sep]
+
+    def decode(self, ids) -> str:
+        return self.tok.decode([int(i) for i in ids])
+
+
+def tokenizer_for(cfg: Config) -> Tokenizer:
+    vocab = cfg.data.vocab
+    if vocab is None:
+        from .encoder import minilm_dir, resolve_bert_dir
+        d = resolve_bert_dir(cfg.model.init_from) if cfg.model.init_from else minilm_dir()
+        vocab = os.path.join(d, "vocab.txt")
+    tok = Tokenizer(vocab, cfg.data.lowercase)
+    if tok.vocab_size != cfg.model.vocab_size:
+        raise ConfigError(f"vocab {vocab} has {tok.vocab_size} tokens but model.vocab_size={cfg.model.vocab_size}")
+    return tok
+
+
+# --- one sample --------------------------------------------------------------------------
+
+class BadSamples:
+    """Logs each bad sample (capped) and counts them; never raises."""
+
+    def __init__(self, cap: int = 20):
+        self.count, self.cap, self.seen = 0, cap, set()
+
+    def __call__(self, exn, key: str = "?") -> bool:
+        self.count += 1
+        # Once per key (streams loop over epochs) and at most `cap` distinct lines.
+        if key not in self.seen and len(self.seen) < self.cap:
+            self.seen.add(key)
+            log.warning("skipping bad sample %s: %r", key, exn)
+        return True
+
+
+def decode_sample(s: dict, cfg: Config, tok: Tokenizer, text_only: bool = False) -> dict:
+    """webdataset sample -> {key, ids, feats, boxes, labels} or {key, ids, image}."""
+    caption = s["txt"].decode("utf-8").strip()
+    if not caption:
+        raise ValueError("empty caption")
+    max_text = cfg.data.max_len if text_only else cfg.text_len()
+    out = {"key": s["__key__"], "ids": tok.encode(caption, max_text)}
+    if text_only:
+        return out
+    if cfg.model.visual == "pixels":
+        from PIL import Image
+        size = cfg.model.image_size
+        im = Image.open(io.BytesIO(s["jpg"])).convert("RGB").resize((size, size), Image.BILINEAR)
+        out["image"] = np.asarray(im, dtype=np.uint8).transpose(2, 0, 1).copy()
+        return out
+    if "regions.npz" not in s:
+        raise ValueError("no regions.npz (run `lait features` on the shards first)")
+    z = np.load(io.BytesIO(s["regions.npz"]))
+    feats, boxes, labels = z["features"], z["boxes"], z["labels"]
+    scores = z["scores"] if "scores" in z else np.ones(len(feats), np.float32)
+    if feats.ndim != 2 or feats.shape[1] != cfg.model.region_dim or len(boxes) != len(feats):
+        raise ValueError(f"regions.npz features {feats.shape} / boxes {boxes.shape}: "
+                         f"expected [R, {cfg.model.region_dim}] and [R, 5]")
+    if len(feats) == 0:
+        raise ValueError("no regions")
+    if len(feats) > cfg.data.max_regions:  # keep the most confident regions
+        keep = np.sort(np.argsort(-scores, kind="stable")[: cfg.data.max_regions])
+        feats, boxes, labels = feats[keep], boxes[keep], labels[keep]
+    out.update(feats=feats.astype(np.float32), boxes=boxes.astype(np.float32),
+               labels=labels.astype(np.int64))
+    return out
+
+
+def read_samples(spec: str, cfg: Config, tok: Tokenizer, limit: int | None = None) -> list[dict]:
+    """All (or the first `limit`) good samples of some shards, in shard order (evaluation)."""
+    bad = BadSamples()
+    out = []
+    for s in wds.WebDataset(list_shards(spec), shardshuffle=False, nodesplitter=None,
+                            workersplitter=None, handler=bad, empty_check=False):
+        try:
+            out.append(decode_sample(s, cfg, tok))
+        except Exception as e:  # noqa: BLE001 - a bad sample must never stop a run
+            bad(e, s.get("__key__", "?"))
+        if limit and len(out) >= limit:
+            break
+    return out
+
+
+# --- masking and batching ------------------------------------------------------------------
+
+class PretrainCollator:
+    """Samples -> one padded batch with ITM negatives and ImageBERT's masking.
+
+    Row layout: B positives, then (neg_text) B rows of image i with a caption of another
+    sample, then (neg_image) B rows of caption i with another sample's image. Text: 15% of
+    tokens chosen, 80% [MASK] / 10% random / 10% kept. Regions: 15% chosen, 90% zeroed / 10%
+    kept. Every row is masked alike (so ITM cannot spot positives by their masks), but the
+    masked-token labels of negative rows are set to ignore: the conditional mask.
+    """
+
+    masking = True
+
+    def __init__(self, cfg: Config, tok: Tokenizer, seed: int = 0):
+        self.cfg, self.tok = cfg, tok
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, samples: list[dict], text_only: bool = False) -> dict:
+        p = self.cfg.pretrain
+        B = len(samples)
+        rows = [(i, i, 1) for i in range(B)]  # (text index, image index, matched)
+        if not text_only and p.itm and B > 1:
+            if p.neg_text:
+                rows += [(self._other(samples, i), i, 0) for i in range(B)]
+            if p.neg_image:
+                rows += [(i, self._other(samples, i), 0) for i in range(B)]
+        ti = np.array([r[0] for r in rows])
+        vi = np.array([r[1] for r in rows])
+        match = np.array([r[2] for r in rows], dtype=bool)
+        batch = self._text(samples, ti, match)
+        if text_only:
+            return batch
+        batch.update(self._visual(samples, vi, match))
+        if p.itm and B > 1:
+            batch["itm_labels"] = torch.from_numpy(match.astype(np.float32))
+        return batch
+
+    def _other(self, samples, i) -> int:
+        # A negative must really be one: skip samples whose caption is the same text.
+        cands = [j for j in range(len(samples)) if j != i and samples[j]["ids"] != samples[i]["ids"]]
+        if not cands:
+            cands = [j for j in range(len(samples)) if j != i]
+        return int(self.rng.choice(cands))
+
+    def _text(self, samples, ti, match) -> dict:
+        T = max(len(samples[i]["ids"]) for i in ti)
+        if self.cfg.compile:  # static shapes: no recompilation per batch
+            T = self.cfg.data.max_len if "feats" not in samples[0] and "image" not in samples[0] else self.cfg.text_len()
+        ids = np.full((len(ti), T), self.tok.pad, dtype=np.int64)
+        for r, i in enumerate(ti):
+            ids[r, : len(samples[i]["ids"])] = samples[i]["ids"]
+        real = (ids != self.tok.pad) & (ids != self.tok.cls) & (ids != self.tok.sep)
+        chosen = real & (self.rng.random(ids.shape) < self.cfg.pretrain.mlm_prob) & self.masking
+        labels = np.where(chosen & match[:, None], ids, IGNORE)
+        u = self.rng.random(ids.shape)
+        masked = ids.copy()
+        masked[chosen & (u < 0.8)] = self.tok.mask
+        rnd = chosen & (u >= 0.8) & (u < 0.9)
+        masked[rnd] = self.rng.integers(self.tok.first_word, self.tok.vocab_size, rnd.sum())
+        return {"input_ids": torch.from_numpy(masked), "text_mask": torch.from_numpy(ids != self.tok.pad),
+                "mlm_labels": torch.from_numpy(labels)}
+
+    def _visual(self, samples, vi, match) -> dict:
+        if self.cfg.model.visual == "pixels":
+            imgs = np.stack([samples[i]["image"] for i in vi])
+            return {"images": torch.from_numpy(imgs).float().div_(255.0)}
+        R = self.cfg.data.max_regions if self.cfg.compile else max(len(samples[i]["feats"]) for i in vi)
+        D = self.cfg.model.region_dim
+        N = len(vi)
+        feats = np.zeros((N, R, D), np.float32)
+        boxes = np.zeros((N, R, 5), np.float32)
+        labels = np.full((N, R), IGNORE, np.int64)
+        valid = np.zeros((N, R), bool)
+        for r, i in enumerate(vi):
+            n = len(samples[i]["feats"])
+            feats[r, :n], boxes[r, :n], labels[r, :n] = samples[i]["feats"], samples[i]["boxes"], samples[i]["labels"]
+            valid[r, :n] = True
+        chosen = valid & (self.rng.random((N, R)) < self.cfg.pretrain.moc_prob) & self.masking
+        targets = feats.copy()
+        zero = chosen & (self.rng.random((N, R)) < 0.9)
+        feats[zero] = 0.0
+        cond = chosen & match[:, None]
+        return {"feats": torch.from_numpy(feats), "boxes": torch.from_numpy(boxes),
+                "vis_mask": torch.from_numpy(valid), "mrfr_mask": torch.from_numpy(cond),
+                "moc_labels": torch.from_numpy(np.where(cond, labels, IGNORE)),
+                "mrfr_targets": torch.from_numpy(targets)}
+
+
+# --- the stream --------------------------------------------------------------------------
+
+class PretrainStream(IterableDataset):
+    """An endless stream of collated batches for one rank; each DataLoader worker reads its own
+    share of the shards (or of the samples, when shards are fewer than readers)."""
+
+    def __init__(self, cfg: Config, shards: str, batch_size: int, tok: Tokenizer,
+                 rank: int = 0, world: int = 1, seed: int = 0, text_only_shards: str | None = None,
+                 collator=PretrainCollator):
+        super().__init__()
+        self.collator = collator
+        self.cfg, self.tok, self.B = cfg, tok, batch_size
+        self.shards = list_shards(shards)
+        self.text_shards = list_shards(text_only_shards) if text_only_shards else self.shards
+        self.rank, self.world, self.seed = rank, world, seed
+
+    def _samples(self, shards: list[str], reader: int, readers: int, rng: random.Random,
+                 text_only: bool, bad: BadSamples):
+        epoch = 0
+        while True:
+            order = list(shards)
+            random.Random(self.seed * 7919 + epoch).shuffle(order)  # same order on every reader
+            split_shards = len(order) >= readers
+            mine = order[reader::readers] if split_shards else order
+            buf: list[dict] = []
+            n = 0
+            ds = wds.WebDataset(mine, shardshuffle=False, nodesplitter=None, workersplitter=None,
+                                handler=bad, empty_check=False)
+            for s in ds:
+                n += 1
+                if not split_shards and (n - 1) % readers != reader:
+                    continue
+                try:
+                    buf.append(decode_sample(s, self.cfg, self.tok, text_only))
+                except Exception as e:  # noqa: BLE001 - log, skip, go on
+                    bad(e, s.get("__key__", "?"))
+                    continue
+                if len(buf) >= self.cfg.data.shuffle_buffer:
+                    yield buf.pop(rng.randrange(len(buf)))
+            rng.shuffle(buf)
+            yield from buf
+            epoch += 1
+
+    def __iter__(self):
+        wi = get_worker_info()
+        wid, nw = (wi.id, wi.num_workers) if wi else (0, 1)
+        reader, readers = self.rank * nw + wid, self.world * nw
+        seed = self.seed * 1000003 + reader
+        rng = random.Random(seed)
+        bad = BadSamples()
+        collate = self.collator(self.cfg, self.tok, seed)
+        pairs = self._samples(self.shards, reader, readers, rng, False, bad)
+        ratio = self.cfg.pretrain.text_only_ratio if self.collator is PretrainCollator else 0.0
+        texts = self._samples(self.text_shards, reader, readers, random.Random(seed + 1), True, bad) if ratio else None
+        while True:
+            if texts is not None and rng.random() < ratio:
+                yield collate([next(texts) for _ in range(self.B)], text_only=True)
+            else:
+                yield collate([next(pairs) for _ in range(self.B)])
+
+
+def make_loader(cfg: Config, shards: str, batch_size: int, tok: Tokenizer, rank: int = 0,
+                world: int = 1, seed: int = 0, pin: bool = False, collator=PretrainCollator) -> DataLoader:
+    text_only = cfg.pretrain.text_only_shards if collator is PretrainCollator else None
+    ds = PretrainStream(cfg, shards, batch_size, tok, rank, world, seed, text_only, collator)
+    nw = cfg.data.num_workers
+    return DataLoader(ds, batch_size=None, num_workers=nw, pin_memory=pin,
+                      persistent_workers=nw > 0, prefetch_factor=4 if nw > 0 else None)

@@ -1,0 +1,158 @@
+"""Image-text retrieval: fine-tuning with ImageBERT's three losses and R@1/5/10 evaluation.
+
+The model is a cross-encoder: the score of a pair is the ITM logit on [CLS]. Evaluation scores
+every image against every caption of the test set (N^2 pairs, as ImageBERT does on the 1k
+sets). A caption counts as correct for an image when its text equals the image's own caption,
+so duplicate captions in web data do not count as misses.
+
+Losses (cfg.retrieval.loss), each over groups of 1 positive + P-1 sampled negatives (half
+with another caption for the image, half with another image for the caption):
+  bce     : binary cross-entropy on every pair (the paper's best),
+  ce      : softmax cross-entropy, the positive among the P,
+  triplet : max(0, margin - s(pos) + s(hardest negative)) on sigmoid scores.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from .config import Config, StageConfig
+from .data import PretrainCollator, make_loader, read_samples, tokenizer_for
+from .pretrain import ImageBERT
+from .train import load_checkpoint, lr_at, save_checkpoint, setup_dist
+
+log = logging.getLogger(__name__)
+
+
+class RetrievalCollator(PretrainCollator):
+    """Groups of [positive, negative x P-1] per sample, no masking."""
+
+    masking = False
+
+    def __call__(self, samples: list[dict], text_only: bool = False) -> dict:
+        B, P = len(samples), 1 + self.cfg.retrieval.negatives
+        rows = []
+        for i in range(B):
+            rows.append((i, i, 1))
+            for k in range(P - 1):
+                j = self._other(samples, i)
+                rows.append((j, i, 0) if k % 2 == 0 else (i, j, 0))
+        ti, vi = np.array([r[0] for r in rows]), np.array([r[1] for r in rows])
+        match = np.array([r[2] for r in rows], dtype=bool)
+        batch = self._text(samples, ti, match)
+        batch.update(self._visual(samples, vi, match))
+        batch["itm_labels"] = torch.from_numpy(match.astype(np.float32))
+        return batch
+
+
+def retrieval_loss(scores: torch.Tensor, kind: str, margin: float = 0.2) -> torch.Tensor:
+    """scores [B, P] logits, column 0 the positive."""
+    if kind == "bce":
+        y = torch.zeros_like(scores)
+        y[:, 0] = 1.0
+        return F.binary_cross_entropy_with_logits(scores, y)
+    if kind == "ce":
+        return F.cross_entropy(scores, torch.zeros(len(scores), dtype=torch.long, device=scores.device))
+    s = torch.sigmoid(scores)
+    return F.relu(margin - s[:, 0] + s[:, 1:].max(1).values).mean()
+
+
+def finetune(cfg: Config, init: str, progress: bool = True) -> str:
+    """Fine-tune from a pre-training checkpoint folder; returns the fine-tuned checkpoint path."""
+    r = cfg.retrieval
+    rank, world, device = setup_dist()
+    torch.manual_seed(cfg.seed)
+    model = ImageBERT(cfg).to(device)
+    load_checkpoint(init, model)
+    sched = StageConfig(steps=r.steps, lr=r.lr, min_lr=0.0, warmup_steps=r.warmup_steps, decay="linear")
+    opt = torch.optim.AdamW(model.parameters(), lr=r.lr, weight_decay=0.01)
+    tok = tokenizer_for(cfg)
+    batches = iter(make_loader(cfg, r.shards, r.batch_size, tok, rank, world, seed=cfg.seed + 99,
+                               collator=RetrievalCollator))
+    amp = (torch.autocast("cuda", dtype=torch.bfloat16)
+           if device.type == "cuda" and cfg.precision == "bf16" else contextlib.nullcontext())
+    out_dir = os.path.join(cfg.out_dir, "retrieval")
+    os.makedirs(out_dir, exist_ok=True)
+    P = 1 + r.negatives
+    model.train()
+    t0 = time.time()
+    with open(os.path.join(out_dir, "metrics.jsonl"), "a") as mf:
+        for step in range(r.steps):
+            for g in opt.param_groups:
+                g["lr"] = lr_at(step, sched)
+            batch = {k: v.to(device) for k, v in next(batches).items()}
+            with amp:
+                scores = model.score(batch).float().view(-1, P)
+            loss = retrieval_loss(scores, r.loss, r.margin)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            if rank == 0 and ((step + 1) % 10 == 0 or step + 1 == r.steps):
+                rec = {"step": step + 1, "loss": float(loss.detach()), "acc": float((scores.detach().argmax(1) == 0).float().mean()),
+                       "pairs_per_s": (step + 1) * r.batch_size / (time.time() - t0)}
+                mf.write(json.dumps(rec) + "\n")
+                if progress:
+                    log.info("finetune %s", rec)
+    path = os.path.join(out_dir, "final")
+    if rank == 0:
+        save_checkpoint(path, model, (), {"step": r.steps, "loss_kind": r.loss, "init": init})
+    return path
+
+
+@torch.no_grad()
+def score_matrix(model: ImageBERT, samples: list[dict], cfg: Config, tok, device, rows: int = 256) -> torch.Tensor:
+    """S[i, j] = score of image i with caption j, for all pairs."""
+    model.eval()
+    col = RetrievalCollator(cfg, tok, 0)
+    n = len(samples)
+    pairs = np.array([(i, j) for i in range(n) for j in range(n)])
+    out = torch.empty(n * n)
+    amp = (torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext())
+    for s in range(0, len(pairs), rows):
+        p = pairs[s:s + rows]
+        match = np.ones(len(p), dtype=bool)
+        batch = col._text(samples, p[:, 1], match)
+        batch.update(col._visual(samples, p[:, 0], match))
+        batch = {k: v.to(device) for k, v in batch.items()}
+        with amp:
+            out[s:s + len(p)] = model.score(batch).float().cpu()
+    return out.view(n, n)
+
+
+def recall_at_k(S: torch.Tensor, captions: list[str], ks=(1, 5, 10)) -> dict:
+    """R@K both ways from a score matrix; correct = same caption text as the image's own."""
+    n = len(captions)
+    same = torch.tensor([[captions[i] == captions[j] for j in range(n)] for i in range(n)])
+    out = {}
+    i2t = S.argsort(1, descending=True)      # per image, captions best first
+    t2i = S.argsort(0, descending=True).T    # per caption, images best first
+    for k in ks:
+        kk = min(k, n)
+        out[f"i2t_R@{k}"] = float(same.gather(1, i2t[:, :kk]).any(1).float().mean())
+        out[f"t2i_R@{k}"] = float(same.gather(1, t2i[:, :kk]).any(1).float().mean())
+    return out
+
+
+def evaluate(cfg: Config, checkpoint: str, shards: str | None = None, n: int | None = None,
+             device: str | None = None) -> dict:
+    """Load a checkpoint (pre-trained = zero-shot, or fine-tuned) and report R@1/5/10."""
+    dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    model = ImageBERT(cfg).to(dev)
+    load_checkpoint(checkpoint, model)
+    tok = tokenizer_for(cfg)
+    samples = read_samples(shards or cfg.retrieval.eval_shards, cfg, tok, n or cfg.retrieval.eval_size)
+    if len(samples) < 2:
+        raise ValueError(f"need at least 2 evaluation samples, got {len(samples)}")
+    t0 = time.time()
+    S = score_matrix(model, samples, cfg, tok, dev)
+    res = recall_at_k(S, [tok.decode(s["ids"]) for s in samples])
+    res.update(n=len(samples), checkpoint=checkpoint, seconds=round(time.time() - t0, 2))
+    return res

@@ -1,0 +1,264 @@
+"""Multi-stage pre-training loop: `lait train --config C --stage N`.
+
+Straight-line, nanoGPT-style: build the model, pick the starting weights (BERT for stage 1,
+the previous stage's final checkpoint for stage 2, or this stage's own last checkpoint when
+resuming), then step. bf16 autocast on GPU, DDP under torchrun, gradient accumulation,
+warmup + decay, checkpoints as safetensors + JSON, metrics as JSON lines.
+
+Layout under cfg.out_dir:  stage1/last/  stage1/final/  stage1/metrics.jsonl  stage2/...
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import math
+import os
+import shutil
+import time
+
+import torch
+import torch.distributed as dist
+from safetensors.torch import load_file, save_file
+
+from .config import Config, ConfigError, StageConfig, to_dict
+from .data import make_loader, tokenizer_for
+from .pretrain import ImageBERT, count_params
+
+log = logging.getLogger(__name__)
+
+
+def lr_at(step: int, s: StageConfig, base_lr: float | None = None) -> float:
+    """Linear warmup to the peak, then linear / cosine decay to min_lr (or constant)."""
+    peak = s.lr if base_lr is None else base_lr
+    floor = s.min_lr * peak / s.lr if s.lr else 0.0
+    if step < s.warmup_steps:
+        return peak * (step + 1) / s.warmup_steps
+    if s.decay == "constant":
+        return peak
+    t = min(1.0, (step - s.warmup_steps) / max(1, s.steps - s.warmup_steps))
+    k = 1.0 - t if s.decay == "linear" else 0.5 * (1.0 + math.cos(math.pi * t))
+    return floor + (peak - floor) * k
+
+
+# --- distributed -------------------------------------------------------------------------------
+
+def setup_dist() -> tuple[int, int, torch.device]:
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if world > 1 and not dist.is_initialized():
+        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+    rank = dist.get_rank() if dist.is_initialized() else 0
+    if torch.cuda.is_available():
+        local = int(os.environ.get("LOCAL_RANK", "0"))
+        torch.cuda.set_device(local)
+        return rank, world, torch.device("cuda", local)
+    return rank, world, torch.device("cpu")
+
+
+# --- optimisers and checkpoints ----------------------------------------------------------------
+
+def build_optimizers(model: ImageBERT, s: StageConfig) -> list[tuple[torch.optim.Optimizer, float]]:
+    """AdamW for the Transformer (no decay on biases / LayerNorm); Pixel-BERT's CNN gets its own
+    SGD (lr 1e-2, wd 5e-4 in the paper). Returns (optimiser, peak lr) pairs."""
+    cnn = {id(p) for p in model.pixels.parameters()} if model.pixels is not None else set()
+    decay, no_decay, cnn_params = [], [], []
+    for name, p in model.named_parameters():
+        if not p.requires_grad:
+            continue
+        if id(p) in cnn:
+            cnn_params.append(p)
+        elif p.dim() < 2 or ".ln" in name or name.endswith(".bias"):
+            no_decay.append(p)
+        else:
+            decay.append(p)
+    fused = torch.cuda.is_available() and next(model.parameters()).is_cuda
+    opts = [(torch.optim.AdamW([{"params": decay, "weight_decay": s.weight_decay},
+                                {"params": no_decay, "weight_decay": 0.0}],
+                               lr=s.lr, betas=tuple(s.betas), fused=fused), s.lr)]
+    if cnn_params:
+        opts.append((torch.optim.SGD(cnn_params, lr=s.cnn_lr, momentum=0.9,
+                                     weight_decay=s.cnn_weight_decay), s.cnn_lr))
+    return opts
+
+
+def save_checkpoint(path: str, model: torch.nn.Module, opts=(), state: dict | None = None) -> None:
+    """model.safetensors + optim.safetensors + state.json, written to a temp folder and renamed,
+    so a killed run never leaves a half checkpoint that looks whole."""
+    tmp = path + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    sd = {k: v.detach().contiguous().cpu() for k, v in model.state_dict().items()}
+    save_file(sd, os.path.join(tmp, "model.safetensors"))
+    tensors, meta = {}, []
+    for oi, (opt, _) in enumerate(opts):
+        osd = opt.state_dict()
+        st = {}
+        for pi, entry in osd["state"].items():
+            st[str(pi)] = {}
+            for k, v in entry.items():
+                if torch.is_tensor(v):
+                    tensors[f"{oi}.{pi}.{k}"] = v.detach().contiguous().cpu()
+                else:
+                    st[str(pi)][k] = v
+        meta.append({"param_groups": osd["param_groups"], "scalars": st})
+    if tensors:
+        save_file(tensors, os.path.join(tmp, "optim.safetensors"))
+    with open(os.path.join(tmp, "state.json"), "w") as f:
+        json.dump({**(state or {}), "optimizers": meta}, f, indent=1, default=str)
+    if os.path.exists(path):
+        old = path + ".old"
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(path, old)
+        os.replace(tmp, path)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(tmp, path)
+
+
+def load_checkpoint(path: str, model: torch.nn.Module, opts=(), strict: bool = True) -> dict:
+    """Load weights (and optimiser states when given); returns the JSON state."""
+    if not os.path.exists(os.path.join(path, "model.safetensors")):
+        raise FileNotFoundError(f"no checkpoint at {path}")
+    dev = next(model.parameters()).device
+    model.load_state_dict(load_file(os.path.join(path, "model.safetensors"), device=str(dev)), strict=strict)
+    with open(os.path.join(path, "state.json")) as f:
+        state = json.load(f)
+    if opts:
+        tensors = load_file(os.path.join(path, "optim.safetensors")) if os.path.exists(
+            os.path.join(path, "optim.safetensors")) else {}
+        for oi, (opt, _) in enumerate(opts):
+            meta = state["optimizers"][oi]
+            st: dict = {}
+            for k, v in tensors.items():
+                o, pi, name = k.split(".", 2)
+                if int(o) == oi:
+                    st.setdefault(int(pi), {})[name] = v
+            for pi, sc in meta["scalars"].items():
+                st.setdefault(int(pi), {}).update(sc)
+            opt.load_state_dict({"state": st, "param_groups": meta["param_groups"]})
+    return state
+
+
+# --- the loop ----------------------------------------------------------------------------------
+
+def _has_unused(cfg: Config) -> bool:
+    """Whether some parameters get no gradient in some steps (DDP must then look for them)."""
+    p = cfg.pretrain
+    regions = cfg.model.visual == "regions"
+    return p.text_only_ratio > 0 or not p.itm or (regions and not (p.moc_weight and p.mrfr_weight))
+
+
+def stage_dir(cfg: Config, stage: int) -> str:
+    return os.path.join(cfg.out_dir, f"stage{stage}")
+
+
+def train(cfg: Config, stage: int, progress: bool = True) -> dict:
+    """Run (or resume) one pre-training stage; returns the last logged metrics."""
+    s = cfg.stage(stage)
+    rank, world, device = setup_dist()
+    torch.manual_seed(cfg.seed + rank)
+    sdir = stage_dir(cfg, stage)
+    os.makedirs(sdir, exist_ok=True)
+
+    model = ImageBERT(cfg).to(device)
+    opts = build_optimizers(model, s)
+    last = os.path.join(sdir, "last")
+    start = 0
+    if os.path.exists(os.path.join(last, "model.safetensors")):
+        start = load_checkpoint(last, model, opts)["step"]
+        log.info("resuming stage %d from %s at step %d", stage, last, start)
+    elif stage == min(cfg.stages):
+        missing = model.init_pretrained()
+        if missing and cfg.model.init_from:
+            log.info("random init for: %s", sorted({k.split('.')[0] + '.' + k.split('.')[1] for k in missing}))
+    else:
+        src = s.init_from or os.path.join(stage_dir(cfg, max(n for n in cfg.stages if n < stage)), "final")
+        if not os.path.exists(os.path.join(src, "model.safetensors")):
+            raise ConfigError(f"stage {stage} starts from {src}, which has no checkpoint: run the earlier stage first")
+        load_checkpoint(src, model)
+        log.info("stage %d starts from %s", stage, src)
+    if start >= s.steps:
+        log.info("stage %d already done (%d steps)", stage, start)
+        return {"step": start}
+
+    raw = model
+    if cfg.compile and device.type == "cuda":
+        model = torch.compile(model)
+    if world > 1:
+        model = torch.nn.parallel.DistributedDataParallel(
+            model, device_ids=[device.index] if device.type == "cuda" else None,
+            find_unused_parameters=_has_unused(cfg))
+    tok = tokenizer_for(cfg)
+    loader = make_loader(cfg, s.shards, s.batch_size, tok, rank, world,
+                         seed=cfg.seed + 10007 * stage + start, pin=device.type == "cuda")
+    batches = iter(loader)
+    amp = (torch.autocast("cuda", dtype=torch.bfloat16)
+           if device.type == "cuda" and cfg.precision == "bf16" else contextlib.nullcontext())
+
+    bar = None
+    if progress and rank == 0:
+        from tqdm import tqdm
+        bar = tqdm(total=s.steps, initial=start, desc=f"stage {stage}", dynamic_ncols=True)
+    metrics_f = open(os.path.join(sdir, "metrics.jsonl"), "a") if rank == 0 else None
+    sums: dict[str, float] = {}
+    n_pairs = n_tokens = n_logged = 0
+    t0 = time.time()
+    record: dict = {}
+    model.train()
+    for step in range(start, s.steps):
+        for opt, peak in opts:
+            for g in opt.param_groups:
+                g["lr"] = lr_at(step, s, peak)
+        for micro in range(s.grad_accum):
+            cpu = next(batches)
+            # Counted on the host copy: no GPU sync in the step.
+            n_pairs += int((cpu["itm_labels"] > 0).sum()) if "itm_labels" in cpu else cpu["input_ids"].shape[0]
+            n_tokens += int(cpu["text_mask"].sum()) + int(cpu["vis_mask"].sum() if "vis_mask" in cpu else 0)
+            batch = {k: v.to(device, non_blocking=True) for k, v in cpu.items()}
+            sync = micro == s.grad_accum - 1 or world == 1
+            with (contextlib.nullcontext() if sync else model.no_sync()), amp:
+                out = model(batch)
+            (out["loss"] / s.grad_accum).backward()
+            for k, v in out.items():
+                sums[k] = sums.get(k, 0.0) + v.detach().float()  # stays on device until logged
+            n_logged += 1
+        if s.grad_clip:
+            torch.nn.utils.clip_grad_norm_(raw.parameters(), s.grad_clip)
+        for opt, _ in opts:
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+
+        done = step + 1
+        if done % s.log_every == 0 or done == s.steps:
+            dt = max(time.time() - t0, 1e-9)
+            vals = torch.tensor([float(sums[k]) / n_logged for k in sorted(sums)] + [n_pairs / dt, n_tokens / dt])
+            if world > 1 and device.type == "cuda":
+                vals = vals.to(device)
+            if world > 1:
+                dist.all_reduce(vals)
+                vals[:-2] /= world
+            names = sorted(sums) + ["samples_per_s", "tokens_per_s"]
+            record = {"stage": stage, "step": done, "lr": lr_at(step, s), **dict(zip(names, vals.cpu().tolist()))}
+            if metrics_f:
+                metrics_f.write(json.dumps(record) + "\n")
+                metrics_f.flush()
+            if bar:
+                bar.set_postfix({k: f"{record[k]:.3g}" for k in ("loss", "mlm", "moc", "mrfr", "itm", "samples_per_s")
+                                 if k in record})
+            sums, n_pairs, n_tokens, n_logged, t0 = {}, 0, 0, 0, time.time()
+        if bar:
+            bar.update(1)
+        if rank == 0 and (done % s.ckpt_every == 0 or done == s.steps):
+            state = {"step": done, "stage": stage, "config": to_dict(cfg), "metrics": record}
+            save_checkpoint(last, raw, opts, state)
+            if done == s.steps:
+                save_checkpoint(os.path.join(sdir, "final"), raw, (), state)
+    if bar:
+        bar.close()
+    if metrics_f:
+        metrics_f.close()
+    if world > 1:
+        dist.barrier()
+    if rank == 0:
+        log.info("stage %d done: %s params, %s", stage, f"{count_params(raw):,}", record)
+    return record

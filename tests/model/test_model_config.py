@@ -1,0 +1,46 @@
+import os
+
+import pytest
+
+from model.config import ConfigError, from_dict, load_config
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_shipped_configs_load():
+    big = load_config(os.path.join(ROOT, "configs/imagebert.yaml"))
+    assert (big.model.hidden, big.model.layers, big.model.heads, big.model.intermediate) == (768, 12, 12, 3072)
+    assert big.data.max_len == 144 and big.num_visual_tokens() == 100 and big.text_len() == 44
+    assert set(big.stages) == {1, 2} and big.stage(1).shards != big.stage(2).shards
+    tiny = load_config(os.path.join(ROOT, "configs/imagebert_tiny.yaml"))
+    assert tiny.model.hidden < 256 and set(tiny.stages) == {1, 2}
+
+
+def test_unknown_key_fails_with_dotted_name():
+    with pytest.raises(ConfigError, match=r"model\.hiden"):
+        from_dict({"model": {"hiden": 64}})
+    with pytest.raises(ConfigError, match=r"stages\.2\.stepz"):
+        from_dict({"stages": {2: {"stepz": 3}}})
+
+
+@pytest.mark.parametrize("raw, msg", [
+    ({"model": {"hidden": 100, "heads": 3}}, "divisible"),
+    ({"model": {"layers": "12"}}, "integer"),
+    ({"model": {"visual": "pixels"}}, "moc_weight"),
+    ({"pretrain": {"mlm_prob": 1.5}}, r"\[0, 1\]"),
+    ({"data": {"max_len": 100, "max_regions": 100}}, "text tokens"),
+    ({"retrieval": {"loss": "hinge"}}, "bce, ce or triplet"),
+    ({"stages": {1: {"decay": "step"}}}, "decay"),
+])
+def test_bad_values_fail_fast(raw, msg):
+    with pytest.raises(ConfigError, match=msg):
+        from_dict(raw)
+
+
+def test_overrides(tmp_path):
+    p = tmp_path / "c.yaml"
+    p.write_text("stages:\n  1:\n    steps: 5\n")
+    cfg = load_config(str(p), ["stages.1.steps=9", "model.hidden=64", "model.heads=4"])
+    assert cfg.stage(1).steps == 9 and cfg.model.hidden == 64
+    with pytest.raises(ConfigError, match="stage 3"):
+        cfg.stage(3)
