@@ -30,6 +30,7 @@ def fault_config(web) -> dict:
         "image": {"min_width": 300, "min_height": 300, "resize_longest": 512},
         # The fault web's test patterns are not photos; its subject is fetching and decoding.
         "naturalness": {"threshold": 0.0},
+        "score": {"enabled": False},
         "output": {"num_shards": 2},
     }
 
