@@ -17,8 +17,7 @@ from tests.conftest import REPO
 # ("marker", delay): that long after the attempt's first new wave marker (right after a
 # wave finished, or midway through the next), ("shards", 0): as soon as the corpus job has
 # started writing shards.
-KILL_AT = (("time", 0.3), ("marker", 0.0), ("marker", 0.2), ("marker", 0.0), ("marker", 0.4),
-           ("shards", 0.0))
+KILL_AT = (("time", 0.3), ("marker", 0.0), ("marker", 0.3), ("shards", 0.0))
 
 
 def command(cfg: Path, out: Path) -> list[str]:
@@ -104,7 +103,7 @@ def test_sigkill_at_any_moment_then_same_command_gives_identical_output(referenc
         watcher.stopping.set()
         watcher.join()
     assert final.returncode == 0, final.stderr[-3000:]
-    assert kills >= 4  # the runs above really died midway
+    assert kills >= 3  # the runs above really died midway
     assert watcher.violations == []  # never a partial (or different) tar in sight
     assert shard_files(out) == shard_files(ref_out)  # tars and parquets, byte for byte
     import json
