@@ -81,8 +81,9 @@ class Rule:
         return tuple(f"text_{w}" for w in (self.reasons or (self.name,)))
 
 
-HAS_LETTER = re.compile(r"[^\W\d_]")
-WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")  # letter words ("don't" is one word)
+# HAS_LETTER and WORD_RE are defined beside the facts that shortcut them; re-exported here.
+from filters.text_facts import (CLASS_TABLE, DIGIT_RE, HAS_LETTER, NOT_LETTER_RE,  # noqa: E402
+                                WORD_RE, facts, letter_norm)
 
 
 def load_wordlist(name: str) -> list[str]:
@@ -104,8 +105,12 @@ class PhraseSet:
             words = tuple(WORD_RE.findall(p.lower().replace("-", " ")))
             if words:
                 self.first.setdefault(words[0], []).append(words)
+        self._firsts = frozenset(self.first)
 
     def search(self, words: list[str]) -> bool:
+        # Most texts share no word with a phrase start: one C-level set test rules them out.
+        if self._firsts.isdisjoint(words):
+            return False
         first = self.first
         for i, w in enumerate(words):
             for phrase in first.get(w, ()):
@@ -116,13 +121,8 @@ class PhraseSet:
 
 def lower_words(text: str, ctx=None) -> list[str]:
     """The text's lowercased letter words, computed once per text version when ``ctx`` is
-    given (five rules read them)."""
-    if ctx is not None and ctx.words_of is text:
-        return ctx.words
-    words = WORD_RE.findall(text.lower())
-    if ctx is not None:
-        ctx.words_of, ctx.words = text, words
-    return words
+    given (six rules read them)."""
+    return facts(text, ctx).words
 
 
 
@@ -157,13 +157,16 @@ def markup(text, ctx=None):
         text = html.unescape(html.unescape(text))
     if "<" in text or "[" in text:
         text = _TAG_RE.sub(" ", text)
+    # Every character the invisible and control patterns remove is non-printable (Unicode
+    # Cc, Cf, Zl, Zp): isprintable() spares nearly every text those scans.
     if not text.isascii():
-        if _MOJIBAKE_RE.search(text):
+        if ("Ã" in text or "Â" in text or "â€" in text) and _MOJIBAKE_RE.search(text):
             import ftfy
 
             text = ftfy.fix_text(text)
-        text = _INVISIBLE_RE.sub("", text)
-    return _CONTROL_RE.sub(" ", text)
+        if not text.isprintable():
+            text = _INVISIBLE_RE.sub("", text)
+    return text if text.isprintable() else _CONTROL_RE.sub(" ", text)
 
 
 # 2-3. e-mail addresses and URLs -------------------------------------------------------------
@@ -206,9 +209,11 @@ _HEX12_RE = re.compile(r"[0-9a-fA-F]{12}")
 def filename(text, ctx=None):
     if " " not in text and _SLUG_RE.match(text):
         return ""
+    cls = facts(text, ctx).cls
     if "." in text and _EXT_HINT_RE.search(text):
-        text = _FILE_RE.sub(" ", text)
-    if _DIGITS3_RE.search(text):
+        text, cls = _FILE_RE.sub(" ", text), None
+    # Camera names and hashes hold three digits in a row ("ddd" in the class string).
+    if ("ddd" in cls) if cls is not None else _DIGITS3_RE.search(text):
         text = _CAMERA_RE.sub(" ", text)
         if _HEX12_RE.search(text):
             text = _HASH_RE.sub(" ", text)
@@ -223,7 +228,9 @@ _DIM_RE = re.compile(r"\b\d{2,5}\s?[x×]\s?\d{2,5}(?![\d.,])(?:\s?px\b)?(?!\s?" 
 
 
 def dimension(text, ctx=None):
-    return _DIM_RE.sub(" ", text) if _DIGITS2_RE.search(text) else text
+    cls = facts(text, ctx).cls
+    two_digits = ("dd" in cls) if cls is not None else _DIGITS2_RE.search(text)
+    return _DIM_RE.sub(" ", text) if two_digits else text
 
 
 # 6. photo credits ----------------------------------------------------------------------------
@@ -243,10 +250,12 @@ _AGENCY_RE = re.compile(r"[\s/|(]*\b(?:getty images|shutterstock(?:\.com)?|istoc
 
 _AGENCY_WORDS = ("getty", "shutterstock", "istock", "adobe stock", "unsplash", "pexels", "pixabay",
                  "dreamstime", "alamy", "ap photo", "reuters", "afp", "dpa", "alliance")
+# Substring test for any agency word: one scan instead of fourteen ``in`` tests.
+_AGENCY_HINT_RE = re.compile("|".join(map(re.escape, _AGENCY_WORDS)))
 
 
 def credit(text, ctx=None):
-    low = text.lower()
+    low = facts(text, ctx).low
     m = _COPYRIGHT_RE.search(text) if "©" in text or "(c)" in low or "copyright" in low else None
     if m is not None:
         rest = text[m.end():]
@@ -263,12 +272,11 @@ def credit(text, ctx=None):
         text = text[: m.start()] + " " + rest[len(cut):]
     if " by " in low or " courtesy " in low or " via " in low:
         text = _PHOTO_BY_RE.sub("", text)
-    return _AGENCY_RE.sub(" ", text) if any(a in low for a in _AGENCY_WORDS) else text
+    return _AGENCY_RE.sub(" ", text) if _AGENCY_HINT_RE.search(low) else text
 
 
 # 7. boilerplate ------------------------------------------------------------------------------
 _BOILERPLATE = frozenset(load_wordlist("boilerplate_en.txt"))
-_NON_LETTERS_RE = re.compile(r"[\W\d_]+")
 _BOILER_PATTERN_RE = re.compile(r"^(?:\w+ ){0,3}logo$|^logo(?: \w+){0,3}$|^\w+ (?:icon|button)$"
                                 r"|^click (?:here|to|for)\b|^(?:read|see|view|learn) more\b"
                                 r"|^(?:powered|protected|designed|hosted) by\b|^posted (?:by|on|in)\b")
@@ -278,8 +286,9 @@ _BOILER_PHRASES = PhraseSet(load_wordlist("boilerplate_phrases_en.txt"))
 
 def boilerplate(text, ctx=None):
     # The whole-text checks only need the start of a long text (the patterns are prefixes).
-    norm = " ".join(_NON_LETTERS_RE.sub(" ", text[:60].lower()).split())
-    if norm in _BOILERPLATE or _BOILER_PATTERN_RE.search(norm):
+    norm = letter_norm(text[:60].lower())
+    # match, not search: every alternative is anchored at the start.
+    if norm in _BOILERPLATE or _BOILER_PATTERN_RE.match(norm):
         return Reject("boilerplate")
     return Reject("boilerplate") if _BOILER_PHRASES.search(lower_words(text, ctx)) else text
 
@@ -287,7 +296,6 @@ def boilerplate(text, ctx=None):
 # 8-9. promotional spam and prices ------------------------------------------------------------
 _PROMO = PhraseSet(load_wordlist("promo_en.txt"))
 _PERCENT_RE = re.compile(r"\b\d{1,2}\s?% off\b|\bsave (?:up to )?\d{1,2}\s?%", re.I)
-_DIGIT_RE = re.compile(r"\d")
 _BIG = r"(?![\d.,]|[\s-]?(?:million|billion|trillion|bn|mn|m|k)\b)"
 _PRICE_RE = re.compile(r"[$€£¥₹]\s?\d[\d.,]*" + _BIG + r"|\b\d[\d.,]*\s?(?:€|£|¥|₹)"
                        r"|\b\d[\d.,]*\s?(?:USD|EUR|GBP|CHF|dollars?|euros?|bucks)\b"
@@ -301,7 +309,9 @@ def promo(text, ctx=None):
 
 
 def price(text, ctx=None):
-    return Reject("price") if _DIGIT_RE.search(text) and _PRICE_RE.search(text) else text
+    cls = facts(text, ctx).cls
+    digit = ("d" in cls) if cls is not None else DIGIT_RE.search(text)
+    return Reject("price") if digit and _PRICE_RE.search(text) else text
 
 
 # 10-11. word lists ---------------------------------------------------------------------------
@@ -320,7 +330,6 @@ def spam(text, ctx=None):
 # 12. punctuation and emoji -------------------------------------------------------------------
 _EMOJI_RE = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji_Modifier}\u200d\ufe0f\u20e3"
                           r"\U0001F1E6-\U0001F1FF]+")
-_NOT_LETTER_RE = re.compile(r"[^\w\s]|[\d_]")
 _RUN_RE = re.compile(r"([^\w\s])\1{2,}|[!?]{2,}|[*~=_+#^|<>•·\-]{3,}")
 
 
@@ -332,10 +341,17 @@ def _collapse(m: re.Match) -> str:
 
 
 def punctuation(text, ctx=None):
-    if not text.isascii():
-        text = _EMOJI_RE.sub(" ", text)
-    text = _RUN_RE.sub(_collapse, text)
-    others = len(_NOT_LETTER_RE.findall(text))  # digits and symbols (texts are mostly letters)
+    cls = facts(text, ctx).cls
+    if cls is not None:
+        # Class "p" is a symbol (or "_"), "d" a digit: exactly what NOT_LETTER_RE counts.
+        # A run needs two symbols in a row.
+        if "pp" in cls:
+            text = _RUN_RE.sub(_collapse, text)
+            cls = text.translate(CLASS_TABLE)
+        others = cls.count("p") + cls.count("d")
+    else:
+        text = _RUN_RE.sub(_collapse, _EMOJI_RE.sub(" ", text))
+        others = len(NOT_LETTER_RE.findall(text))  # digits and symbols (texts are mostly letters)
     letters = len(text) - text.count(" ") - others
     return Reject("punctuation") if letters < others else text
 
@@ -345,6 +361,9 @@ _UPPER2_RE = re.compile(r"[^\W\d_a-z]{2}")
 
 
 def all_caps(text, ctx=None):
+    cls = facts(text, ctx).cls
+    if cls is not None and cls.count("u") < 6:  # ASCII: [^\W\d_a-z] is class "u"
+        return text
     if len(_UPPER2_RE.findall(text)) < 3:  # fewer than 3 words could be upper case
         return text
     words = [w for w in WORD_RE.findall(text) if len(w) >= 2]
@@ -360,7 +379,8 @@ _HASHTAG_RE = re.compile(r"(?:^|\s)#\w")
 def keyword_list(text, ctx=None):
     if "#" in text and len(_HASHTAG_RE.findall(text)) >= 3:
         return Reject("keyword_list")
-    if sum(map(text.count, ",;|/•·-–—")) < 4:
+    cls = facts(text, ctx).cls  # ASCII: every separator is a symbol, class "p"
+    if (cls is not None and cls.count("p") < 4) or sum(map(text.count, ",;|/•·-–—")) < 4:
         return text
     segments = [s for s in _SEP_RE.split(text) if s]
     if len(segments) >= 5 and len(text.split()) <= 2.5 * len(segments):
@@ -376,6 +396,8 @@ STOPWORDS = frozenset("a an and are as at be by for from has he her his in is it
 
 def repeated_words(text, ctx=None):
     words = lower_words(text, ctx)
+    if len(set(words)) == len(words):  # no word occurs twice: nothing to collapse or count
+        return text
     if any(a == b for a, b in zip(words, words[1:])):
         text = _DUP_RE.sub(lambda m: m.group(0) if m.group(1).lower() in _DUP_OK else m.group(1), text)
         words = lower_words(text)
@@ -407,7 +429,9 @@ def lang(text, ctx):
     # Lowercased: lid.176 reads Title Case English ("East Bay Times Letters to the Editor",
     # p 0.79) as German, capitalised nouns being German's mark.
     # Bounded: fastText's cost grows with the text, and its first words tell the language.
-    code, conf = ctx.lid.fasttext(text[: cfg.lang_max_chars].lower())
+    # The batched cleaner has already asked fastText about this text (ctx.ft), with the others
+    # of its batch in one call.
+    code, conf = ctx.ft or ctx.lid.fasttext(lang_input(text, cfg))
     ctx.meta["lang"], ctx.meta["lang_conf"] = code, round(conf, 4)
     if code in cfg.targets:
         return text
@@ -421,13 +445,22 @@ def lang(text, ctx):
     return text if not ctx.page_lang or ctx.page_lang in cfg.targets else Reject("not_target")
 
 
+def lang_input(text: str, cfg) -> str:
+    """What fastText reads of a text: its lowercased head."""
+    return text[: cfg.lang_max_chars].lower()
+
+
 def oov(text, ctx):
-    words = WORD_RE.findall(text)
+    f = facts(text, ctx)
+    if f.cls is not None:  # ASCII: the lowercased words are the words of the lowercased text
+        words = f.words
+    else:
+        words = [w.lower().replace("’", "'") for w in WORD_RE.findall(text)]
     if not words:
         ctx.meta["oov_ratio"] = 1.0
         return Reject("oov")
     zipf, wf_lang, thr = ctx.zipf, ctx.wordfreq_lang, ctx.config.zipf_threshold
-    n_oov = sum(zipf(w.lower().replace("’", "'"), wf_lang) < thr for w in words)
+    n_oov = sum(zipf(w, wf_lang) < thr for w in words)
     ratio = n_oov / len(words)
     ctx.meta["oov_ratio"] = round(ratio, 4)
     return Reject("oov") if ratio > ctx.config.max_oov_ratio else text
