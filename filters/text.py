@@ -219,7 +219,7 @@ class TextCleaner(BatchMapStage):
         text = " ".join(text[: self.config.max_input_chars].split())
         if not text.isascii():
             text = unicodedata.normalize("NFC", text)
-        if not HAS_LETTER.search(text):
+        if not (text[:1].isalpha() or HAS_LETTER.search(text)):  # isalpha: a letter to HAS_LETTER
             return None, self._reason("empty"), ctx.meta, -1
         text, reason, at = self._run(text, ctx, 0, stop)
         if text is None or stop == len(self._fns):

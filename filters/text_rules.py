@@ -57,8 +57,6 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-import regex  # for \p{Extended_Pictographic} (emoji); wordfreq depends on it anyway
-
 _HERE = os.path.join(os.path.dirname(__file__), "wordlists")
 
 
@@ -82,8 +80,8 @@ class Rule:
 
 
 # HAS_LETTER and WORD_RE are defined beside the facts that shortcut them; re-exported here.
-from filters.text_facts import (CLASS_TABLE, DIGIT_RE, HAS_LETTER, NOT_LETTER_RE,  # noqa: E402
-                                WORD_RE, facts, letter_norm)
+from filters.text_facts import (DIGIT_RE, EMOJI_RE, HAS_LETTER, NOT_LETTER_RE,  # noqa: E402
+                                WORD_RE, classes, facts, letter_norm)
 
 
 def load_wordlist(name: str) -> list[str]:
@@ -132,10 +130,19 @@ _EMPTY_BRACKETS_RE = re.compile(r"\(\s*[,;:]?\s*\)|\[\s*\]")
 _SPACE_BEFORE_RE = re.compile(r"\s+([)\]},;:!?])")
 
 
+# _EDGE_RE as two strips (its first alternative is anchored at the start, its second at the
+# end, which re would try at every position); whitespace is every character \s matches.
+_SPACES = "".join(chr(i) for i in range(0x110000) if re.match(r"\s", chr(i)))
+_EDGE_HEAD = _SPACES + "-–—|:;,/·•_~*+=>"
+_EDGE_TAIL = _SPACES + "-–—|:;,/·•_~*+=<(["
+
+
 def tidy(text: str) -> str:
     """Whitespace collapsed, empty brackets and dangling edge separators removed."""
-    text = _SPACE_BEFORE_RE.sub(r"\1", " ".join(_EMPTY_BRACKETS_RE.sub(" ", text).split()))
-    return _EDGE_RE.sub("", text)
+    if "(" in text or "[" in text:
+        text = _EMPTY_BRACKETS_RE.sub(" ", text)
+    text = _SPACE_BEFORE_RE.sub(r"\1", " ".join(text.split()))
+    return text.lstrip(_EDGE_HEAD).rstrip(_EDGE_TAIL)
 
 
 # 1. markup ------------------------------------------------------------------------------
@@ -184,8 +191,19 @@ def email(text, ctx=None):
 _URL_HINT_RE = re.compile(r"://|www\.|\.(?:" + _TLDS + r")\b", re.I)
 
 
+def _dot_letter(cls) -> bool:
+    """Whether a period comes before a letter (a TLD or a file extension could follow);
+    True when the text has no class string."""
+    return cls is None or b".l" in cls or b".u" in cls
+
+
 def url(text, ctx=None):
-    return _URL_RE.sub(" ", text) if "." in text and _URL_HINT_RE.search(text) else text
+    if "." not in text:
+        return text
+    f = facts(text, ctx)
+    if not (_dot_letter(f.cls) or "://" in text or "www." in f.low):
+        return text
+    return _URL_RE.sub(" ", text) if _URL_HINT_RE.search(text) else text
 
 
 # 4. file names, camera names, hashes ---------------------------------------------------------
@@ -203,18 +221,28 @@ _SLUG_RE = re.compile(r"^\w+(?:_\w+)+$|^\w+(?:-\w+){2,}$")
 _EXT_HINT_RE = re.compile(r"\w\.(?:jpe?g|png|gif|webp|bmp|tiff?|svg|heic|heif|avif|ico|cr2|nef|dng|"
                           r"psd|pdf|mp4|mov|webm)\b", re.I)
 _DIGITS3_RE = re.compile(r"\d{3}")
+# What a camera name holds, lowercased (for Latin-1 texts re.IGNORECASE folds no other
+# character onto these letters); P\d{7} shows as seven digits in a row.
+_CAMERA_HINTS = ("img", "dsc", "gopr", "gh", "pxl", "dji", "mvc", "pict", "imag", "vid", "pano",
+                 "mg_", "screen")
+
+
+def _camera_hint(low: str, cls: bytes) -> bool:
+    return b"ddddddd" in cls or any(h in low for h in _CAMERA_HINTS)
 _HEX12_RE = re.compile(r"[0-9a-fA-F]{12}")
 
 
 def filename(text, ctx=None):
     if " " not in text and _SLUG_RE.match(text):
         return ""
-    cls = facts(text, ctx).cls
-    if "." in text and _EXT_HINT_RE.search(text):
+    f = facts(text, ctx)
+    cls = f.cls
+    if "." in text and _dot_letter(cls) and _EXT_HINT_RE.search(text):
         text, cls = _FILE_RE.sub(" ", text), None
-    # Camera names and hashes hold three digits in a row ("ddd" in the class string).
-    if ("ddd" in cls) if cls is not None else _DIGITS3_RE.search(text):
-        text = _CAMERA_RE.sub(" ", text)
+    # Camera names and hashes hold three digits in a row.
+    if (b"ddd" in cls) if cls is not None else _DIGITS3_RE.search(text):
+        if cls is None or _camera_hint(f.low, cls):
+            text = _CAMERA_RE.sub(" ", text)
         if _HEX12_RE.search(text):
             text = _HASH_RE.sub(" ", text)
     return text
@@ -228,9 +256,13 @@ _DIM_RE = re.compile(r"\b\d{2,5}\s?[x×]\s?\d{2,5}(?![\d.,])(?:\s?px\b)?(?!\s?" 
 
 
 def dimension(text, ctx=None):
-    cls = facts(text, ctx).cls
-    two_digits = ("dd" in cls) if cls is not None else _DIGITS2_RE.search(text)
-    return _DIM_RE.sub(" ", text) if two_digits else text
+    f = facts(text, ctx)
+    if f.cls is not None:  # every dimension holds two digits in a row and an "x", "×" or "px"
+        if b"dd" not in f.cls or ("x" not in f.low and "×" not in text):
+            return text
+    elif not _DIGITS2_RE.search(text):
+        return text
+    return _DIM_RE.sub(" ", text)
 
 
 # 6. photo credits ----------------------------------------------------------------------------
@@ -250,12 +282,13 @@ _AGENCY_RE = re.compile(r"[\s/|(]*\b(?:getty images|shutterstock(?:\.com)?|istoc
 
 _AGENCY_WORDS = ("getty", "shutterstock", "istock", "adobe stock", "unsplash", "pexels", "pixabay",
                  "dreamstime", "alamy", "ap photo", "reuters", "afp", "dpa", "alliance")
-# Substring test for any agency word: one scan instead of fourteen ``in`` tests.
-_AGENCY_HINT_RE = re.compile("|".join(map(re.escape, _AGENCY_WORDS)))
+# What a credit label holds, lowercased ("picture" holds "pic", "photograph" holds "photo").
+_LABEL_HINTS = ("photo", "image", "pic", "foto", "bild", "credit", "source", "quelle")
 
 
 def credit(text, ctx=None):
-    low = facts(text, ctx).low
+    f = facts(text, ctx)
+    low = f.low
     m = _COPYRIGHT_RE.search(text) if "©" in text or "(c)" in low or "copyright" in low else None
     if m is not None:
         rest = text[m.end():]
@@ -263,7 +296,8 @@ def credit(text, ctx=None):
         # claimed ..." credits only the next token.
         text = text[: m.start()] + (" " + rest.split(" ", 1)[1] if len(rest.split()) > 8 else "")
     text = _PAREN_CREDIT_RE.sub("", text) if text.endswith(")") else text
-    m = _CREDIT_LABEL_RE.search(text) if ":" in text else None
+    label = ":" in text and (f.cls is None or any(h in low for h in _LABEL_HINTS))
+    m = _CREDIT_LABEL_RE.search(text) if label else None
     if m is not None:
         rest = text[m.end():]
         # "Photo: Jane Doe/AP" is a credit (short); "Image: a dog on a beach at dawn with ..."
@@ -272,7 +306,7 @@ def credit(text, ctx=None):
         text = text[: m.start()] + " " + rest[len(cut):]
     if " by " in low or " courtesy " in low or " via " in low:
         text = _PHOTO_BY_RE.sub("", text)
-    return _AGENCY_RE.sub(" ", text) if _AGENCY_HINT_RE.search(low) else text
+    return _AGENCY_RE.sub(" ", text) if any(a in low for a in _AGENCY_WORDS) else text
 
 
 # 7. boilerplate ------------------------------------------------------------------------------
@@ -280,15 +314,22 @@ _BOILERPLATE = frozenset(load_wordlist("boilerplate_en.txt"))
 _BOILER_PATTERN_RE = re.compile(r"^(?:\w+ ){0,3}logo$|^logo(?: \w+){0,3}$|^\w+ (?:icon|button)$"
                                 r"|^click (?:here|to|for)\b|^(?:read|see|view|learn) more\b"
                                 r"|^(?:powered|protected|designed|hosted) by\b|^posted (?:by|on|in)\b")
+_BOILER_FIRST_WORDS = frozenset("click read see view learn powered protected designed hosted "
+                                "posted".split())
 # Site furniture anywhere in the text: cookie banners, footers, sharing widgets.
 _BOILER_PHRASES = PhraseSet(load_wordlist("boilerplate_phrases_en.txt"))
 
 
 def boilerplate(text, ctx=None):
     # The whole-text checks only need the start of a long text (the patterns are prefixes).
-    norm = letter_norm(text[:60].lower())
-    # match, not search: every alternative is anchored at the start.
-    if norm in _BOILERPLATE or _BOILER_PATTERN_RE.match(norm):
+    f = facts(text, ctx)
+    norm = letter_norm(f.low[:60] if f.cls is not None else text[:60].lower())
+    if norm in _BOILERPLATE:
+        return Reject("boilerplate")
+    # Each pattern names its first word, ends in "logo"/"icon"/"button" or holds "logo"; match,
+    # not search: every alternative is anchored at the start.
+    if ("logo" in norm or norm.endswith(("icon", "button"))
+            or norm.partition(" ")[0] in _BOILER_FIRST_WORDS) and _BOILER_PATTERN_RE.match(norm):
         return Reject("boilerplate")
     return Reject("boilerplate") if _BOILER_PHRASES.search(lower_words(text, ctx)) else text
 
@@ -308,10 +349,18 @@ def promo(text, ctx=None):
     return text
 
 
+# Every price holds a currency sign or one of these (lowercased; "euros" holds "eur").
+_CURRENCY_HINTS = ("$", "€", "£", "¥", "₹", "usd", "eur", "gbp", "chf", "dollar", "buck")
+
+
 def price(text, ctx=None):
-    cls = facts(text, ctx).cls
-    digit = ("d" in cls) if cls is not None else DIGIT_RE.search(text)
-    return Reject("price") if digit and _PRICE_RE.search(text) else text
+    f = facts(text, ctx)
+    if f.cls is not None:
+        if b"d" not in f.cls or not any(h in f.low for h in _CURRENCY_HINTS):
+            return text
+    elif not DIGIT_RE.search(text):
+        return text
+    return Reject("price") if _PRICE_RE.search(text) else text
 
 
 # 10-11. word lists ---------------------------------------------------------------------------
@@ -328,8 +377,7 @@ def spam(text, ctx=None):
 
 
 # 12. punctuation and emoji -------------------------------------------------------------------
-_EMOJI_RE = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji_Modifier}\u200d\ufe0f\u20e3"
-                          r"\U0001F1E6-\U0001F1FF]+")
+_EMOJI_RE = EMOJI_RE
 _RUN_RE = re.compile(r"([^\w\s])\1{2,}|[!?]{2,}|[*~=_+#^|<>•·\-]{3,}")
 
 
@@ -342,13 +390,14 @@ def _collapse(m: re.Match) -> str:
 
 def punctuation(text, ctx=None):
     cls = facts(text, ctx).cls
-    if cls is not None:
-        # Class "p" is a symbol (or "_"), "d" a digit: exactly what NOT_LETTER_RE counts.
-        # A run needs two symbols in a row.
-        if "pp" in cls:
+    if cls is not None and b"e" not in cls:
+        # Classes "p" and "." (symbols, "_"), "d" (digits): exactly what NOT_LETTER_RE counts.
+        # A run is three same symbols, three of _RUN_RE's set (all "p"), or "!!"-like.
+        if (b"ppp" in cls or b"..." in cls or "!!" in text or "??" in text or "!?" in text
+                or "?!" in text):
             text = _RUN_RE.sub(_collapse, text)
-            cls = text.translate(CLASS_TABLE)
-        others = cls.count("p") + cls.count("d")
+            cls = classes(text)
+        others = cls.count(b"p") + cls.count(b".") + cls.count(b"d")
     else:
         text = _RUN_RE.sub(_collapse, _EMOJI_RE.sub(" ", text))
         others = len(NOT_LETTER_RE.findall(text))  # digits and symbols (texts are mostly letters)
@@ -362,9 +411,9 @@ _UPPER2_RE = re.compile(r"[^\W\d_a-z]{2}")
 
 def all_caps(text, ctx=None):
     cls = facts(text, ctx).cls
-    if cls is not None and cls.count("u") < 6:  # ASCII: [^\W\d_a-z] is class "u"
-        return text
-    if len(_UPPER2_RE.findall(text)) < 3:  # fewer than 3 words could be upper case
+    # [^\W\d_a-z] is class "u": counting "uu" is the findall's count.
+    pairs = cls.count(b"uu") if cls is not None else len(_UPPER2_RE.findall(text))
+    if pairs < 3:  # fewer than 3 words could be upper case
         return text
     words = [w for w in WORD_RE.findall(text) if len(w) >= 2]
     if len(words) >= 3 and sum(w.isupper() for w in words) * 5 >= len(words) * 4:
@@ -379,8 +428,8 @@ _HASHTAG_RE = re.compile(r"(?:^|\s)#\w")
 def keyword_list(text, ctx=None):
     if "#" in text and len(_HASHTAG_RE.findall(text)) >= 3:
         return Reject("keyword_list")
-    cls = facts(text, ctx).cls  # ASCII: every separator is a symbol, class "p"
-    if (cls is not None and cls.count("p") < 4) or sum(map(text.count, ",;|/•·-–—")) < 4:
+    cls = facts(text, ctx).cls  # every Latin-1 separator is a symbol of class "p"
+    if (cls is not None and cls.count(b"p") < 4) or sum(map(text.count, ",;|/•·-–—")) < 4:
         return text
     segments = [s for s in _SEP_RE.split(text) if s]
     if len(segments) >= 5 and len(text.split()) <= 2.5 * len(segments):
@@ -452,7 +501,7 @@ def lang_input(text: str, cfg) -> str:
 
 def oov(text, ctx):
     f = facts(text, ctx)
-    if f.cls is not None:  # ASCII: the lowercased words are the words of the lowercased text
+    if f.cls is not None:  # Latin-1: the lowercased words are the words of the lowercased text
         words = f.words
     else:
         words = [w.lower().replace("’", "'") for w in WORD_RE.findall(text)]
