@@ -3,9 +3,10 @@
 Python's ``re`` tests Unicode classes such as ``\\w`` or ``[^\\W\\d_]`` character by character,
 and most rules only need to know whether a text *could* match (three digits in a row? three
 symbols in a row? a period before a letter?) before running their real pattern.  For a text
-of Latin-1 characters (every ASCII text, and most German or French ones), :class:`TextFacts`
-answers those questions from a *class string*: the text encoded to Latin-1 (a copy) and
-translated byte by byte (one C loop) to one class letter per character:
+of Latin-1 characters (every ASCII text, and most German or French ones) or else of Windows-1252
+ones (``’ – — “ ” € …`` besides Latin-1), :class:`TextFacts` answers those questions from a
+*class string*: the text encoded to one byte per character (a copy for Latin-1) and translated
+byte by byte (one C loop) to one class letter per character:
 
 ====  ======================================================================================
 ``l``  a letter ``a``-``z``          ``u``  any other letter (``[^\\W\\d_]``): ``A``-``Z``, ``ä``, ``²``
@@ -17,8 +18,8 @@ translated byte by byte (one C loop) to one class letter per character:
 so that ``b"ddd" in cls`` is exactly "``\\d{3}`` matches" and ``cls.count(b"uu")`` is exactly
 ``len(re.findall("[^\\W\\d_a-z]{2}", text))``.  Other texts (``’``, ``–``, Cyrillic, emoji) have
 no class string and the rules run their patterns, so what a rule decides never depends on the
-shortcut.  The tables are *derived from the rules' own patterns* at import (each of the 256
-characters is matched against them), so the shortcuts cannot drift from the patterns.
+shortcut.  The tables are *derived from the rules' own patterns* at import (each character the
+256 bytes stand for is matched against them), so the shortcuts cannot drift from the patterns.
 """
 from __future__ import annotations
 
@@ -36,9 +37,13 @@ EMOJI_RE = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji_Modifier}\u200d\uf
 _SPACE_RE = re.compile(r"\s")
 
 
-def _char_class(c: str) -> str:
+def _char_class(c: str, codec: str) -> str:
     low = c.lower()
-    if len(low) != 1 or ord(low) > 255 or bool(HAS_LETTER.match(c)) != bool(HAS_LETTER.match(low)):
+    try:
+        low.encode(codec)
+    except UnicodeEncodeError:
+        return "x"
+    if len(low) != 1 or bool(HAS_LETTER.match(c)) != bool(HAS_LETTER.match(low)):
         return "x"  # lowercasing would change the letter runs: no shortcut for such texts
     if c == " ":
         return " "
@@ -53,27 +58,38 @@ def _char_class(c: str) -> str:
     return "s" if _SPACE_RE.fullmatch(c) else "p"
 
 
-CLASS_BYTES = bytes(ord(_char_class(chr(i))) for i in range(256))
-# Latin-1 characters that NON_LETTERS_RE replaces -> a space; letters stay.
-NON_LETTER_TO_SPACE = bytes(32 if NON_LETTERS_RE.fullmatch(chr(i)) else i for i in range(256))
+def _tables(codec: str) -> tuple[str, bytes, bytes]:
+    """``(codec, byte -> class letter, byte -> space for what NON_LETTERS_RE replaces)``."""
+    chars = [bytes([i]).decode(codec, errors="replace") for i in range(256)]  # undefined: U+FFFD
+    cls = bytes(ord(_char_class(c, codec)) for c in chars)
+    space = bytes(32 if NON_LETTERS_RE.fullmatch(c) else i for i, c in enumerate(chars))
+    return codec, cls, space
+
+
+# Latin-1 first: encoding a Latin-1 text to it is a copy.
+_CODECS = (_tables("latin-1"), _tables("cp1252"))
 
 
 def classes(text: str) -> bytes | None:
-    """The class string of ``text``, or ``None`` when it is not all Latin-1."""
-    try:
-        cls = text.encode("latin-1").translate(CLASS_BYTES)
-    except UnicodeEncodeError:
-        return None
-    return None if b"x" in cls else cls
+    """The class string of ``text``, or ``None`` when it has characters beyond Windows-1252."""
+    for codec, table, _ in _CODECS:
+        try:
+            cls = text.encode(codec).translate(table)
+        except UnicodeEncodeError:
+            continue
+        return None if b"x" in cls else cls
+    return None
 
 
 def _letter_runs(low: str) -> list[str] | None:
-    """``NON_LETTERS_RE.sub(" ", low).split()`` for a Latin-1 text, else ``None``."""
-    try:
-        raw = low.encode("latin-1")
-    except UnicodeEncodeError:
-        return None
-    return raw.translate(NON_LETTER_TO_SPACE).decode("latin-1").split()
+    """``NON_LETTERS_RE.sub(" ", low).split()`` for a one-byte-codec text, else ``None``."""
+    for codec, _, space in _CODECS:
+        try:
+            raw = low.encode(codec)
+        except UnicodeEncodeError:
+            continue
+        return raw.translate(space).decode(codec).split()
+    return None
 
 
 def letter_norm(low: str) -> str:
@@ -83,8 +99,9 @@ def letter_norm(low: str) -> str:
 
 
 class TextFacts:
-    """``text``, ``low`` (lowercased), ``cls`` (the class string, ``None`` for texts that are
-    not all Latin-1) and ``words`` (lowercased letter words: ``WORD_RE.findall(low)``)."""
+    """``text``, ``low`` (lowercased), ``cls`` (the class string, ``None`` for texts with
+    characters beyond Windows-1252) and ``words`` (lowercased letter words, as
+    ``WORD_RE.findall(low)``)."""
 
     __slots__ = ("text", "low", "cls", "_words")
 
@@ -100,7 +117,8 @@ class TextFacts:
             low = self.low
             # Without apostrophes (which WORD_RE keeps inside words) the words are the runs
             # of letters; lowercasing a class-string text keeps every letter a letter.
-            runs = _letter_runs(low) if self.cls is not None and "'" not in low else None
+            plain = self.cls is not None and "'" not in low and "’" not in low
+            runs = _letter_runs(low) if plain else None
             self._words = WORD_RE.findall(low) if runs is None else runs
         return self._words
 
