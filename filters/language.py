@@ -91,12 +91,18 @@ class LanguageId:
         return {**self.__dict__, "_ft": None}
 
     def fasttext(self, text: str) -> tuple[str, float]:
+        return self.fasttext_many([text])[0]
+
+    def fasttext_many(self, texts: list[str]) -> list[tuple[str, float]]:
+        """``fasttext`` for many texts in one model call (fastText's multilinePredict): the
+        same answer per text, without the per-call overhead."""
         if self._ft is None:
             self.load()
         # fastText rejects newlines; predict() is given a list (its single-text path breaks
         # under numpy 2).
-        labels, probs = self._ft.predict([text.replace("\n", " ")])
-        return labels[0][0][9:], min(1.0, float(probs[0][0]))  # strip "__label__"
+        labels, probs = self._ft.predict([t.replace("\n", " ") for t in texts])
+        # strip "__label__"
+        return [(lab[0][9:], min(1.0, float(p[0]))) for lab, p in zip(labels, probs)]
 
     def langdetect(self, text: str) -> tuple[str, float]:
         from langdetect import DetectorFactory, detect_langs

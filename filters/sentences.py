@@ -31,7 +31,7 @@ _CONTINUES = frozenset(",;:)]}")  # an "after" text starting so continues the se
 def split_sentences(text: str, lang: str = "en") -> list[str]:
     """Non-empty, stripped sentences; line breaks always end a sentence."""
     out = []
-    for line in _LINES_RE.split(text):
+    for line in _LINES_RE.split(text) if "\n" in text else (text,):
         if line.strip():
             out.extend(s.strip() for s in sentencex.segment(lang or "en", line) if s.strip())
     return out

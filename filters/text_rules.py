@@ -57,8 +57,6 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-import regex  # for \p{Extended_Pictographic} (emoji); wordfreq depends on it anyway
-
 _HERE = os.path.join(os.path.dirname(__file__), "wordlists")
 
 
@@ -81,8 +79,9 @@ class Rule:
         return tuple(f"text_{w}" for w in (self.reasons or (self.name,)))
 
 
-HAS_LETTER = re.compile(r"[^\W\d_]")
-WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")  # letter words ("don't" is one word)
+# HAS_LETTER and WORD_RE are defined beside the facts that shortcut them; re-exported here.
+from filters.text_facts import (DIGIT_RE, EMOJI_RE, HAS_LETTER, NOT_LETTER_RE,  # noqa: E402
+                                WORD_RE, classes, facts, letter_norm)
 
 
 def load_wordlist(name: str) -> list[str]:
@@ -104,8 +103,12 @@ class PhraseSet:
             words = tuple(WORD_RE.findall(p.lower().replace("-", " ")))
             if words:
                 self.first.setdefault(words[0], []).append(words)
+        self._firsts = frozenset(self.first)
 
     def search(self, words: list[str]) -> bool:
+        # Most texts share no word with a phrase start: one C-level set test rules them out.
+        if self._firsts.isdisjoint(words):
+            return False
         first = self.first
         for i, w in enumerate(words):
             for phrase in first.get(w, ()):
@@ -116,13 +119,8 @@ class PhraseSet:
 
 def lower_words(text: str, ctx=None) -> list[str]:
     """The text's lowercased letter words, computed once per text version when ``ctx`` is
-    given (five rules read them)."""
-    if ctx is not None and ctx.words_of is text:
-        return ctx.words
-    words = WORD_RE.findall(text.lower())
-    if ctx is not None:
-        ctx.words_of, ctx.words = text, words
-    return words
+    given (six rules read them)."""
+    return facts(text, ctx).words
 
 
 
@@ -132,10 +130,19 @@ _EMPTY_BRACKETS_RE = re.compile(r"\(\s*[,;:]?\s*\)|\[\s*\]")
 _SPACE_BEFORE_RE = re.compile(r"\s+([)\]},;:!?])")
 
 
+# _EDGE_RE as two strips (its first alternative is anchored at the start, its second at the
+# end, which re would try at every position); whitespace is every character \s matches.
+_SPACES = "".join(chr(i) for i in range(0x110000) if re.match(r"\s", chr(i)))
+_EDGE_HEAD = _SPACES + "-–—|:;,/·•_~*+=>"
+_EDGE_TAIL = _SPACES + "-–—|:;,/·•_~*+=<(["
+
+
 def tidy(text: str) -> str:
     """Whitespace collapsed, empty brackets and dangling edge separators removed."""
-    text = _SPACE_BEFORE_RE.sub(r"\1", " ".join(_EMPTY_BRACKETS_RE.sub(" ", text).split()))
-    return _EDGE_RE.sub("", text)
+    if "(" in text or "[" in text:
+        text = _EMPTY_BRACKETS_RE.sub(" ", text)
+    text = _SPACE_BEFORE_RE.sub(r"\1", " ".join(text.split()))
+    return text.lstrip(_EDGE_HEAD).rstrip(_EDGE_TAIL)
 
 
 # 1. markup ------------------------------------------------------------------------------
@@ -157,13 +164,16 @@ def markup(text, ctx=None):
         text = html.unescape(html.unescape(text))
     if "<" in text or "[" in text:
         text = _TAG_RE.sub(" ", text)
+    # Every character the invisible and control patterns remove is non-printable (Unicode
+    # Cc, Cf, Zl, Zp): isprintable() spares nearly every text those scans.
     if not text.isascii():
-        if _MOJIBAKE_RE.search(text):
+        if ("Ã" in text or "Â" in text or "â€" in text) and _MOJIBAKE_RE.search(text):
             import ftfy
 
             text = ftfy.fix_text(text)
-        text = _INVISIBLE_RE.sub("", text)
-    return _CONTROL_RE.sub(" ", text)
+        if not text.isprintable():
+            text = _INVISIBLE_RE.sub("", text)
+    return text if text.isprintable() else _CONTROL_RE.sub(" ", text)
 
 
 # 2-3. e-mail addresses and URLs -------------------------------------------------------------
@@ -175,14 +185,33 @@ _URL_RE = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"'()\[\]]*[^\s<>\"'
 
 
 def email(text, ctx=None):
-    return _EMAIL_RE.sub(" ", text) if "@" in text or "[at]" in text or "(at)" in text else text
+    if not ("@" in text or "[at]" in text or "(at)" in text):
+        return text
+    # The pattern backtracks at every word: run it only when it can match, i.e. an "@" with a
+    # "." after it, or "[at" / "(at" in any case.
+    at = text.find("@")
+    low = facts(text, ctx).low
+    if (at < 0 or text.find(".", at) < 0) and "[at" not in low and "(at" not in low:
+        return text
+    return _EMAIL_RE.sub(" ", text)
 
 
 _URL_HINT_RE = re.compile(r"://|www\.|\.(?:" + _TLDS + r")\b", re.I)
 
 
+def _dot_letter(cls) -> bool:
+    """Whether a period comes before a letter (a TLD or a file extension could follow);
+    True when the text has no class string."""
+    return cls is None or b".l" in cls or b".u" in cls
+
+
 def url(text, ctx=None):
-    return _URL_RE.sub(" ", text) if "." in text and _URL_HINT_RE.search(text) else text
+    if "." not in text:
+        return text
+    f = facts(text, ctx)
+    if not (_dot_letter(f.cls) or "://" in text or "www." in f.low):
+        return text
+    return _URL_RE.sub(" ", text) if _URL_HINT_RE.search(text) else text
 
 
 # 4. file names, camera names, hashes ---------------------------------------------------------
@@ -200,16 +229,28 @@ _SLUG_RE = re.compile(r"^\w+(?:_\w+)+$|^\w+(?:-\w+){2,}$")
 _EXT_HINT_RE = re.compile(r"\w\.(?:jpe?g|png|gif|webp|bmp|tiff?|svg|heic|heif|avif|ico|cr2|nef|dng|"
                           r"psd|pdf|mp4|mov|webm)\b", re.I)
 _DIGITS3_RE = re.compile(r"\d{3}")
+# What a camera name holds, lowercased (in texts with a class string re.IGNORECASE folds no
+# other character onto these letters); P\d{7} shows as seven digits in a row.
+_CAMERA_HINTS = ("img", "dsc", "gopr", "gh", "pxl", "dji", "mvc", "pict", "imag", "vid", "pano",
+                 "mg_", "screen")
+
+
+def _camera_hint(low: str, cls: bytes) -> bool:
+    return b"ddddddd" in cls or any(h in low for h in _CAMERA_HINTS)
 _HEX12_RE = re.compile(r"[0-9a-fA-F]{12}")
 
 
 def filename(text, ctx=None):
     if " " not in text and _SLUG_RE.match(text):
         return ""
-    if "." in text and _EXT_HINT_RE.search(text):
-        text = _FILE_RE.sub(" ", text)
-    if _DIGITS3_RE.search(text):
-        text = _CAMERA_RE.sub(" ", text)
+    f = facts(text, ctx)
+    cls = f.cls
+    if "." in text and _dot_letter(cls) and _EXT_HINT_RE.search(text):
+        text, cls = _FILE_RE.sub(" ", text), None
+    # Camera names and hashes hold three digits in a row.
+    if (b"ddd" in cls) if cls is not None else _DIGITS3_RE.search(text):
+        if cls is None or _camera_hint(f.low, cls):
+            text = _CAMERA_RE.sub(" ", text)
         if _HEX12_RE.search(text):
             text = _HASH_RE.sub(" ", text)
     return text
@@ -223,7 +264,13 @@ _DIM_RE = re.compile(r"\b\d{2,5}\s?[x×]\s?\d{2,5}(?![\d.,])(?:\s?px\b)?(?!\s?" 
 
 
 def dimension(text, ctx=None):
-    return _DIM_RE.sub(" ", text) if _DIGITS2_RE.search(text) else text
+    f = facts(text, ctx)
+    if f.cls is not None:  # every dimension holds two digits in a row and an "x", "×" or "px"
+        if b"dd" not in f.cls or ("x" not in f.low and "×" not in text):
+            return text
+    elif not _DIGITS2_RE.search(text):
+        return text
+    return _DIM_RE.sub(" ", text)
 
 
 # 6. photo credits ----------------------------------------------------------------------------
@@ -245,8 +292,22 @@ _AGENCY_WORDS = ("getty", "shutterstock", "istock", "adobe stock", "unsplash", "
                  "dreamstime", "alamy", "ap photo", "reuters", "afp", "dpa", "alliance")
 
 
+def _has_agency(low: str) -> bool:
+    # Written out: a chain of ``in`` tests runs several times faster than any() over a
+    # generator or an alternation pattern, and every text goes through it.
+    return ("getty" in low or "shutterstock" in low or "istock" in low or "adobe stock" in low
+            or "unsplash" in low or "pexels" in low or "pixabay" in low or "dreamstime" in low
+            or "alamy" in low or "ap photo" in low or "reuters" in low or "afp" in low
+            or "dpa" in low or "alliance" in low)
+
+
+# What a credit label holds, lowercased ("picture" holds "pic", "photograph" holds "photo").
+_LABEL_HINTS = ("photo", "image", "pic", "foto", "bild", "credit", "source", "quelle")
+
+
 def credit(text, ctx=None):
-    low = text.lower()
+    f = facts(text, ctx)
+    low = f.low
     m = _COPYRIGHT_RE.search(text) if "©" in text or "(c)" in low or "copyright" in low else None
     if m is not None:
         rest = text[m.end():]
@@ -254,7 +315,8 @@ def credit(text, ctx=None):
         # claimed ..." credits only the next token.
         text = text[: m.start()] + (" " + rest.split(" ", 1)[1] if len(rest.split()) > 8 else "")
     text = _PAREN_CREDIT_RE.sub("", text) if text.endswith(")") else text
-    m = _CREDIT_LABEL_RE.search(text) if ":" in text else None
+    label = ":" in text and (f.cls is None or any(h in low for h in _LABEL_HINTS))
+    m = _CREDIT_LABEL_RE.search(text) if label else None
     if m is not None:
         rest = text[m.end():]
         # "Photo: Jane Doe/AP" is a credit (short); "Image: a dog on a beach at dawn with ..."
@@ -263,23 +325,30 @@ def credit(text, ctx=None):
         text = text[: m.start()] + " " + rest[len(cut):]
     if " by " in low or " courtesy " in low or " via " in low:
         text = _PHOTO_BY_RE.sub("", text)
-    return _AGENCY_RE.sub(" ", text) if any(a in low for a in _AGENCY_WORDS) else text
+    return _AGENCY_RE.sub(" ", text) if _has_agency(low) else text
 
 
 # 7. boilerplate ------------------------------------------------------------------------------
 _BOILERPLATE = frozenset(load_wordlist("boilerplate_en.txt"))
-_NON_LETTERS_RE = re.compile(r"[\W\d_]+")
 _BOILER_PATTERN_RE = re.compile(r"^(?:\w+ ){0,3}logo$|^logo(?: \w+){0,3}$|^\w+ (?:icon|button)$"
                                 r"|^click (?:here|to|for)\b|^(?:read|see|view|learn) more\b"
                                 r"|^(?:powered|protected|designed|hosted) by\b|^posted (?:by|on|in)\b")
+_BOILER_FIRST_WORDS = frozenset("click read see view learn powered protected designed hosted "
+                                "posted".split())
 # Site furniture anywhere in the text: cookie banners, footers, sharing widgets.
 _BOILER_PHRASES = PhraseSet(load_wordlist("boilerplate_phrases_en.txt"))
 
 
 def boilerplate(text, ctx=None):
     # The whole-text checks only need the start of a long text (the patterns are prefixes).
-    norm = " ".join(_NON_LETTERS_RE.sub(" ", text[:60].lower()).split())
-    if norm in _BOILERPLATE or _BOILER_PATTERN_RE.search(norm):
+    f = facts(text, ctx)
+    norm = letter_norm(f.low[:60] if f.cls is not None else text[:60].lower())
+    if norm in _BOILERPLATE:
+        return Reject("boilerplate")
+    # Each pattern names its first word, ends in "logo"/"icon"/"button" or holds "logo"; match,
+    # not search: every alternative is anchored at the start.
+    if ("logo" in norm or norm.endswith(("icon", "button"))
+            or norm.partition(" ")[0] in _BOILER_FIRST_WORDS) and _BOILER_PATTERN_RE.match(norm):
         return Reject("boilerplate")
     return Reject("boilerplate") if _BOILER_PHRASES.search(lower_words(text, ctx)) else text
 
@@ -287,7 +356,6 @@ def boilerplate(text, ctx=None):
 # 8-9. promotional spam and prices ------------------------------------------------------------
 _PROMO = PhraseSet(load_wordlist("promo_en.txt"))
 _PERCENT_RE = re.compile(r"\b\d{1,2}\s?% off\b|\bsave (?:up to )?\d{1,2}\s?%", re.I)
-_DIGIT_RE = re.compile(r"\d")
 _BIG = r"(?![\d.,]|[\s-]?(?:million|billion|trillion|bn|mn|m|k)\b)"
 _PRICE_RE = re.compile(r"[$€£¥₹]\s?\d[\d.,]*" + _BIG + r"|\b\d[\d.,]*\s?(?:€|£|¥|₹)"
                        r"|\b\d[\d.,]*\s?(?:USD|EUR|GBP|CHF|dollars?|euros?|bucks)\b"
@@ -300,8 +368,18 @@ def promo(text, ctx=None):
     return text
 
 
+# Every price holds a currency sign or one of these (lowercased; "euros" holds "eur").
+_CURRENCY_HINTS = ("$", "€", "£", "¥", "₹", "usd", "eur", "gbp", "chf", "dollar", "buck")
+
+
 def price(text, ctx=None):
-    return Reject("price") if _DIGIT_RE.search(text) and _PRICE_RE.search(text) else text
+    f = facts(text, ctx)
+    if f.cls is not None:
+        if b"d" not in f.cls or not any(h in f.low for h in _CURRENCY_HINTS):
+            return text
+    elif not DIGIT_RE.search(text):
+        return text
+    return Reject("price") if _PRICE_RE.search(text) else text
 
 
 # 10-11. word lists ---------------------------------------------------------------------------
@@ -318,9 +396,7 @@ def spam(text, ctx=None):
 
 
 # 12. punctuation and emoji -------------------------------------------------------------------
-_EMOJI_RE = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji_Modifier}\u200d\ufe0f\u20e3"
-                          r"\U0001F1E6-\U0001F1FF]+")
-_NOT_LETTER_RE = re.compile(r"[^\w\s]|[\d_]")
+_EMOJI_RE = EMOJI_RE
 _RUN_RE = re.compile(r"([^\w\s])\1{2,}|[!?]{2,}|[*~=_+#^|<>•·\-]{3,}")
 
 
@@ -332,10 +408,18 @@ def _collapse(m: re.Match) -> str:
 
 
 def punctuation(text, ctx=None):
-    if not text.isascii():
-        text = _EMOJI_RE.sub(" ", text)
-    text = _RUN_RE.sub(_collapse, text)
-    others = len(_NOT_LETTER_RE.findall(text))  # digits and symbols (texts are mostly letters)
+    cls = facts(text, ctx).cls
+    if cls is not None and b"e" not in cls:
+        # Classes "p" and "." (symbols, "_"), "d" (digits): exactly what NOT_LETTER_RE counts.
+        # A run is three same symbols, three of _RUN_RE's set (all "p"), or "!!"-like.
+        if (b"ppp" in cls or b"..." in cls or "!!" in text or "??" in text or "!?" in text
+                or "?!" in text):
+            text = _RUN_RE.sub(_collapse, text)
+            cls = classes(text)
+        others = cls.count(b"p") + cls.count(b".") + cls.count(b"d")
+    else:
+        text = _RUN_RE.sub(_collapse, _EMOJI_RE.sub(" ", text))
+        others = len(NOT_LETTER_RE.findall(text))  # digits and symbols (texts are mostly letters)
     letters = len(text) - text.count(" ") - others
     return Reject("punctuation") if letters < others else text
 
@@ -345,7 +429,10 @@ _UPPER2_RE = re.compile(r"[^\W\d_a-z]{2}")
 
 
 def all_caps(text, ctx=None):
-    if len(_UPPER2_RE.findall(text)) < 3:  # fewer than 3 words could be upper case
+    cls = facts(text, ctx).cls
+    # [^\W\d_a-z] is class "u": counting "uu" is the findall's count.
+    pairs = cls.count(b"uu") if cls is not None else len(_UPPER2_RE.findall(text))
+    if pairs < 3:  # fewer than 3 words could be upper case
         return text
     words = [w for w in WORD_RE.findall(text) if len(w) >= 2]
     if len(words) >= 3 and sum(w.isupper() for w in words) * 5 >= len(words) * 4:
@@ -360,7 +447,8 @@ _HASHTAG_RE = re.compile(r"(?:^|\s)#\w")
 def keyword_list(text, ctx=None):
     if "#" in text and len(_HASHTAG_RE.findall(text)) >= 3:
         return Reject("keyword_list")
-    if sum(map(text.count, ",;|/•·-–—")) < 4:
+    cls = facts(text, ctx).cls  # every separator is a symbol of class "p"
+    if (cls is not None and cls.count(b"p") < 4) or sum(map(text.count, ",;|/•·-–—")) < 4:
         return text
     segments = [s for s in _SEP_RE.split(text) if s]
     if len(segments) >= 5 and len(text.split()) <= 2.5 * len(segments):
@@ -376,6 +464,8 @@ STOPWORDS = frozenset("a an and are as at be by for from has he her his in is it
 
 def repeated_words(text, ctx=None):
     words = lower_words(text, ctx)
+    if len(set(words)) == len(words):  # no word occurs twice: nothing to collapse or count
+        return text
     if any(a == b for a, b in zip(words, words[1:])):
         text = _DUP_RE.sub(lambda m: m.group(0) if m.group(1).lower() in _DUP_OK else m.group(1), text)
         words = lower_words(text)
@@ -407,7 +497,9 @@ def lang(text, ctx):
     # Lowercased: lid.176 reads Title Case English ("East Bay Times Letters to the Editor",
     # p 0.79) as German, capitalised nouns being German's mark.
     # Bounded: fastText's cost grows with the text, and its first words tell the language.
-    code, conf = ctx.lid.fasttext(text[: cfg.lang_max_chars].lower())
+    # The batched cleaner has already asked fastText about this text (ctx.ft), with the others
+    # of its batch in one call.
+    code, conf = ctx.ft or ctx.lid.fasttext(lang_input(text, cfg))
     ctx.meta["lang"], ctx.meta["lang_conf"] = code, round(conf, 4)
     if code in cfg.targets:
         return text
@@ -421,13 +513,22 @@ def lang(text, ctx):
     return text if not ctx.page_lang or ctx.page_lang in cfg.targets else Reject("not_target")
 
 
+def lang_input(text: str, cfg) -> str:
+    """What fastText reads of a text: its lowercased head."""
+    return text[: cfg.lang_max_chars].lower()
+
+
 def oov(text, ctx):
-    words = WORD_RE.findall(text)
+    f = facts(text, ctx)
+    if f.cls is not None and "’" not in text:  # the words of the lowercased text, lowercased
+        words = f.words
+    else:
+        words = [w.lower().replace("’", "'") for w in WORD_RE.findall(text)]
     if not words:
         ctx.meta["oov_ratio"] = 1.0
         return Reject("oov")
     zipf, wf_lang, thr = ctx.zipf, ctx.wordfreq_lang, ctx.config.zipf_threshold
-    n_oov = sum(zipf(w.lower().replace("’", "'"), wf_lang) < thr for w in words)
+    n_oov = sum(zipf(w, wf_lang) < thr for w in words)
     ratio = n_oov / len(words)
     ctx.meta["oov_ratio"] = round(ratio, 4)
     return Reject("oov") if ratio > ctx.config.max_oov_ratio else text

@@ -1,0 +1,134 @@
+"""Cheap facts about one text version, computed once and shared by the cleaning rules.
+
+Python's ``re`` tests Unicode classes such as ``\\w`` or ``[^\\W\\d_]`` character by character,
+and most rules only need to know whether a text *could* match (three digits in a row? three
+symbols in a row? a period before a letter?) before running their real pattern.  For a text
+of Latin-1 characters (every ASCII text, and most German or French ones) or else of Windows-1252
+ones (``’ – — “ ” € …`` besides Latin-1), :class:`TextFacts` answers those questions from a
+*class string*: the text encoded to one byte per character (a copy for Latin-1) and translated
+byte by byte (one C loop) to one class letter per character:
+
+====  ======================================================================================
+``l``  a letter ``a``-``z``          ``u``  any other letter (``[^\\W\\d_]``): ``A``-``Z``, ``ä``, ``²``
+``d``  a digit (``\\d``)              ``.``  the period
+`` `` the space                      ``s``  other whitespace (``\\s``)
+``e``  an emoji (``©``, ``®``)        ``p``  anything else: punctuation, symbols, ``_``, controls
+====  ======================================================================================
+
+so that ``b"ddd" in cls`` is exactly "``\\d{3}`` matches" and ``cls.count(b"uu")`` is exactly
+``len(re.findall("[^\\W\\d_a-z]{2}", text))``.  Other texts (``’``, ``–``, Cyrillic, emoji) have
+no class string and the rules run their patterns, so what a rule decides never depends on the
+shortcut.  The tables are *derived from the rules' own patterns* at import (each character the
+256 bytes stand for is matched against them), so the shortcuts cannot drift from the patterns.
+"""
+from __future__ import annotations
+
+import re
+
+import regex  # for \p{Extended_Pictographic} (emoji); wordfreq depends on it anyway
+
+HAS_LETTER = re.compile(r"[^\W\d_]")
+WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")  # letter words ("don't" is one word)
+NON_LETTERS_RE = re.compile(r"[\W\d_]+")
+NOT_LETTER_RE = re.compile(r"[^\w\s]|[\d_]")  # what the punctuation rule counts as not a letter
+DIGIT_RE = re.compile(r"\d")
+EMOJI_RE = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji_Modifier}\u200d\ufe0f\u20e3"
+                         r"\U0001F1E6-\U0001F1FF]+")
+_SPACE_RE = re.compile(r"\s")
+
+
+def _char_class(c: str, codec: str) -> str:
+    low = c.lower()
+    try:
+        low.encode(codec)
+    except UnicodeEncodeError:
+        return "x"
+    if len(low) != 1 or bool(HAS_LETTER.match(c)) != bool(HAS_LETTER.match(low)):
+        return "x"  # lowercasing would change the letter runs: no shortcut for such texts
+    if c == " ":
+        return " "
+    if c == ".":
+        return "."
+    if EMOJI_RE.fullmatch(c):
+        return "e"
+    if HAS_LETTER.fullmatch(c):
+        return "l" if "a" <= c <= "z" else "u"
+    if DIGIT_RE.fullmatch(c):
+        return "d"
+    return "s" if _SPACE_RE.fullmatch(c) else "p"
+
+
+def _tables(codec: str) -> tuple[str, bytes, bytes]:
+    """``(codec, byte -> class letter, byte -> space for what NON_LETTERS_RE replaces)``."""
+    chars = [bytes([i]).decode(codec, errors="replace") for i in range(256)]  # undefined: U+FFFD
+    cls = bytes(ord(_char_class(c, codec)) for c in chars)
+    space = bytes(32 if NON_LETTERS_RE.fullmatch(c) else i for i, c in enumerate(chars))
+    return codec, cls, space
+
+
+# Latin-1 first: encoding a Latin-1 text to it is a copy.
+_CODECS = (_tables("latin-1"), _tables("cp1252"))
+
+
+def classes(text: str) -> bytes | None:
+    """The class string of ``text``, or ``None`` when it has characters beyond Windows-1252."""
+    for codec, table, _ in _CODECS:
+        try:
+            cls = text.encode(codec).translate(table)
+        except UnicodeEncodeError:
+            continue
+        return None if b"x" in cls else cls
+    return None
+
+
+def _letter_runs(low: str) -> list[str] | None:
+    """``NON_LETTERS_RE.sub(" ", low).split()`` for a one-byte-codec text, else ``None``."""
+    for codec, _, space in _CODECS:
+        try:
+            raw = low.encode(codec)
+        except UnicodeEncodeError:
+            continue
+        return raw.translate(space).decode(codec).split()
+    return None
+
+
+def letter_norm(low: str) -> str:
+    """``" ".join(NON_LETTERS_RE.sub(" ", low).split())``: the letter runs joined by spaces."""
+    runs = _letter_runs(low)
+    return " ".join(NON_LETTERS_RE.sub(" ", low).split() if runs is None else runs)
+
+
+class TextFacts:
+    """``text``, ``low`` (lowercased), ``cls`` (the class string, ``None`` for texts with
+    characters beyond Windows-1252) and ``words`` (lowercased letter words, as
+    ``WORD_RE.findall(low)``)."""
+
+    __slots__ = ("text", "low", "cls", "_words")
+
+    def __init__(self, text: str):
+        self.text = text
+        self.low = text.lower()
+        self.cls = classes(text)
+        self._words = None
+
+    @property
+    def words(self) -> list[str]:
+        if self._words is None:
+            low = self.low
+            # Without apostrophes (which WORD_RE keeps inside words) the words are the runs
+            # of letters; lowercasing a class-string text keeps every letter a letter.
+            plain = self.cls is not None and "'" not in low and "’" not in low
+            runs = _letter_runs(low) if plain else None
+            self._words = WORD_RE.findall(low) if runs is None else runs
+        return self._words
+
+
+def facts(text: str, ctx=None) -> TextFacts:
+    """The facts of ``text``, kept on ``ctx`` (one per text being cleaned) until an edit
+    makes a new text version."""
+    if ctx is None:
+        return TextFacts(text)
+    f = ctx.facts
+    if f is None or f.text is not text:
+        f = ctx.facts = TextFacts(text)
+    return f
