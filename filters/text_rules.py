@@ -141,7 +141,11 @@ def tidy(text: str) -> str:
     """Whitespace collapsed, empty brackets and dangling edge separators removed."""
     if "(" in text or "[" in text:
         text = _EMPTY_BRACKETS_RE.sub(" ", text)
-    text = _SPACE_BEFORE_RE.sub(r"\1", " ".join(text.split()))
+    text = " ".join(text.split())
+    # Only single spaces are left: the pattern can match only where one precedes its marks.
+    if (" )" in text or " ," in text or " :" in text or " ;" in text or " !" in text
+            or " ?" in text or " ]" in text or " }" in text):
+        text = _SPACE_BEFORE_RE.sub(r"\1", text)
     return text.lstrip(_EDGE_HEAD).rstrip(_EDGE_TAIL)
 
 
