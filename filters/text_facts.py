@@ -6,18 +6,15 @@ symbols in a row? a period before a letter?) before running their real pattern. 
 of Latin-1 characters (every ASCII text, and most German or French ones) or else of Windows-1252
 ones (``’ – — “ ” € …`` besides Latin-1), :class:`TextFacts` answers those questions from a
 *class string*: the text encoded to one byte per character (a copy for Latin-1) and translated
-byte by byte (one C loop) to one class letter per character:
+byte by byte (one C loop) to one class letter per character, read back as a ``str``:
 
-====  ======================================================================================
-``l``  a letter ``a``-``z``          ``u``  any other letter (``[^\\W\\d_]``): ``A``-``Z``, ``ä``, ``²``
-``d``  a digit (``\\d``)              ``.``  the period
-`` `` the space                      ``s``  other whitespace (``\\s``)
-``e``  an emoji (``©``, ``®``)        ``p``  anything else: punctuation, symbols, ``_``, controls
-====  ======================================================================================
+* ``l`` a letter ``a``-``z``; ``u`` any other letter (``[^\\W\\d_]``: ``A``-``Z``, ``ä``, ``²``);
+* ``d`` a digit (``\\d``); ``.`` the period; `` `` the space; ``s`` other whitespace (``\\s``);
+* ``e`` an emoji (``©``, ``™``); ``p`` anything else (punctuation, symbols, ``_``, controls),
 
-so that ``b"ddd" in cls`` is exactly "``\\d{3}`` matches" and ``cls.count(b"uu")`` is exactly
-``len(re.findall("[^\\W\\d_a-z]{2}", text))``.  Other texts (``’``, ``–``, Cyrillic, emoji) have
-no class string and the rules run their patterns, so what a rule decides never depends on the
+so that ``"ddd" in cls`` is exactly "``\\d{3}`` matches" and ``cls.count("uu")`` is exactly
+``len(re.findall("[^\\W\\d_a-z]{2}", text))``.  Other texts (Cyrillic, Greek, emoji, ``ő``)
+have no class string and the rules run their patterns, so what a rule decides never depends on the
 shortcut.  The tables are *derived from the rules' own patterns* at import (each character the
 256 bytes stand for is matched against them), so the shortcuts cannot drift from the patterns.
 """
@@ -70,14 +67,17 @@ def _tables(codec: str) -> tuple[str, bytes, bytes]:
 _CODECS = (_tables("latin-1"), _tables("cp1252"))
 
 
-def classes(text: str) -> bytes | None:
+def classes(text: str) -> str | None:
     """The class string of ``text``, or ``None`` when it has characters beyond Windows-1252."""
     for codec, table, _ in _CODECS:
         try:
-            cls = text.encode(codec).translate(table)
+            raw = text.encode(codec)
         except UnicodeEncodeError:
             continue
-        return None if b"x" in cls else cls
+        # A str, not bytes: ``b"dd" in some_bytes`` first tries the argument as an integer
+        # and formats (then clears) a TypeError, several times the cost of the search.
+        cls = raw.translate(table).decode("ascii")
+        return None if "x" in cls else cls
     return None
 
 

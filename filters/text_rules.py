@@ -141,7 +141,11 @@ def tidy(text: str) -> str:
     """Whitespace collapsed, empty brackets and dangling edge separators removed."""
     if "(" in text or "[" in text:
         text = _EMPTY_BRACKETS_RE.sub(" ", text)
-    text = _SPACE_BEFORE_RE.sub(r"\1", " ".join(text.split()))
+    text = " ".join(text.split())
+    # Only single spaces are left: the pattern can match only where one precedes its marks.
+    if (" )" in text or " ," in text or " :" in text or " ;" in text or " !" in text
+            or " ?" in text or " ]" in text or " }" in text):
+        text = _SPACE_BEFORE_RE.sub(r"\1", text)
     return text.lstrip(_EDGE_HEAD).rstrip(_EDGE_TAIL)
 
 
@@ -202,7 +206,7 @@ _URL_HINT_RE = re.compile(r"://|www\.|\.(?:" + _TLDS + r")\b", re.I)
 def _dot_letter(cls) -> bool:
     """Whether a period comes before a letter (a TLD or a file extension could follow);
     True when the text has no class string."""
-    return cls is None or b".l" in cls or b".u" in cls
+    return cls is None or ".l" in cls or ".u" in cls
 
 
 def url(text, ctx=None):
@@ -236,7 +240,7 @@ _CAMERA_HINTS = ("img", "dsc", "gopr", "gh", "pxl", "dji", "mvc", "pict", "imag"
 
 
 def _camera_hint(low: str, cls: bytes) -> bool:
-    return b"ddddddd" in cls or any(h in low for h in _CAMERA_HINTS)
+    return "ddddddd" in cls or any(h in low for h in _CAMERA_HINTS)
 _HEX12_RE = re.compile(r"[0-9a-fA-F]{12}")
 
 
@@ -248,7 +252,7 @@ def filename(text, ctx=None):
     if "." in text and _dot_letter(cls) and _EXT_HINT_RE.search(text):
         text, cls = _FILE_RE.sub(" ", text), None
     # Camera names and hashes hold three digits in a row.
-    if (b"ddd" in cls) if cls is not None else _DIGITS3_RE.search(text):
+    if ("ddd" in cls) if cls is not None else _DIGITS3_RE.search(text):
         if cls is None or _camera_hint(f.low, cls):
             text = _CAMERA_RE.sub(" ", text)
         if _HEX12_RE.search(text):
@@ -266,7 +270,7 @@ _DIM_RE = re.compile(r"\b\d{2,5}\s?[x×]\s?\d{2,5}(?![\d.,])(?:\s?px\b)?(?!\s?" 
 def dimension(text, ctx=None):
     f = facts(text, ctx)
     if f.cls is not None:  # every dimension holds two digits in a row and an "x", "×" or "px"
-        if b"dd" not in f.cls or ("x" not in f.low and "×" not in text):
+        if "dd" not in f.cls or ("x" not in f.low and "×" not in text):
             return text
     elif not _DIGITS2_RE.search(text):
         return text
@@ -375,7 +379,7 @@ _CURRENCY_HINTS = ("$", "€", "£", "¥", "₹", "usd", "eur", "gbp", "chf", "d
 def price(text, ctx=None):
     f = facts(text, ctx)
     if f.cls is not None:
-        if b"d" not in f.cls or not any(h in f.low for h in _CURRENCY_HINTS):
+        if "d" not in f.cls or not any(h in f.low for h in _CURRENCY_HINTS):
             return text
     elif not DIGIT_RE.search(text):
         return text
@@ -409,14 +413,14 @@ def _collapse(m: re.Match) -> str:
 
 def punctuation(text, ctx=None):
     cls = facts(text, ctx).cls
-    if cls is not None and b"e" not in cls:
+    if cls is not None and "e" not in cls:
         # Classes "p" and "." (symbols, "_"), "d" (digits): exactly what NOT_LETTER_RE counts.
         # A run is three same symbols, three of _RUN_RE's set (all "p"), or "!!"-like.
-        if (b"ppp" in cls or b"..." in cls or "!!" in text or "??" in text or "!?" in text
+        if ("ppp" in cls or "..." in cls or "!!" in text or "??" in text or "!?" in text
                 or "?!" in text):
             text = _RUN_RE.sub(_collapse, text)
             cls = classes(text)
-        others = cls.count(b"p") + cls.count(b".") + cls.count(b"d")
+        others = cls.count("p") + cls.count(".") + cls.count("d")
     else:
         text = _RUN_RE.sub(_collapse, _EMOJI_RE.sub(" ", text))
         others = len(NOT_LETTER_RE.findall(text))  # digits and symbols (texts are mostly letters)
@@ -431,7 +435,7 @@ _UPPER2_RE = re.compile(r"[^\W\d_a-z]{2}")
 def all_caps(text, ctx=None):
     cls = facts(text, ctx).cls
     # [^\W\d_a-z] is class "u": counting "uu" is the findall's count.
-    pairs = cls.count(b"uu") if cls is not None else len(_UPPER2_RE.findall(text))
+    pairs = cls.count("uu") if cls is not None else len(_UPPER2_RE.findall(text))
     if pairs < 3:  # fewer than 3 words could be upper case
         return text
     words = [w for w in WORD_RE.findall(text) if len(w) >= 2]
@@ -448,7 +452,7 @@ def keyword_list(text, ctx=None):
     if "#" in text and len(_HASHTAG_RE.findall(text)) >= 3:
         return Reject("keyword_list")
     cls = facts(text, ctx).cls  # every separator is a symbol of class "p"
-    if (cls is not None and cls.count(b"p") < 4) or sum(map(text.count, ",;|/•·-–—")) < 4:
+    if (cls is not None and cls.count("p") < 4) or sum(map(text.count, ",;|/•·-–—")) < 4:
         return text
     segments = [s for s in _SEP_RE.split(text) if s]
     if len(segments) >= 5 and len(text.split()) <= 2.5 * len(segments):
