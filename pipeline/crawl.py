@@ -24,8 +24,8 @@ from urllib.parse import urljoin, urlsplit
 from selectolax.lexbor import LexborHTMLParser
 
 from pipeline.config import LINK_POLICIES, OPT_OUT_TOKENS
-from pipeline.http import AddressPolicy, FetchError, HttpClient, canonical_url, opt_out_tokens
-from pipeline.politeness import HostLimiter
+from pipeline.http import (FetchError, canonical_url, opt_out_tokens,
+                           stage_client)
 from pipeline.records import Page
 from pipeline.robots import RobotsCache, agent_token
 from pipeline.stage import Drop, Keep, Source
@@ -131,15 +131,7 @@ class CrawlSource(Source):
         return state
 
     def setup(self) -> None:
-        limiter = HostLimiter(self.rate_per_host, self.per_host_concurrency,
-                              max_delay_s=self.max_retry_after_s)
-        self._http = HttpClient(
-            self.user_agent, timeout_s=self.timeout_s, max_time_s=self.max_time_s,
-            max_bytes=self.max_bytes, max_redirects=self.max_redirects, retries=self.retries,
-            backoff_s=self.backoff_s, max_retry_after_s=self.max_retry_after_s,
-            policy=AddressPolicy(self.allow_networks, allow_all=self.allow_private),
-            limiter=limiter, maxsize=max(1, self.concurrency),
-            accept_header="text/html,application/xhtml+xml;q=0.9,*/*;q=0.1")
+        self._http, limiter = stage_client(self, "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1")
         self._robots = RobotsCache(self._http, self.user_agent, limiter) if self.robots else None
 
     def parts(self) -> list[str]:

@@ -16,9 +16,8 @@ from __future__ import annotations
 import io
 from PIL import Image
 
-from pipeline.http import (OPT_OUT_TOKENS, AddressPolicy, FetchError, HttpClient,
-                           canonical_url, check_address, opt_out_tokens)
-from pipeline.politeness import HostLimiter
+from pipeline.http import (OPT_OUT_TOKENS, FetchError, canonical_url, check_address,
+                           opt_out_tokens, stage_client)
 from pipeline.records import ImageItem
 from pipeline.robots import RobotsCache, agent_token
 from pipeline.stage import GroupStage, Keep
@@ -84,15 +83,7 @@ class ImageFetcher(GroupStage):
         return state
 
     def setup(self) -> None:
-        limiter = HostLimiter(self.rate_per_host, self.per_host_concurrency,
-                              max_delay_s=self.max_retry_after_s)
-        self._http = HttpClient(
-            self.user_agent, timeout_s=self.timeout_s, max_time_s=self.max_time_s,
-            max_bytes=self.max_bytes, max_redirects=self.max_redirects, retries=self.retries,
-            backoff_s=self.backoff_s, max_retry_after_s=self.max_retry_after_s,
-            policy=AddressPolicy(self.allow_networks, allow_all=self.allow_private),
-            limiter=limiter, maxsize=max(1, self.concurrency),
-            accept_header="image/avif,image/webp,image/png,image/jpeg,image/*;q=0.8")
+        self._http, limiter = stage_client(self, "image/avif,image/webp,image/png,image/jpeg,image/*;q=0.8")
         self._agent = agent_token(self.user_agent)
         if self.robots:
             self._robots = RobotsCache(self._http, self.user_agent, limiter)

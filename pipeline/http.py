@@ -311,3 +311,17 @@ class HttpClient:
         if declared.isdigit() and len(buf) < int(declared):
             raise FetchError("truncated")
         return bytes(buf)
+
+
+def stage_client(stage, accept_header: str):
+    """The HTTP client and per-host limiter that a fetching stage (crawler, image fetcher)
+    builds in ``setup()`` from its own settings: one place for the shared construction."""
+    limiter = HostLimiter(stage.rate_per_host, stage.per_host_concurrency,
+                          max_delay_s=stage.max_retry_after_s)
+    client = HttpClient(
+        stage.user_agent, timeout_s=stage.timeout_s, max_time_s=stage.max_time_s,
+        max_bytes=stage.max_bytes, max_redirects=stage.max_redirects, retries=stage.retries,
+        backoff_s=stage.backoff_s, max_retry_after_s=stage.max_retry_after_s,
+        policy=AddressPolicy(stage.allow_networks, allow_all=stage.allow_private),
+        limiter=limiter, maxsize=max(1, stage.concurrency), accept_header=accept_header)
+    return client, limiter
