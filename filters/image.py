@@ -108,7 +108,9 @@ class ImageDecode(MapStage):
         if im.mode != "L":  # L resizes as one channel and widens to RGB after
             im = to_rgb(im)
         if im.size != size:
-            im = im.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
+            # Bicubic: left with a factor < 2 after draft mode (or a PNG / WebP), it looks the
+            # same as Lanczos at 512 px and costs 30% less (3-lobe Lanczos reads 1.5x the taps).
+            im = im.resize(size, Image.Resampling.BICUBIC)
         im = to_rgb(im)
         if orientation in _ORIENTATION:
             im = im.transpose(_ORIENTATION[orientation])
