@@ -10,7 +10,8 @@ in the plan's order, each fed through the executor's ``StepRunner`` (so batch st
 ``batch_size`` records at a time, as in a run).  Side variants run in the same process so
 their ratios to the headline are fair: record by record, NSFW before naturalness, each model
 in its other precision, the NSFW JPEG round trip toggled.  The first pass of each variant
-warms caches and loads models and is not timed.  The LAST line printed is a JSON object.
+warms caches and loads models and is not timed; the timed passes go round robin over the
+variants, so that on a shared machine each sees the same mix of load.  The LAST line printed is a JSON object.
 
 Times are this process's CPU seconds (``time.process_time``), not wall time: the machine
 this was written on is shared, and CPU time of a single-threaded, pinned process is what one
@@ -124,30 +125,38 @@ def variants(quick: bool) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--passes", type=int, default=2)
+    ap.add_argument("--passes", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="the default chain only")
     args = ap.parse_args()
     os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     ensure_built()
     images = demo_images()
-    results = {}
     wall0 = time.perf_counter()
-    for name, (kw, order) in variants(args.quick).items():
-        steps = chain_steps(variant_config(**kw), order)
+    chains = {name: chain_steps(variant_config(**kw), order)
+              for name, (kw, order) in variants(args.quick).items()}
+    for steps in chains.values():
         run_chain(steps, fresh(images))  # warm-up pass: loads the models
-        spent, total = defaultdict(float), 0.0
-        for _ in range(args.passes):
+    spent = {name: defaultdict(float) for name in chains}
+    total = dict.fromkeys(chains, 0.0)
+    counts = {}  # per variant: (inputs per step, drops) of a pass: the same every pass
+    for _ in range(args.passes):
+        # Round robin: on a shared machine each variant sees the same mix of load.
+        for name, steps in chains.items():
             s, n_in, drops, t = run_chain(steps, fresh(images))
+            counts[name] = n_in, drops
             for k, v in s.items():
-                spent[k] += v
-            total += t
-        n = len(images) * args.passes
+                spent[name][k] += v
+            total[name] += t
+    n = len(images) * args.passes
+    results = {}
+    for name in chains:
+        sp, (n_in, drops) = spent[name], counts[name]
         results[name] = {
-            "images_per_s_per_core": round(n / total, 1),
-            "ms_per_image": {k: round(1000 * v / n, 2) for k, v in spent.items()},
+            "images_per_s_per_core": round(n / total[name], 1),
+            "ms_per_image": {k: round(1000 * v / n, 2) for k, v in sp.items()},
             "ms_per_input": {k: round(1000 * v / max(1, n_in[k] * args.passes), 2)
-                             for k, v in spent.items()},
-            "share": {k: round(v / sum(spent.values()), 3) for k, v in spent.items()},
+                             for k, v in sp.items()},
+            "share": {k: round(v / sum(sp.values()), 3) for k, v in sp.items()},
             "inputs": n_in,
             "drops": dict(sorted(drops.items())),
         }
