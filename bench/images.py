@@ -11,7 +11,8 @@ in the plan's order, each fed through the executor's ``StepRunner`` (so batch st
 their ratios to the headline are fair: record by record, NSFW before naturalness, each model
 in its other precision, the NSFW JPEG round trip toggled.  The first pass of each variant
 warms caches and loads models and is not timed; the timed passes go round robin over the
-variants, so that on a shared machine each sees the same mix of load.  The LAST line printed is a JSON object.
+variants, so that on a shared machine each sees the same mix of load.  The LAST line printed
+is a JSON object.
 
 Times are this process's CPU seconds (``time.process_time``), not wall time: the machine
 this was written on is shared, and CPU time of a single-threaded, pinned process is what one
@@ -104,21 +105,23 @@ def variant_config(**kw) -> Config:
 
 
 def variants(quick: bool) -> dict:
-    d = Config()
-    other = {"float": "int8", "int8": "float"}
+    """name -> (config changes, model filter order); each side variant flips one choice of
+    the default config."""
     from filters.backbone import resolve_precision
 
-    out = {"default": (dict(), ("natural", "nsfw"))}
+    d, other = Config(), {"float": "int8", "int8": "float"}
+    plan_order = ("natural", "nsfw")
+    out = {"default": (dict(), plan_order)}
     if quick:
         return out
+    bb, nsfw = other[resolve_precision(d.naturalness.backbone)], other[d.nsfw.precision]
     out.update({
-        "record_by_record": (dict(batch=1), ("natural", "nsfw")),
+        "record_by_record": (dict(batch=1), plan_order),
         "nsfw_first": (dict(), ("nsfw", "natural")),
-        f"{other[resolve_precision(d.naturalness.backbone)]}_backbone":
-            (dict(backbone=other[resolve_precision(d.naturalness.backbone)]), ("natural", "nsfw")),
-        f"{other[d.nsfw.precision]}_nsfw": (dict(nsfw=other[d.nsfw.precision]), ("natural", "nsfw")),
+        f"{bb}_backbone": (dict(backbone=bb), plan_order),
+        f"{nsfw}_nsfw": (dict(nsfw=nsfw), plan_order),
         "nsfw_jpeg_" + ("off" if d.nsfw.jpeg_reencode else "on"):
-            (dict(nsfw_jpeg=not d.nsfw.jpeg_reencode), ("natural", "nsfw")),
+            (dict(nsfw_jpeg=not d.nsfw.jpeg_reencode), plan_order),
     })
     return out
 
