@@ -1,18 +1,24 @@
 """Images per second on ONE core for the whole image-filter chain, and each filter's share.
 
-Usage: ``python bench/images.py [--passes N]``.  Pinned to one CPU, one thread per native
-library and per onnxruntime session.  Images are the demo's (``tools/sampleweb``'s image files,
-seed 0: photos, crops, near-duplicates, clip art, rendered graphics, small images).  Each
-image runs the chain as a worker does, record by record: ``image_size`` (header), then
-``image_decode`` (draft-mode decode, resize, re-encode), ``natural`` (EfficientNet-lite0 +
-head), ``nsfw`` (open_nsfw), ``labels`` (reusing the backbone pass; phash, embedding).  The
-default chain is timed next to variants (NSFW first, float NSFW, int8 backbone, batches of
-16) in the same run.  The first pass warms caches and is not timed.  The LAST line printed is
-a JSON object.
+Usage: ``python bench/images.py [--passes N] [--quick]``.  Pinned to one CPU, one thread per
+native library and per onnxruntime session.  Images are the demo's (``tools/sampleweb``'s
+image files, seed 0: photos, crops, near-duplicates, clip art, rendered graphics, small images).
+
+The headline (``default``) is the chain as a pipeline worker runs it: the steps of
+``pipeline.plan.image_steps`` from ``image_size`` to ``labels``, built from the default config,
+in the plan's order, each fed through the executor's ``StepRunner`` (so batch stages get
+``batch_size`` records at a time, as in a run).  Side variants run in the same process so
+their ratios to the headline are fair: record by record, NSFW before naturalness, each model
+in its other precision, the NSFW JPEG round trip toggled.  The first pass of each variant
+warms caches and loads models and is not timed; the timed passes go round robin over the
+variants, so that on a shared machine each sees the same mix of load.  The LAST line printed
+is a JSON object.
 
 Times are this process's CPU seconds (``time.process_time``), not wall time: the machine
 this was written on is shared, and CPU time of a single-threaded, pinned process is what one
 dedicated core would spend.  Wall seconds of the whole run are printed for reference.
+``ms_per_image`` divides a stage's time by all images; ``ms_per_input`` by the images that
+reached that stage (the smaller images are dropped before any decode, the graphics before NSFW).
 """
 import os
 
@@ -32,14 +38,14 @@ sys.path.insert(0, ROOT)
 
 from PIL import Image  # noqa: E402
 
-from filters.image import ImageDecode, ImageSize  # noqa: E402
-from filters.labels import ImageLabeler  # noqa: E402
-from filters.naturalness import NaturalnessConfig, NaturalnessFilter  # noqa: E402
-from filters.nsfw import NsfwConfig, NsfwFilter  # noqa: E402
+from pipeline.config import Config  # noqa: E402
+from pipeline.executor import StepRunner  # noqa: E402
+from pipeline.plan import image_steps  # noqa: E402
 from pipeline.records import ImageItem  # noqa: E402
-from pipeline.stage import Drop  # noqa: E402
 from tools.build_image_models import ensure_built  # noqa: E402
 from tools.sampleweb.images import build_images  # noqa: E402
+
+CHAIN = ("image_size", "image_decode", "natural", "nsfw", "labels")
 
 
 def demo_images() -> list[tuple[str, bytes, int, int]]:
@@ -56,73 +62,121 @@ def fresh(images):
                       orig_bytes=len(d)) for p, d, w, h in images]
 
 
-def run_chain(stages, items, batch: int) -> tuple[dict, Counter, float]:
-    """Feeds items through the stages; returns seconds per stage, drop counts, total seconds."""
-    spent, drops = defaultdict(float), Counter()
+def chain_steps(cfg: Config, order=("natural", "nsfw")) -> list:
+    """The plan's image-filter steps for ``cfg`` (fetch and pairing left out), with the two
+    model filters in ``order``."""
+    steps = [s for s in image_steps(cfg) if s.name in CHAIN]
+    assert [s.name for s in steps] == list(CHAIN), [s.name for s in steps]
+    by_name = {s.name: s for s in steps}
+    return steps[:2] + [by_name[n] for n in order] + steps[4:]
+
+
+def run_chain(steps, items) -> tuple[dict, dict, Counter, float]:
+    """Feeds items through fresh StepRunners, one step after the other (a batch sees the same
+    records as when items stream through).  Returns seconds and inputs per step, drop counts,
+    total seconds."""
+    spent, n_in, drops = {}, {}, Counter()
     t_all = time.process_time()
-    for i in range(0, len(items), batch):
-        live = items[i:i + batch]
-        for st in stages:
-            t = time.process_time()
-            if batch > 1 and hasattr(st, "events_batch"):
-                events = list(st.events_batch(live))
-            else:
-                events = [ev for it in live for ev in st.events(it)]
-            spent[st.name] += time.process_time() - t
-            live = [o for ev in events if not isinstance(ev, Drop) for o in ev.outputs]
-            drops.update(ev.reason for ev in events if isinstance(ev, Drop))
-    return dict(spent), drops, time.process_time() - t_all
+    live = [("r", it) for it in items]
+    for step in steps:
+        runner = StepRunner(step)
+        t = time.process_time()
+        out = [o for it in live for o in runner.feed(it)]
+        out += runner.flush()
+        spent[step.name] = time.process_time() - t
+        live = [o for o in out if o[0] == "r"]
+        (stats,) = [o[1] for o in out if o[0] == "s"]
+        n_in[step.name] = stats.n_in
+        drops.update(stats.dropped)
+    return spent, n_in, drops, time.process_time() - t_all
 
 
-def chain(order=("natural", "nsfw"), nsfw="int8", backbone="float"):
-    named = {"natural": NaturalnessFilter(NaturalnessConfig(backbone=backbone)),
-             "nsfw": NsfwFilter(NsfwConfig(precision=nsfw))}
-    stages = [ImageSize(), ImageDecode()] + [named[n] for n in order] + [ImageLabeler(backbone=backbone)]
-    for st in stages:
-        st.setup()
-    return stages
+def variant_config(**kw) -> Config:
+    cfg = Config()
+    if "backbone" in kw:
+        cfg.naturalness.backbone = kw["backbone"]
+    if "nsfw" in kw:
+        cfg.nsfw.precision = kw["nsfw"]
+    if "nsfw_jpeg" in kw:
+        cfg.nsfw.jpeg_reencode = kw["nsfw_jpeg"]
+    if "batch" in kw:
+        cfg.naturalness.batch_size = cfg.nsfw.batch_size = cfg.labels.batch_size = kw["batch"]
+    return cfg
+
+
+def variants(quick: bool) -> dict:
+    """name -> (config changes, model filter order); each side variant flips one choice of
+    the default config."""
+    from filters.backbone import resolve_precision
+
+    d, other = Config(), {"float": "int8", "int8": "float"}
+    plan_order = ("natural", "nsfw")
+    out = {"default": (dict(), plan_order)}
+    if quick:
+        return out
+    bb, nsfw = other[resolve_precision(d.naturalness.backbone)], other[d.nsfw.precision]
+    out.update({
+        "record_by_record": (dict(batch=1), plan_order),
+        "nsfw_first": (dict(), ("nsfw", "natural")),
+        f"{bb}_backbone": (dict(backbone=bb), plan_order),
+        f"{nsfw}_nsfw": (dict(nsfw=nsfw), plan_order),
+        "nsfw_jpeg_" + ("off" if d.nsfw.jpeg_reencode else "on"):
+            (dict(nsfw_jpeg=not d.nsfw.jpeg_reencode), plan_order),
+    })
+    return out
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--passes", type=int, default=2)
+    ap.add_argument("--passes", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="the default chain only")
     args = ap.parse_args()
     os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     ensure_built()
     images = demo_images()
-    variants = {
-        "default": (dict(), 1),
-        "nsfw_first": (dict(order=("nsfw", "natural")), 1),
-        "float_nsfw": (dict(nsfw="float"), 1),
-        "int8_backbone": (dict(backbone="int8"), 1),
-        "batch16": (dict(), 16),
-    }
-    results = {}
     wall0 = time.perf_counter()
-    for name, (kw, batch) in variants.items():
-        stages = chain(**kw)
-        run_chain(stages, fresh(images), batch)  # warm-up pass
-        spent, drops, total = defaultdict(float), Counter(), 0.0
-        for _ in range(args.passes):
-            s, d, t = run_chain(stages, fresh(images), batch)
+    chains = {name: chain_steps(variant_config(**kw), order)
+              for name, (kw, order) in variants(args.quick).items()}
+    for steps in chains.values():
+        run_chain(steps, fresh(images))  # warm-up pass: loads the models
+    spent = {name: defaultdict(float) for name in chains}
+    total = dict.fromkeys(chains, 0.0)
+    counts = {}  # per variant: (inputs per step, drops) of a pass: the same every pass
+    for _ in range(args.passes):
+        # Round robin: on a shared machine each variant sees the same mix of load.
+        for name, steps in chains.items():
+            s, n_in, drops, t = run_chain(steps, fresh(images))
+            counts[name] = n_in, drops
             for k, v in s.items():
-                spent[k] += v
-            drops, total = d, total + t
-        n = len(images) * args.passes
+                spent[name][k] += v
+            total[name] += t
+    n = len(images) * args.passes
+    results = {}
+    for name in chains:
+        sp, (n_in, drops) = spent[name], counts[name]
         results[name] = {
-            "images_per_s_per_core": round(n / total, 1),
-            "ms_per_image": {k: round(1000 * v / n, 2) for k, v in spent.items()},
-            "share": {k: round(v / sum(spent.values()), 3) for k, v in spent.items()},
+            "images_per_s_per_core": round(n / total[name], 1),
+            "ms_per_image": {k: round(1000 * v / n, 2) for k, v in sp.items()},
+            "ms_per_input": {k: round(1000 * v / max(1, n_in[k] * args.passes), 2)
+                             for k, v in sp.items()},
+            "share": {k: round(v / sum(sp.values()), 3) for k, v in sp.items()},
+            "inputs": n_in,
             "drops": dict(sorted(drops.items())),
         }
         print(name, json.dumps(results[name]), flush=True)
-    d = results["default"]
-    print(json.dumps({"images": len(images), "passes": args.passes,
-                      "chain": ["image_size", "image_decode", "natural", "nsfw", "labels"],
-                      "images_per_s_per_core": d["images_per_s_per_core"], "share": d["share"],
-                      "variants": {k: v["images_per_s_per_core"] for k, v in results.items()},
-                      "drops": d["drops"], "clock": "process_time",
-                      "wall_s": round(time.perf_counter() - wall0, 1)}))
+    from filters.backbone import resolve_precision
+
+    cfg, d = Config(), results["default"]
+    print(json.dumps({
+        "images": len(images), "passes": args.passes, "chain": list(CHAIN),
+        "config": {"backbone": resolve_precision(cfg.naturalness.backbone),
+                   "nsfw": cfg.nsfw.precision, "nsfw_jpeg_reencode": cfg.nsfw.jpeg_reencode,
+                   "batch_size": cfg.naturalness.batch_size},
+        "images_per_s_per_core": d["images_per_s_per_core"], "share": d["share"],
+        "ms_per_input": d["ms_per_input"],
+        "variants": {k: v["images_per_s_per_core"] for k, v in results.items()},
+        "drops": d["drops"], "clock": "process_time", "load": os.getloadavg()[0],
+        "wall_s": round(time.perf_counter() - wall0, 1)}))
     return 0
 
 

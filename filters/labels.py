@@ -23,9 +23,8 @@ import base64
 from dataclasses import dataclass
 
 import numpy as np
-from PIL import Image
 
-from filters.backbone import Backbone, clear_transient, pixels_of
+from filters.backbone import Backbone, as_image, clear_transient, pixels_of
 from filters.batched import ImageBatchStage
 from pipeline.errors import ConfigError
 from pipeline.records import ImageItem
@@ -63,10 +62,11 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return e / e.sum()
 
 
-def phash(pixels: np.ndarray) -> str:
+def phash(pixels) -> str:
+    """imagehash's phash of the stored image (PIL, or an RGB uint8 array)."""
     import imagehash
 
-    return str(imagehash.phash(Image.fromarray(pixels)))
+    return str(imagehash.phash(as_image(pixels)))
 
 
 class ImageLabeler(ImageBatchStage):
@@ -74,7 +74,7 @@ class ImageLabeler(ImageBatchStage):
 
     name = "labels"
 
-    def __init__(self, config: LabelsConfig | None = None, backbone: str = "float", threads: int = 1):
+    def __init__(self, config: LabelsConfig | None = None, backbone: str = "auto", threads: int = 1):
         self.config = (config or LabelsConfig()).check()
         self.batch_size = self.config.batch_size
         self._backbone = Backbone(backbone, threads)  # loads only if no cached pass is found

@@ -65,9 +65,10 @@ class ImageItem:
     nsfw: float | None = None
     natural: float | None = None
     meta: dict[str, Any] = field(default_factory=dict)
-    # The decoded RGB pixels (numpy uint8 HxWx3) of ``data``, set by the decode stage so that
-    # later image filters in the same fused bundle never decode again.  Never persisted: the
-    # ``pairs`` stage clears it before any shuffle.
+    # The decoded stored image (a PIL RGB image of ``data``: ``np.asarray`` gives HxWx3 uint8),
+    # set by the decode stage so that later image filters in the same fused bundle never decode
+    # again; kept as PIL because the filters resample it in PIL and a numpy round trip copies.
+    # Never persisted: the ``pairs`` stage clears it before any shuffle.
     pixels: Any = field(default=None, repr=False, compare=False)
 
 

@@ -41,7 +41,7 @@ def test_decode_resizes_and_stores_rgb_jpeg():
     (ev,) = ImageDecode(512, 90).events(it)
     out = ev.outputs[0]
     assert (out.width, out.height) == (512, 384)
-    assert out.pixels.shape == (384, 512, 3)
+    assert np.asarray(out.pixels).shape == (384, 512, 3)
     with Image.open(io.BytesIO(out.data)) as im:
         assert im.format == "JPEG" and im.mode == "RGB" and im.size == (512, 384)
     assert len(out.sha256) == 64
@@ -64,14 +64,14 @@ def test_exif_rotated_jpeg_is_stored_upright():
 ])
 def test_colour_modes_become_rgb(im, fmt):
     (ev,) = ImageDecode(512).events(item(encode(im, fmt)))
-    out = ev.outputs[0]
-    assert out.pixels.dtype == np.uint8 and out.pixels.shape == (320, 320, 3)
+    px = np.asarray(ev.outputs[0].pixels)
+    assert px.dtype == np.uint8 and px.shape == (320, 320, 3)
     if im.mode == "CMYK":
-        assert out.pixels[0, 0, 0] > 200 and out.pixels[0, 0, 1] < 60  # red, not inverted
+        assert px[0, 0, 0] > 200 and px[0, 0, 1] < 60  # red, not inverted
     if im.mode == "I;16":
-        assert out.pixels.min() > 250  # full-scale 16-bit white stays white
+        assert px.min() > 250  # full-scale 16-bit white stays white
     if im.mode == "RGBA":
-        assert out.pixels.min() > 250  # transparent -> white background
+        assert px.min() > 250  # transparent -> white background
 
 
 def test_corrupt_data_is_a_reason():
@@ -80,3 +80,54 @@ def test_corrupt_data_is_a_reason():
     it.data = good[:200]
     (ev,) = ImageDecode(512).events(it)
     assert ev.reason == "image_decode_failed"
+
+
+def photo(name: str) -> Image.Image:
+    from tests.filters.image_helpers import asset
+
+    with Image.open(asset("photos", name)) as im:
+        return im.convert("RGB")
+
+
+def reference_decode(data: bytes, longest: int = 512) -> np.ndarray:
+    """The slow path draft mode replaces: full-size decode, then a Lanczos resize."""
+    im = Image.open(io.BytesIO(data)).convert("RGB")
+    scale = longest / max(im.size)
+    size = (round(im.width * scale), round(im.height * scale))
+    return np.asarray(im.resize(size, Image.Resampling.LANCZOS), dtype=np.float32)
+
+
+@pytest.mark.parametrize("size", [(2048, 1280), (1500, 1000), (1024, 683)])
+def test_draft_decode_matches_a_full_decode(size):
+    # 1/4 scale, 1/2 scale then a resize, no draft scale at all: same stored size as the
+    # full-size path, and the same picture (a real photo, scaled up to the test size).
+    data = encode(photo("storm.jpg").resize(size, Image.Resampling.BICUBIC), "JPEG", quality=95)
+    (ev,) = ImageDecode(512, 90).events(item(data))
+    out = ev.outputs[0]
+    want = reference_decode(data)
+    got = np.asarray(out.pixels, dtype=np.float32)
+    assert got.shape == want.shape and (out.width, out.height) == (512, want.shape[0])
+    assert np.abs(got - want).mean() < 2.0  # out of 255: resampling differences only
+
+
+def test_draft_decode_of_a_rotated_jpeg_is_upright():
+    # Red top half, blue bottom half, stored sideways: EXIF 6 says "rotate 90 CW to show";
+    # upright, the red half is on the right.  Draft mode (1/2 scale) must not lose that.
+    arr = np.zeros((1200, 1600, 3), np.uint8)
+    arr[:600, :, 0] = 255
+    arr[600:, :, 2] = 255
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    (ev,) = ImageDecode(512, 90).events(item(encode(Image.fromarray(arr), "JPEG", exif=exif.tobytes())))
+    out = ev.outputs[0]
+    px = np.asarray(out.pixels)
+    assert (out.width, out.height) == (384, 512) and px.shape == (512, 384, 3)
+    assert px[:, 300:, 0].mean() > 200 and px[:, :80, 2].mean() > 200
+
+
+def test_decode_is_deterministic():
+    data = encode(photo("meadow.jpg"), "JPEG", quality=92)
+    a, b = (ImageDecode(512, 90).process(item(data))[0] for _ in range(2))
+    assert a.data == b.data and a.sha256 == b.sha256 and a.sha256 != ""
+    with Image.open(io.BytesIO(a.data)) as im:
+        assert im.size == (512, 410)

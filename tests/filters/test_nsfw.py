@@ -80,3 +80,33 @@ def test_stage_pickles_without_its_session(image_models):
     assert clone._model._session is None
     item = decoded_item(asset("photos", "coffee.jpg"))
     assert clone.process(item) == [item]
+
+
+def test_dropping_the_jpeg_round_trip_moves_scores_less_than_int8_does(image_models):
+    # The package's preprocessing JPEG-encodes the 224 crop once; the filter skips that by
+    # default (nsfw.jpeg_reencode).  On real photos it must move scores by no more than the
+    # 0.09 accepted for int8 quantisation, and never across the threshold.
+    import glob
+
+    from tests.filters.image_helpers import ASSETS
+
+    paths = sorted(glob.glob(f"{ASSETS}/photos/*.jpg"))
+    views = [square_view(decoded_item(p).pixels) for p in paths]
+    on = NsfwModel("int8", jpeg_reencode=True).scores(views)
+    off = NsfwModel("int8", jpeg_reencode=False).scores(views)
+    diff = np.abs(on - off)
+    print(f"\nNSFW without the JPEG round trip on {len(paths)} real photos: "
+          f"max |diff| {diff.max():.4f}, mean {diff.mean():.4f}")
+    assert len(paths) >= 20 and diff.max() <= 0.09
+    assert ((on >= 0.5) == (off >= 0.5)).all()
+    assert not NsfwConfig().jpeg_reencode
+
+
+def test_prepare_is_the_reference_arithmetic():
+    from filters.nsfw import MEAN_BGR, nsfw_prepare
+
+    rng = np.random.default_rng(0)
+    views = [rng.integers(0, 256, (224, 224, 3), dtype=np.uint8) for _ in range(3)]
+    want = np.stack([v[:, :, ::-1].astype(np.float32) - MEAN_BGR for v in views])
+    got = nsfw_prepare(views, jpeg_reencode=False)
+    assert got.dtype == np.float32 and got.flags.c_contiguous and np.array_equal(got, want)
