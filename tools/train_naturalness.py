@@ -35,9 +35,12 @@ from tools.image_sources import missing, natural_sources, nonnatural_sources
 
 PHOTO_CROPS = 50
 PHOTO_JITTERED = 40
-CLIPART_PER_CATEGORY = 80
+CLIPART_PER_CATEGORY = 250
+ARTWORK_CROPS = 12
 RENDERED_PER_KIND = 150
-C = 0.01
+C_GRID = (0.0003, 0.001, 0.003, 0.01, 0.03, 0.1)
+C = 0.01  # chosen by `select` on the val split
+THRESHOLD = 0.5
 
 
 def flatten(im: Image.Image, bg=(255, 255, 255)) -> Image.Image:
@@ -110,8 +113,8 @@ def make_data(out: str, seed: int = 0) -> dict[str, int]:
     nat, oth = natural_sources("train"), nonnatural_sources("train")
     gone = missing(nat) + missing(oth)
     if gone or not oth:
-        sys.exit(f"training sources missing: {gone or 'openclipart'}: apt-get install "
-                 "mate-backgrounds openclipart-png; pip install matplotlib")
+        sys.exit(f"training sources missing: {gone or 'openclipart'}: run `make setup` (the "
+                 "Debian packages of tools/image_sources.py)")
     counts = {}
     for source, files in nat.items():
         for path in files:
@@ -125,6 +128,15 @@ def make_data(out: str, seed: int = 0) -> dict[str, int]:
                 _save(_jitter(im, rng), os.path.join(out, "natural", source, f"{stem}_j{i:02d}.jpg"), rng)
             counts[source] = counts.get(source, 0) + PHOTO_CROPS + PHOTO_JITTERED
     for source, files in oth.items():
+        if not source.startswith("openclipart"):  # wallpapers, logos, renders: crops, as photos
+            for path in files:
+                im = flatten(Image.open(path))
+                stem = os.path.splitext(os.path.basename(path))[0]
+                for i in range(ARTWORK_CROPS):
+                    rng = random.Random(f"{seed}:{source}:{path}:{i}")
+                    _save(_crop(im, rng), os.path.join(out, "other", source, f"{stem}_{i:02d}.jpg"), rng)
+            counts[source] = len(files) * ARTWORK_CROPS
+            continue
         picked = _spread(files, CLIPART_PER_CATEGORY)
         for i, path in enumerate(picked):
             rng = random.Random(f"{seed}:{source}:{i}")
@@ -166,12 +178,15 @@ def embed_files(paths: list[str], backbone: Backbone, batch: int = 32) -> np.nda
     return np.concatenate(embs)
 
 
-def export_head(mean: np.ndarray, std: np.ndarray, w: np.ndarray, b: float, path: str) -> None:
-    """(embedding - mean) / std . w + b -> sigmoid, as a 5-node ONNX graph."""
+def export_head(mean: np.ndarray, std: np.ndarray, w: np.ndarray, b: float, path: str,
+                threshold: float = 0.5) -> None:
+    """(embedding - mean) / std . w + b -> sigmoid, as a 5-node ONNX graph.  ``threshold``
+    (chosen on val) is folded into the bias, so the pipeline's 0.5 cut is that threshold."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
     f32 = np.float32
+    b -= float(np.log(threshold / (1 - threshold)))
     inits = [numpy_helper.from_array(mean[None].astype(f32), "mean"),
              numpy_helper.from_array(std[None].astype(f32), "std"),
              numpy_helper.from_array(w[:, None].astype(f32), "w"),
@@ -194,24 +209,64 @@ def export_head(mean: np.ndarray, std: np.ndarray, w: np.ndarray, b: float, path
     onnx.save(model, path)
 
 
-def train(natural: list[str], other: list[str], out: str, precision: str = "float") -> dict:
+def fit(x: np.ndarray, y: np.ndarray, c: float):
+    """Logistic regression on the standardised embedding: (mean, std, classifier)."""
     from sklearn.linear_model import LogisticRegression
 
-    t0 = time.time()
+    mean, std = x.mean(0), x.std(0) + 1e-3
+    clf = LogisticRegression(C=c, class_weight="balanced", max_iter=3000)
+    clf.fit((x - mean) / std, y)
+    return mean, std, clf
+
+
+def _folders(natural: list[str], other: list[str]) -> tuple[list[str], np.ndarray]:
     pos, neg = image_files(natural), image_files(other)
     if not pos or not neg:
         sys.exit(f"no images found (natural: {len(pos)}, other: {len(neg)})")
+    return pos + neg, np.array([1] * len(pos) + [0] * len(neg))
+
+
+def train(natural: list[str], other: list[str], out: str, precision: str = "int8",
+          c: float = C, threshold: float = THRESHOLD) -> dict:
+    t0 = time.time()
+    paths, y = _folders(natural, other)
+    x = embed_files(paths, Backbone(precision))
+    mean, std, clf = fit(x, y, c)
+    export_head(mean, std, clf.coef_[0], float(clf.intercept_[0]), out, threshold)
+    p = clf.predict_proba((x - mean) / std)[:, 1]
+    return {"natural": int(y.sum()), "other": int((y == 0).sum()), "backbone": precision,
+            "C": c, "threshold": threshold,
+            "train_accuracy": round(float(((p >= threshold) == y).mean()), 4),
+            "seconds": round(time.time() - t0, 1), "out": out}
+
+
+def _balanced(p: np.ndarray, y: np.ndarray, t: float) -> float:
+    return float(((p[y == 1] >= t).mean() + (p[y == 0] < t).mean()) / 2)
+
+
+def select(natural: list[str], other: list[str], precision: str = "int8") -> dict:
+    """Chooses C and the threshold on the val split (never the test split): fits each C of
+    the grid on the training folders and keeps the best balanced accuracy on val; then the
+    threshold in 0.30..0.70 that maximises it (ties: the nearest to 0.5)."""
+    from tools.naturalness_eval import embed_set, split_set
+
     backbone = Backbone(precision)
-    x = embed_files(pos + neg, backbone)
-    y = np.array([1] * len(pos) + [0] * len(neg))
-    mean, std = x.mean(0), x.std(0) + 1e-3
-    clf = LogisticRegression(C=C, class_weight="balanced", max_iter=2000)
-    clf.fit((x - mean) / std, y)
-    export_head(mean, std, clf.coef_[0], float(clf.intercept_[0]), out)
-    report = {"natural": len(pos), "other": len(neg), "backbone": precision,
-              "train_accuracy": round(float(clf.score((x - mean) / std, y)), 4),
-              "seconds": round(time.time() - t0, 1), "out": out}
-    return report
+    paths, y = _folders(natural, other)
+    x = embed_files(paths, backbone)
+    val = split_set("val")
+    xv, yv = embed_set(val, backbone), np.array([lab for _, lab, _, _ in val])
+    rows = []
+    for c in C_GRID:
+        mean, std, clf = fit(x, y, c)
+        p = clf.predict_proba((xv - mean) / std)[:, 1]
+        ts = sorted(np.round(np.arange(0.30, 0.705, 0.01), 2), key=lambda t: (abs(t - 0.5), t))
+        t = max(ts, key=lambda t: _balanced(p, yv, t))  # max() keeps the first of equals
+        rows.append({"C": c, "val_balanced@0.5": round(_balanced(p, yv, 0.5), 4),
+                     "threshold": float(t), "val_balanced": round(_balanced(p, yv, t), 4),
+                     "val_accuracy": round(float(((p >= t) == yv).mean()), 4)})
+        print(json.dumps(rows[-1]), file=sys.stderr)
+    best = max(rows, key=lambda r: r["val_balanced@0.5"])  # C first, then its threshold
+    return {"backbone": precision, "n_val": len(yv), "best": best}
 
 
 def main(argv=None) -> int:
@@ -220,16 +275,23 @@ def main(argv=None) -> int:
     md = sub.add_parser("make-data", help="build training folders from the offline sources")
     md.add_argument("out")
     md.add_argument("--seed", type=int, default=0)
-    tr = sub.add_parser("train", help="train on folders of images and export ONNX")
-    tr.add_argument("--natural", nargs="+", required=True)
-    tr.add_argument("--other", nargs="+", required=True)
-    tr.add_argument("--out", required=True)
-    tr.add_argument("--backbone", default="float", choices=["float", "int8"])
+    for name, text in (("train", "train on folders of images and export ONNX"),
+                       ("select", "choose C and the threshold on the val split")):
+        tr = sub.add_parser(name, help=text)
+        tr.add_argument("--natural", nargs="+", required=True)
+        tr.add_argument("--other", nargs="+", required=True)
+        tr.add_argument("--backbone", default="int8", choices=["float", "int8"])
+        if name == "train":
+            tr.add_argument("--out", required=True)
+            tr.add_argument("--C", type=float, default=C)
+            tr.add_argument("--threshold", type=float, default=THRESHOLD)
     args = ap.parse_args(argv)
     if args.cmd == "make-data":
         print(json.dumps(make_data(args.out, args.seed), sort_keys=True))
+    elif args.cmd == "select":
+        print(json.dumps(select(args.natural, args.other, args.backbone)))
     else:
-        print(json.dumps(train(args.natural, args.other, args.out, args.backbone)))
+        print(json.dumps(train(args.natural, args.other, args.out, args.backbone, args.C, args.threshold)))
     return 0
 
 
