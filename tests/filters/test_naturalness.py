@@ -45,7 +45,7 @@ def test_accuracy_on_held_out_sources(image_models):
 
     report = evaluate(split="test", backbone="int8")  # the pipeline's backbone
     print("\nnaturalness on the held-out test sources:", json.dumps(report))
-    assert report["n_natural"] >= 90 and report["n_other"] >= 200
+    assert report["n_natural"] >= 80 and report["n_other"] >= 200
     assert report["accuracy"] >= 0.95
     assert report["natural_accuracy"] >= 0.9 and report["other_accuracy"] >= 0.95
 
