@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # Debian packages: real photos, clip art and wallpaper artwork (image-model calibration, the
-# naturalness classifier's train / val / test sources, tools/image_sources.py; about 290 MB
+# naturalness classifier's train / val / test sources, tools/image_sources.py; about 280 MB
 # to download), and the browser that renders the report in the tests.
 IMAGE_PKGS  := mate-backgrounds openclipart-png opencv-doc plasma-workspace-wallpapers \
                lomiri-wallpapers-16.04 lomiri-wallpapers-20.04 ukui-wallpapers gnome-backgrounds \
