@@ -6,9 +6,13 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-# Debian packages: real photos and clip art (image-model calibration, naturalness evaluation),
-# and the browser that renders the report in the tests.
-SYSTEM_PKGS := mate-backgrounds openclipart-png chromium
+# Debian packages: real photos, clip art and wallpaper artwork (image-model calibration, the
+# naturalness classifier's train / val / test sources, tools/image_sources.py; about 280 MB
+# to download), and the browser that renders the report in the tests.
+IMAGE_PKGS  := mate-backgrounds openclipart-png opencv-doc plasma-workspace-wallpapers \
+               lomiri-wallpapers-16.04 lomiri-wallpapers-20.04 ukui-wallpapers gnome-backgrounds \
+               palapeli-data
+SYSTEM_PKGS := $(IMAGE_PKGS) chromium
 MODELS := filters/models/efficientnet_lite0.onnx filters/models/open_nsfw_int8.onnx
 
 export SPARK_LOCAL_IP ?= 127.0.0.1
@@ -19,7 +23,7 @@ export PYSPARK_DRIVER_PYTHON := $(abspath $(BIN)/python)
 
 setup: $(STAMP) $(MODELS)
 
-$(VENV)/.system:
+$(VENV)/.system: Makefile
 	@missing=""; for p in $(SYSTEM_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" != 0 ]; then echo "please install the Debian packages:$$missing"; exit 1; fi; \

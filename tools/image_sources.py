@@ -1,20 +1,42 @@
 """Where the offline image data for the naturalness classifier (and NSFW calibration) lives.
 
-Every source is a named group of real files that a package installs; sources, not files, are
-split between training and the held-out test, so the reported accuracy is on images from
-places the classifier never saw (another photographer, another clip-art category, another
-kind of graphic).
+Every source is a named group of real files that a package installs.  Sources, not files, are
+split three ways, so every reported figure is on images from places the step being measured
+never saw (another photographer, another clip-art category, another kind of graphic):
 
-Installs: ``apt-get install mate-backgrounds openclipart-png``; ``pip install scikit-image
-matplotlib`` (scikit-learn is already a dependency).
+- ``train``: what the head is fitted on (with crops and re-encodings, and the rendered
+  graphics of ``tools/render_graphics.py``);
+- ``val``: what the recipe (features, regularisation, threshold) is chosen on;
+- ``test``: scored once, at the end, by ``tools/naturalness_eval.py`` and the test.
+
+Each file belongs to one split only: paths are resolved (openclipart-png symlinks one drawing
+into several categories) and files are deduplicated by content hash, the test split first,
+then val, then train, so a drawing shared by a test and a training category is test data.
+
+The packages mix photographs with renders and illustrations, so every file is labelled here
+by name, after looking at it; ambiguous files (a photo of a painting, blurred renders that
+could be photos, procedural textures) are left out of every split.
+
+Installs (``make setup``): ``apt-get install mate-backgrounds openclipart-png opencv-doc
+plasma-workspace-wallpapers lomiri-wallpapers-16.04 lomiri-wallpapers-20.04 ukui-wallpapers
+gnome-backgrounds palapeli-data``; ``pip install scikit-image matplotlib scikit-learn``.
 """
 from __future__ import annotations
 
+import functools
 import glob
+import hashlib
 import os
+
+SPLITS = ("train", "val", "test")
 
 MATE = "/usr/share/backgrounds/mate"
 OPENCLIPART = "/usr/share/openclipart/png"
+OPENCV = "/usr/share/doc/opencv-doc/examples/data"
+PLASMA = "/usr/share/wallpapers"
+BACKGROUNDS = "/usr/share/backgrounds"  # lomiri-wallpapers-*, ukui-wallpapers
+GNOME = "/usr/share/backgrounds/gnome"
+PALAPELI = "/usr/share/palapeli/collection"
 
 
 def _pkg_dir(module: str, *sub: str) -> str:
@@ -25,9 +47,17 @@ def _pkg_dir(module: str, *sub: str) -> str:
     return os.path.join(os.path.dirname(mod.__file__), *sub)
 
 
+def _in(folder: str, names) -> list[str]:
+    return [os.path.join(folder, n) for n in names]
+
+
 def _skimage(names):
     d = _pkg_dir("skimage", "data")
-    return [os.path.join(d, n) for n in names] if d else []
+    return _in(d, names) if d else []
+
+
+def _mpl(names):
+    return _in(_pkg_dir("matplotlib", "mpl-data", "sample_data"), names)
 
 
 # Photographs in scikit-image's data files (its README names the photographers); microscopy,
@@ -44,10 +74,76 @@ SKIMAGE_GRAPHICS = [
     "logo.png", "text.png", "page.png", "color.png", "chessboard_RGB.png", "phantom.png",
     "horse.png",
 ]
+# OpenCV's sample data: photos of people, animals, fruit, buildings, aerial views, circuit
+# boards, desks (one of each stereo / sequence pair: the second is nearly the same picture).
+OPENCV_PHOTOS = [
+    "aero1.jpg", "aero3.jpg", "aloeL.jpg", "apple.jpg", "baboon.jpg", "basketball1.png",
+    "board.jpg", "box.png", "box_in_scene.png", "building.jpg", "butterfly.jpg",
+    "chicky_512.png", "ela_original.jpg", "fruits.jpg", "home.jpg", "left.jpg", "left01.jpg",
+    "left07.jpg", "leuvenA.jpg", "licenseplate_motion.jpg", "messi5.jpg", "orange.jpg",
+    "rubberwhale1.png", "squirrel_cls.jpg", "stuff.jpg",
+]
+# Its drawings, logos, renders, text images, shape tests, a depth map and a painting.
+OPENCV_GRAPHICS = [
+    "Blender_Suzanne1.jpg", "HappyFish.jpg", "LinuxLogo.jpg", "WindowsLogo.jpg", "aloeGT.png",
+    "cards.png", "chessboard.png", "detect_blob.png", "digits.png", "ellipses.jpg",
+    "gradient.png", "imageTextN.png", "imageTextR.png", "mask.png", "ml.png", "notes.png",
+    "opencv-logo-white.png", "opencv-logo.png", "pic1.png", "pic2.png", "pic3.png", "pic4.png",
+    "pic5.png", "pic6.png", "starry_night.jpg", "templ.png", "tmpl.png",
+]
+# KDE Plasma wallpapers (each a folder holding one picture in several sizes): the photos, and
+# the renders and illustrations ("Autumn", a painted tree, and "Volna", a rendered beach,
+# are left out: neither clearly photo nor clearly graphic).
+PLASMA_PHOTOS = [
+    "BytheWater", "ColdRipple", "ColorfulCups", "EveningGlow", "FallenLeaf", "Grey", "Kite",
+    "OneStandsOut", "Path", "summer_1am",
+]
+PLASMA_ARTWORK = [
+    "Altai", "Canopee", "Cascade", "Cluster", "Elarun", "Flow", "FlyingKonqui", "Honeywave",
+    "IceCold", "Kay", "Kokkini", "MilkyWay", "Opal", "PastelHills", "Patak", "SafeLanding",
+    "Shell",
+]
+# Ubuntu Touch (lomiri) wallpapers: photos by several photographers, and four renders
+# ("analogpattern", a glitter bokeh, is left out).
+LOMIRI_PHOTOS = [
+    "Bridge_by_Sander_Klootwijk.jpg", "Dragonfly_by_Bolly.jpg", "Picture_0B_by_freespace.jpg",
+    "Picture_1A_by_freespace.jpg", "Wine_by_Jakkub_Mede.jpg",
+    "aitzgorri_by_Aitzol_Berasategi.jpg", "free_by_Peter_Nerlich.jpg",
+    "friends_by_Aitzol_Berasategi.jpg", "greentock_by_Peter_Nerlich.jpg",
+    "life_by_Aitzol_Berasategi.jpg", "picosdeeuropa_by_Aitzol_Berasategi.jpg",
+    "seeding_by_Clements_Engelhardt.jpg", "sunset_by_Aitzol_Berasategi.jpg",
+    "Kleiber_by_Lukas_Baubkus.jpg",
+]
+LOMIRI_ARTWORK = [
+    "umang_by_Abhishek_Mudgal.jpg", "Fossa_by_Jasper_Roks.jpg", "Infinite-Sea_by_Aury88.jpg",
+    "Painting-Colors_by__herobrine7gamer.jpg",
+]
+# Ubuntu Kylin's wallpapers: all illustrations and renders.
+UKUI_ARTWORK = [
+    "2004default.jpg", "calla.png", "city.png", "desert.png", "firstgeneration.jpg",
+    "fluent-color.png", "focal-ubuntukylin.png", "goldfish.png", "rhythm.jpg", "rollpaper.png",
+    "string.jpg", "the-mouse.jpg",
+]
+# Palapeli's jigsaw puzzles are made from photos (its table backgrounds are procedural
+# textures: left out).
+PALAPELI_PHOTOS = [
+    "castle-maintenon.jpg", "cincinnati-bridge.jpg", "citrus-fruits.jpg",
+    "european-honey-bee.jpg", "panther-chameleon-female.jpg",
+]
 
-# Clip-art categories kept out of training.  They are the hard ones on purpose: drawings of
+# Clip-art categories per split.  The test ones are the hard ones on purpose: drawings of
 # things that also exist as photos (animals, food, people, plants, vehicles).
-HELDOUT_CLIPART = ("animals", "food", "people", "plants", "transportation")
+CLIPART_SPLIT = {
+    "test": ("animals", "food", "people", "plants", "transportation"),
+    "val": ("buildings", "electronics", "geography", "office", "tools"),
+}  # every other category is training data
+
+
+def _plasma(names) -> list[str]:
+    out = []
+    for n in names:
+        out += sorted(glob.glob(os.path.join(PLASMA, n, "contents", "images*", "*")))
+    return out
 
 
 def clipart_categories() -> list[str]:
@@ -56,41 +152,102 @@ def clipart_categories() -> list[str]:
     return sorted(d for d in os.listdir(OPENCLIPART) if os.path.isdir(os.path.join(OPENCLIPART, d)))
 
 
+def clipart_split(category: str) -> str:
+    return next((s for s, cats in CLIPART_SPLIT.items() if category in cats), "train")
+
+
 def clipart_files(category: str) -> list[str]:
     return sorted(glob.glob(os.path.join(OPENCLIPART, category, "**", "*.png"), recursive=True))
 
 
-def natural_sources(split: str) -> dict[str, list[str]]:
-    """Named groups of real photographs for ``split`` in ("train", "test")."""
+def _declared(split: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """(natural, non-natural) source groups of ``split`` as declared, before deduplication."""
     if split == "train":
-        return {
-            "mate_nature": sorted(glob.glob(os.path.join(MATE, "nature", "*.jpg"))),
-            "sklearn": sorted(glob.glob(os.path.join(_pkg_dir("sklearn", "datasets", "images"), "*.jpg"))),
-            "matplotlib": [os.path.join(_pkg_dir("matplotlib", "mpl-data", "sample_data"), "grace_hopper.jpg")],
-        }
-    return {"skimage_photos": _skimage(SKIMAGE_PHOTOS)}
+        nat = {"mate_nature": sorted(glob.glob(os.path.join(MATE, "nature", "*.jpg"))),
+               "opencv_photos": _in(OPENCV, OPENCV_PHOTOS),
+               "sklearn": sorted(glob.glob(os.path.join(_pkg_dir("sklearn", "datasets", "images"), "*.jpg"))),
+               "matplotlib": _mpl(["grace_hopper.jpg"])}
+        oth = {"opencv_graphics": _in(OPENCV, OPENCV_GRAPHICS),
+               "ukui_artwork": _in(BACKGROUNDS, UKUI_ARTWORK),
+               "gnome_backgrounds": sorted(glob.glob(os.path.join(GNOME, "*.webp")))}
+    elif split == "val":
+        nat = {"plasma_photos": _plasma(PLASMA_PHOTOS), "palapeli_photos": _in(PALAPELI, PALAPELI_PHOTOS)}
+        oth = {"plasma_artwork": _plasma(PLASMA_ARTWORK), "lomiri_artwork": _in(BACKGROUNDS, LOMIRI_ARTWORK)}
+    elif split == "test":
+        nat = {"skimage_photos": _skimage(SKIMAGE_PHOTOS), "lomiri_photos": _in(BACKGROUNDS, LOMIRI_PHOTOS)}
+        oth = {"skimage_graphics": _skimage(SKIMAGE_GRAPHICS),
+               "mate_artwork": sorted(glob.glob(os.path.join(MATE, "abstract", "*"))
+                                      + glob.glob(os.path.join(MATE, "desktop", "*"))),
+               "matplotlib_graphics": _mpl(["logo2.png", "Minduka_Present_Blue_Pack.png"])}
+    else:
+        raise ValueError(f"split must be one of {SPLITS} (got {split!r})")
+    for c in clipart_categories():
+        if clipart_split(c) == split:
+            oth[f"openclipart_{c}"] = clipart_files(c)
+    return nat, oth
 
 
-def nonnatural_sources(split: str) -> dict[str, list[str]]:
-    """Named groups of real non-photographic files for ``split`` (rendered graphics, made by
-    ``tools/render_graphics.py``, are added to the training split by the trainer)."""
-    heldout = set(HELDOUT_CLIPART)
-    cats = [c for c in clipart_categories() if (c in heldout) == (split == "test")]
-    out = {f"openclipart_{c}": clipart_files(c) for c in cats}
-    if split == "test":
-        mpl = _pkg_dir("matplotlib", "mpl-data", "sample_data")
-        out["skimage_graphics"] = _skimage(SKIMAGE_GRAPHICS)
-        out["mate_artwork"] = sorted(glob.glob(os.path.join(MATE, "abstract", "*"))
-                                     + glob.glob(os.path.join(MATE, "desktop", "*")))
-        out["matplotlib_graphics"] = [os.path.join(mpl, "logo2.png"),
-                                      os.path.join(mpl, "Minduka_Present_Blue_Pack.png")]
+def file_hash(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def _assigned() -> dict[str, tuple[dict[str, list[str]], dict[str, list[str]]]]:
+    """Every split's groups with each file (by resolved path and by content) in one place
+    only: test first, then val, then train; within a split, the first group that lists it."""
+    declared = {split: _declared(split) for split in ("test", "val", "train")}
+    real = {p: os.path.realpath(p) for groups in declared.values() for g in groups
+            for files in g.values() for p in files if os.path.isfile(p)}
+    # Only files whose size another file shares can be copies: hash just those.
+    sizes: dict[int, set[str]] = {}
+    for r in set(real.values()):
+        sizes.setdefault(os.path.getsize(r), set()).add(r)
+    key = {r: (file_hash(r) if len(same) > 1 else r) for same in sizes.values() for r in same}
+    seen: set[str] = set()
+    out = {}
+    for split, groups in declared.items():
+        kept_groups = []
+        for group in groups:
+            kept = {}
+            for source, files in group.items():
+                kept[source] = []
+                for path in files:
+                    if path not in real:  # a package not installed: missing() says so
+                        kept[source].append(path)
+                    elif key[real[path]] not in seen:
+                        seen.add(key[real[path]])
+                        kept[source].append(real[path])
+            kept_groups.append(kept)
+        out[split] = tuple(kept_groups)
     return out
 
 
+def natural_sources(split: str) -> dict[str, list[str]]:
+    """Named groups of real photographs of ``split`` (one of SPLITS)."""
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS} (got {split!r})")
+    return _assigned()[split][0]
+
+
+def nonnatural_sources(split: str) -> dict[str, list[str]]:
+    """Named groups of real non-photographic files of ``split`` (rendered graphics, made by
+    ``tools/render_graphics.py``, are added to the training split by the trainer)."""
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS} (got {split!r})")
+    return _assigned()[split][1]
+
+
 def calibration_photos() -> list[str]:
-    """Real photos for int8 calibration: the training-side photos only, so the held-out
-    test photos (scikit-image) stay unseen by every model-building step."""
-    return [p for ps in natural_sources("train").values() for p in ps]
+    """Real photos for the int8 calibration of ``tools/build_image_models.py``.  A fixed list
+    (the MATE nature photos, scikit-learn's two, matplotlib's Grace Hopper), independent of
+    the splits above, so the int8 models stay byte-identical; all of them are training-side."""
+    return (sorted(glob.glob(os.path.join(MATE, "nature", "*.jpg")))
+            + sorted(glob.glob(os.path.join(_pkg_dir("sklearn", "datasets", "images"), "*.jpg")))
+            + _mpl(["grace_hopper.jpg"]))
 
 
 def missing(groups: dict[str, list[str]]) -> list[str]:
