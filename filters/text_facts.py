@@ -20,6 +20,7 @@ shortcut.  The tables are *derived from the rules' own patterns* at import (each
 """
 from __future__ import annotations
 
+import codecs
 import re
 
 import regex  # for \p{Extended_Pictographic} (emoji); wordfreq depends on it anyway
@@ -67,11 +68,40 @@ def _tables(codec: str) -> tuple[str, bytes, bytes]:
 _CODECS = (_tables("latin-1"), _tables("cp1252"))
 
 
-def classes(text: str) -> str | None:
-    """The class string of ``text``, or ``None`` when it has characters beyond Windows-1252."""
+# Emoji beyond Windows-1252 (😍, 💫, skin tones, VS16) are caseless symbols that change no
+# shortcut but the emoji test itself: with ``emoji=True`` they take class "e" through the
+# encoder's error handler, which writes "©" (class "e" in both tables) for each of them.
+_EMOJI_OK: dict[str, bool] = {}
+
+
+def _caseless_emoji(c: str) -> bool:
+    ok = _EMOJI_OK.get(c)
+    if ok is None:
+        ok = _EMOJI_OK[c] = bool(
+            c.isprintable() and EMOJI_RE.fullmatch(c) and not HAS_LETTER.match(c)
+            and not DIGIT_RE.match(c) and c.lower() == c == c.upper() == c.casefold()
+            and not re.match("[a-z0-9]", c, re.I))  # re.IGNORECASE folds nothing onto it
+    return ok
+
+
+def _emoji_as_copyright(err: UnicodeEncodeError):
+    run = err.object[err.start:err.end]
+    if all(map(_caseless_emoji, run)):
+        return b"\xa9" * len(run), err.end
+    raise err
+
+
+codecs.register_error("lait-emoji", _emoji_as_copyright)
+assert all(t[0xA9] == ord("e") for _, t, _ in _CODECS)
+
+
+def classes(text: str, emoji: bool = False) -> str | None:
+    """The class string of ``text``, or ``None`` when it has characters beyond Windows-1252
+    (beyond Windows-1252 and caseless emoji, with ``emoji``)."""
+    errors = "lait-emoji" if emoji else "strict"
     for codec, table, _ in _CODECS:
         try:
-            raw = text.encode(codec)
+            raw = text.encode(codec, errors)
         except UnicodeEncodeError:
             continue
         # A str, not bytes: ``b"dd" in some_bytes`` first tries the argument as an integer
@@ -100,7 +130,7 @@ def letter_norm(low: str) -> str:
 
 class TextFacts:
     """``text``, ``low`` (lowercased), ``cls`` (the class string, ``None`` for texts with
-    characters beyond Windows-1252) and ``words`` (lowercased letter words, as
+    characters beyond Windows-1252 other than caseless emoji) and ``words`` (lowercased letter words, as
     ``WORD_RE.findall(low)``)."""
 
     __slots__ = ("text", "low", "cls", "_words")
@@ -108,7 +138,7 @@ class TextFacts:
     def __init__(self, text: str):
         self.text = text
         self.low = text.lower()
-        self.cls = classes(text)
+        self.cls = classes(text, emoji=True)
         self._words = None
 
     @property
