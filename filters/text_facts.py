@@ -112,14 +112,27 @@ def classes(text: str, emoji: bool = False) -> str | None:
 
 
 def _letter_runs(low: str) -> list[str] | None:
-    """``NON_LETTERS_RE.sub(" ", low).split()`` for a one-byte-codec text, else ``None``."""
+    """``NON_LETTERS_RE.sub(" ", low).split()`` for a one-byte-codec text (with caseless
+    emoji, which are not letters: written as "©", they become spaces too), else ``None``."""
     for codec, _, space in _CODECS:
         try:
-            raw = low.encode(codec)
+            raw = low.encode(codec, "lait-emoji")
         except UnicodeEncodeError:
             continue
         return raw.translate(space).decode(codec).split()
     return None
+
+
+def letter_words(text: str, cls: str | None) -> list[str]:
+    """``WORD_RE.findall(text)``, where ``cls`` is the class string of ``text`` (or of the
+    text that ``text`` lowercases: lowercasing a class-string text keeps every letter a
+    letter).  Without apostrophes, which WORD_RE keeps inside words, the words are the runs
+    of letters: one translate instead of a Unicode pattern."""
+    if cls is not None and "'" not in text and "’" not in text:
+        runs = _letter_runs(text)
+        if runs is not None:
+            return runs
+    return WORD_RE.findall(text)
 
 
 def letter_norm(low: str) -> str:
@@ -130,8 +143,8 @@ def letter_norm(low: str) -> str:
 
 class TextFacts:
     """``text``, ``low`` (lowercased), ``cls`` (the class string, ``None`` for texts with
-    characters beyond Windows-1252 other than caseless emoji) and ``words`` (lowercased letter words, as
-    ``WORD_RE.findall(low)``)."""
+    characters beyond Windows-1252 other than caseless emoji) and ``words`` (lowercased
+    letter words, as ``WORD_RE.findall(low)``)."""
 
     __slots__ = ("text", "low", "cls", "_words")
 
@@ -144,12 +157,7 @@ class TextFacts:
     @property
     def words(self) -> list[str]:
         if self._words is None:
-            low = self.low
-            # Without apostrophes (which WORD_RE keeps inside words) the words are the runs
-            # of letters; lowercasing a class-string text keeps every letter a letter.
-            plain = self.cls is not None and "'" not in low and "’" not in low
-            runs = _letter_runs(low) if plain else None
-            self._words = WORD_RE.findall(low) if runs is None else runs
+            self._words = letter_words(self.low, self.cls)
         return self._words
 
 

@@ -81,7 +81,7 @@ class Rule:
 
 # HAS_LETTER and WORD_RE are defined beside the facts that shortcut them; re-exported here.
 from filters.text_facts import (DIGIT_RE, EMOJI_RE, HAS_LETTER, NOT_LETTER_RE,  # noqa: E402
-                                WORD_RE, classes, facts, letter_norm)
+                                WORD_RE, classes, facts, letter_norm, letter_words)
 
 
 def load_wordlist(name: str) -> list[str]:
@@ -188,14 +188,17 @@ _URL_RE = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"'()\[\]]*[^\s<>\"'
                      r"|\b[a-z0-9][\w-]*(?:\.[\w-]+)*\.(?:" + _TLDS + r")\b(?:/[^\s<>\"'()\[\]]*)?", re.I)
 
 
+# What follows the "@" of every address _EMAIL_RE finds: a search that starts at the "@".
+_AT_HOST_RE = re.compile(r"@[\w-]+\.[\w-]")
+
+
 def email(text, ctx=None):
     if not ("@" in text or "[at]" in text or "(at)" in text):
         return text
     # The pattern backtracks at every word: run it only when it can match, i.e. an "@" with a
-    # "." after it, or "[at" / "(at" in any case.
-    at = text.find("@")
+    # host name after it, or "[at" / "(at" in any case.
     low = facts(text, ctx).low
-    if (at < 0 or text.find(".", at) < 0) and "[at" not in low and "(at" not in low:
+    if not _AT_HOST_RE.search(text) and "[at" not in low and "(at" not in low:
         return text
     return _EMAIL_RE.sub(" ", text)
 
@@ -245,7 +248,7 @@ _HEX12_RE = re.compile(r"[0-9a-fA-F]{12}")
 
 
 def filename(text, ctx=None):
-    if " " not in text and _SLUG_RE.match(text):
+    if " " not in text and ("_" in text or "-" in text) and _SLUG_RE.match(text):
         return ""
     f = facts(text, ctx)
     cls = f.cls
@@ -411,9 +414,21 @@ def _collapse(m: re.Match) -> str:
     return s[0] if s[0] in "!?" else " "
 
 
+_E_RUNS_RE = re.compile("e+")
+
+
 def punctuation(text, ctx=None):
     cls = facts(text, ctx).cls
-    if cls is not None and "e" not in cls:
+    if cls is not None and "e" in cls:
+        # Each run of class "e" is one match of _EMOJI_RE (the class is that pattern's, per
+        # character): replaced by a space from the class string, without the Unicode pattern.
+        parts, at = [], 0
+        for m in _E_RUNS_RE.finditer(cls):
+            parts += (text[at:m.start()], " ")
+            at = m.end()
+        text = "".join(parts) + text[at:]
+        cls = classes(text)  # no emoji left: the same codec as before takes it
+    if cls is not None:
         # Classes "p" and "." (symbols, "_"), "d" (digits): exactly what NOT_LETTER_RE counts.
         # A run is three same symbols, three of _RUN_RE's set (all "p"), or "!!"-like.
         if ("ppp" in cls or "..." in cls or "!!" in text or "??" in text or "!?" in text
@@ -438,7 +453,7 @@ def all_caps(text, ctx=None):
     pairs = cls.count("uu") if cls is not None else len(_UPPER2_RE.findall(text))
     if pairs < 3:  # fewer than 3 words could be upper case
         return text
-    words = [w for w in WORD_RE.findall(text) if len(w) >= 2]
+    words = [w for w in letter_words(text, cls) if len(w) >= 2]
     if len(words) >= 3 and sum(w.isupper() for w in words) * 5 >= len(words) * 4:
         return Reject("all_caps")
     return text
