@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 from filters.language import LanguageId, primary_subtag
 from filters.sentences import sentences_next_to_image
-from filters.text_rules import HAS_LETTER, RULE_NAMES, RULES, Reject, tidy
+from filters.text_facts import facts
+from filters.text_rules import BIT, GATED, HAS_LETTER, RULE_NAMES, RULES, Reject, may_fire, tidy
 from pipeline.errors import ConfigError
 from pipeline.records import Candidate
 from pipeline.stage import BatchMapStage, Drop
@@ -133,6 +134,8 @@ class TextCleaner(BatchMapStage):
 
     def _init_runtime(self) -> None:
         self._fns = [r.fn for r in self.rules]
+        # A gated rule runs only when may_fire() sets its bit for the current text version.
+        self._bits = [BIT[r.name] if r.name in GATED else 0 for r in self.rules]
         names = [r.name for r in self.rules]
         # fastText runs at the lang rule: the batched path stops there, asks fastText about
         # every waiting text at once, then goes on.
@@ -154,7 +157,7 @@ class TextCleaner(BatchMapStage):
 
     def __getstate__(self):
         state = {k: v for k, v in self.__dict__.items()
-                 if k not in ("_fns", "_lang_at", "_reasons", "_cache")}
+                 if k not in ("_fns", "_bits", "_lang_at", "_reasons", "_cache")}
         return {**state, "_zipf": None}
 
     def __setstate__(self, state):
@@ -234,8 +237,15 @@ class TextCleaner(BatchMapStage):
         return text, reason, ctx.meta, at
 
     def _run(self, text: str, ctx: _Ctx, start: int, stop: int) -> tuple[str | None, str, int]:
-        fns, edits = self._fns, ctx.meta["text_edits"]
+        fns, bits, edits = self._fns, self._bits, ctx.meta["text_edits"]
+        fire = None  # may_fire() of this text version, asked at the first gated rule
         for i in range(start, stop):
+            bit = bits[i]
+            if bit:
+                if fire is None:
+                    fire = may_fire(facts(text, ctx))
+                if not fire & bit:
+                    continue
             out = fns[i](text, ctx)
             if out is text:  # most rules leave most texts alone
                 continue
@@ -247,7 +257,7 @@ class TextCleaner(BatchMapStage):
                     edits.append(self.rules[i].name)
                     if not HAS_LETTER.search(out):  # the edit removed everything worth keeping
                         return None, self._reason(self.rules[i].name), i
-                text = out
+                text, fire = out, None
         return text, "", stop
 
     # records -------------------------------------------------------------------------------

@@ -574,3 +574,89 @@ RULES: list[Rule] = [
     Rule("oov", oov, "drop"),
 ]
 RULE_NAMES = [r.name for r in RULES]
+
+
+# The gate -------------------------------------------------------------------------------------
+# Most texts give most rules nothing to do, and calling a rule only to hear "unchanged" was
+# the bulk of the rules' cost.  ``may_fire(f)`` answers for the gated rules at once, from the
+# facts of one text version: a rule whose bit is clear cannot change or drop that text, so the
+# cleaner skips it.  Each test is the rule's own first check or a looser one, so the gate
+# decides nothing: tests/filters/test_text_batch.py runs every rule whose bit is clear on the
+# real pages' texts (and mutations of them) and checks that it leaves the text alone.
+#
+# | rule           | may fire when the text holds (else skipped)                               |
+# |----------------|---------------------------------------------------------------------------|
+# | markup         | a rare symbol (below: \ { & < [ mojibake, non-printable, ...)              |
+# | email          | a rare symbol ("@") or a parenthesis ("(at)")                              |
+# | url            | a period before a letter, "www.", a rare symbol or a colon ("://")         |
+# | filename       | a period before a letter, three digits in a row, or no space at all       |
+# | dimension      | two digits in a row and an "x", or a rare symbol ("×")                     |
+# | credit         | a rare symbol ("©"), a colon or parenthesis, or one of its words           |
+# | promo          | a rare symbol ("%") or the first word of a promo, adult or spam phrase     |
+# | price          | a digit and a currency word, or a rare symbol (currency signs)             |
+# | adult, spam    | the first word of a promo, adult or spam phrase                           |
+# | all_caps       | three pairs of upper-case letters                                         |
+# | keyword_list   | four symbols, or a rare symbol ("#")                                      |
+# | repeated_words | a word twice                                                              |
+#
+# The other rules always run.  Texts without a class string get every bit.
+BIT = {name: 1 << i for i, name in enumerate(RULE_NAMES)}
+GATED = frozenset(BIT) - {"boilerplate", "punctuation", "length", "lang", "oov"}
+_ALL = sum(BIT.values())
+_ALWAYS = _ALL - sum(BIT[n] for n in GATED)
+# Rare symbols: what markup acts on (escapes, tags, TeX, mojibake, the Latin-1 characters
+# that are not printable: Windows-1252's others all are), "@", "©", "%", currency signs, "#"
+# and "×".  Latin-1 only, so that re tests them with a bitmap; "€" is tested on its own.
+_RARE_RE = re.compile("[" + re.escape("\\{&<[ÃÂâ@©%$£¥#×" + "".join(
+    c for c in map(chr, range(256)) if not c.isprintable())) + "]")
+_RARE_BITS = sum(BIT[n] for n in ("markup", "email", "url", "dimension", "credit", "promo",
+                                  "price", "keyword_list"))
+_PUNCT_BITS = BIT["credit"] | BIT["url"] | BIT["email"]  # ":" "(" ")": labels, "://", "(at)"
+_URL_FILE = BIT["url"] | BIT["filename"]
+_PHRASE_BITS = BIT["promo"] | BIT["adult"] | BIT["spam"]
+# Words (letter runs) without which the letter-led patterns cannot match: each of them is
+# bounded by \b there, so it is a whole letter run of the lowercased text.
+_CREDIT_WORDS = frozenset("copyright by courtesy via getty shutterstock istock istockphoto adobe "
+                          "unsplash pexels pixabay dreamstime alamy ap reuters afp dpa "
+                          "picture".split())
+_PRICE_WORDS = frozenset("usd eur gbp chf dollar dollars euro euros bucks us".split())
+# The first words of the promo, adult and spam phrases: a text with none holds no phrase.
+_PHRASE_FIRSTS = _PROMO._firsts | _ADULT._firsts | _SPAM._firsts
+_TRIGGER_WORDS = _CREDIT_WORDS | _PRICE_WORDS | _PHRASE_FIRSTS
+
+
+def may_fire(f) -> int:
+    """The bits (``BIT``) of the rules that may change or drop the text of ``f``
+    (a :class:`filters.text_facts.TextFacts`); rules outside ``GATED`` always run."""
+    cls = f.cls
+    if cls is None:
+        return _ALL
+    text, words = f.text, f.words
+    bits = _ALWAYS
+    if _RARE_RE.search(text) or "€" in text:
+        bits |= _RARE_BITS
+    if ":" in text or "(" in text or ")" in text:
+        bits |= _PUNCT_BITS
+    if ".l" in cls or ".u" in cls:  # a TLD or a file extension could follow
+        bits |= _URL_FILE
+    elif "www." in f.low:
+        bits |= BIT["url"]
+    if " " not in text or "ddd" in cls:  # a slug, a camera name or a hash
+        bits |= BIT["filename"]
+    digits = "d" in cls
+    if digits and "dd" in cls and "x" in f.low:
+        bits |= BIT["dimension"]
+    if not _TRIGGER_WORDS.isdisjoint(words):
+        if not _CREDIT_WORDS.isdisjoint(words):
+            bits |= BIT["credit"]
+        if digits and not _PRICE_WORDS.isdisjoint(words):
+            bits |= BIT["price"]
+        if not _PHRASE_FIRSTS.isdisjoint(words):
+            bits |= _PHRASE_BITS
+    if cls.count("uu") >= 3:
+        bits |= BIT["all_caps"]
+    if cls.count("p") >= 4:
+        bits |= BIT["keyword_list"]
+    if len(set(words)) != len(words):
+        bits |= BIT["repeated_words"]
+    return bits
