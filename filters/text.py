@@ -15,7 +15,6 @@ On a kept candidate: ``text`` is the cleaned text, ``raw_text`` stays as extract
 from __future__ import annotations
 
 import dataclasses
-import functools
 import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -78,10 +77,11 @@ class TextCleanerConfig:
 class _Ctx:
     """What the rules see of the cleaner and of the text being cleaned, one per text."""
 
-    __slots__ = ("cleaner", "meta", "page_lang", "facts", "ft", "text")
+    __slots__ = ("cleaner", "config", "meta", "page_lang", "facts", "ft", "text")
 
     def __init__(self, cleaner: "TextCleaner", page_lang: str):
         self.cleaner = cleaner
+        self.config: TextCleanerConfig = cleaner.config  # an attribute: rules read it often
         self.meta: dict = {"text_edits": []}
         self.page_lang = page_lang
         self.facts = None  # filters.text_facts.TextFacts of the current text version
@@ -89,20 +89,48 @@ class _Ctx:
         self.text = ""  # the text waiting for that batch
 
     @property
-    def config(self) -> TextCleanerConfig:
-        return self.cleaner.config
-
-    @property
     def lid(self) -> LanguageId:
         return self.cleaner._lid
 
-    @property
-    def zipf(self):
-        return self.cleaner._zipf
+    def zipf_of(self, lang: str) -> "_Zipf":
+        """Zipf frequencies in ``lang`` by word (``zipf_of(lang)[word]``)."""
+        return self.cleaner._zipf[lang]
 
     @property
     def wordfreq_lang(self) -> str:
         return self.cleaner.wordfreq_lang(self.meta.get("lang", ""))
+
+
+class _Zipf(dict):
+    """``word -> wordfreq.zipf_frequency(word, lang)``, each word looked up once: wordfreq
+    tokenises and normalises on every call, a dict hit is one C-level lookup.  Emptied when
+    full (a pure cache: nothing it returns depends on what it holds)."""
+
+    __slots__ = ("lang", "fn", "size")
+
+    def __init__(self, lang: str, fn, size: int = 1 << 18):
+        super().__init__()
+        self.lang, self.fn, self.size = lang, fn, size
+
+    def __missing__(self, word: str) -> float:
+        if len(self) >= self.size:
+            self.clear()
+        z = self[word] = self.fn(word, self.lang)
+        return z
+
+
+class _ZipfByLang(dict):
+    """``lang -> _Zipf``, made on first use."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def __missing__(self, lang: str) -> _Zipf:
+        z = self[lang] = _Zipf(lang, self.fn)
+        return z
 
 
 def _fresh(result: tuple) -> tuple:
@@ -147,9 +175,7 @@ class TextCleaner(BatchMapStage):
         from wordfreq import available_languages, zipf_frequency
 
         self._lid.load()
-        # wordfreq tokenises and normalises every lookup: caching by word makes the OOV rule
-        # a dict lookup per word after warm-up.
-        self._zipf = functools.lru_cache(maxsize=1 << 18)(zipf_frequency)
+        self._zipf = _ZipfByLang(zipf_frequency)
         langs = available_languages()
         self._wf_langs = {t: t for t in self.config.targets if t in langs}
         for t in self._wf_langs:

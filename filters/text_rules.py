@@ -357,7 +357,7 @@ def boilerplate(text, ctx=None):
     if ("logo" in norm or norm.endswith(("icon", "button"))
             or norm.partition(" ")[0] in _BOILER_FIRST_WORDS) and _BOILER_PATTERN_RE.match(norm):
         return Reject("boilerplate")
-    return Reject("boilerplate") if _BOILER_PHRASES.search(lower_words(text, ctx)) else text
+    return Reject("boilerplate") if _BOILER_PHRASES.search(facts(text, ctx).words) else text
 
 
 # 8-9. promotional spam and prices ------------------------------------------------------------
@@ -370,7 +370,7 @@ _PRICE_RE = re.compile(r"[$€£¥₹]\s?\d[\d.,]*" + _BIG + r"|\b\d[\d.,]*\s?(?
 
 
 def promo(text, ctx=None):
-    if ("%" in text and _PERCENT_RE.search(text)) or _PROMO.search(lower_words(text, ctx)):
+    if ("%" in text and _PERCENT_RE.search(text)) or _PROMO.search(facts(text, ctx).words):
         return Reject("promo")
     return text
 
@@ -395,11 +395,11 @@ _SPAM = PhraseSet(load_wordlist("spam_en.txt"))
 
 
 def adult(text, ctx=None):
-    return Reject("adult") if _ADULT.search(lower_words(text, ctx)) else text
+    return Reject("adult") if _ADULT.search(facts(text, ctx).words) else text
 
 
 def spam(text, ctx=None):
-    return Reject("spam") if _SPAM.search(lower_words(text, ctx)) else text
+    return Reject("spam") if _SPAM.search(facts(text, ctx).words) else text
 
 
 # 12. punctuation and emoji -------------------------------------------------------------------
@@ -482,7 +482,7 @@ STOPWORDS = frozenset("a an and are as at be by for from has he her his in is it
 
 
 def repeated_words(text, ctx=None):
-    words = lower_words(text, ctx)
+    words = facts(text, ctx).words
     if len(set(words)) == len(words):  # no word occurs twice: nothing to collapse or count
         return text
     if any(a == b for a, b in zip(words, words[1:])):
@@ -546,8 +546,9 @@ def oov(text, ctx):
     if not words:
         ctx.meta["oov_ratio"] = 1.0
         return Reject("oov")
-    zipf, wf_lang, thr = ctx.zipf, ctx.wordfreq_lang, ctx.config.zipf_threshold
-    n_oov = sum(zipf(w, wf_lang) < thr for w in words)
+    # Counted in C: map the words to their Zipf frequencies, then to "below the threshold".
+    zipf = ctx.zipf_of(ctx.wordfreq_lang)
+    n_oov = sum(map(float(ctx.config.zipf_threshold).__gt__, map(zipf.__getitem__, words)))
     ratio = n_oov / len(words)
     ctx.meta["oov_ratio"] = round(ratio, 4)
     return Reject("oov") if ratio > ctx.config.max_oov_ratio else text
