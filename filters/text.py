@@ -169,6 +169,7 @@ class TextCleaner(BatchMapStage):
         # every waiting text at once, then goes on.
         self._lang_at = names.index("lang") if "lang" in names else len(names)
         self._reasons: dict[str, str] = {}
+        self._drops: dict[str, Drop] = {}
         self._cache: OrderedDict = OrderedDict()
 
     def setup(self) -> None:
@@ -183,7 +184,7 @@ class TextCleaner(BatchMapStage):
 
     def __getstate__(self):
         state = {k: v for k, v in self.__dict__.items()
-                 if k not in ("_fns", "_bits", "_lang_at", "_reasons", "_cache")}
+                 if k not in ("_fns", "_bits", "_lang_at", "_reasons", "_drops", "_cache")}
         return {**state, "_zipf": None}
 
     def __setstate__(self, state):
@@ -302,16 +303,21 @@ class TextCleaner(BatchMapStage):
         plans = [self._pieces(c) for c in cands]
         results: dict[tuple, tuple | None] = {}
         waiting: list[tuple[tuple, _Ctx]] = []
-        stop = self._lang_at
+        stop, cache, begin = self._lang_at, self._cache, self._begin
         for cand, pieces in zip(cands, plans):
             page_lang = cand.page_lang or ""
             for _, sentence in pieces:
                 key = (sentence, page_lang)
                 if key in results:
                     continue
-                result = self._cached(key)
-                if result is None:
-                    result = self._begin(sentence, page_lang, stop)
+                result = cache.get(key)  # _cached() and _store(), inline: once per text
+                if result is not None:
+                    try:
+                        cache.move_to_end(key)
+                    except KeyError:  # evicted by another thread meanwhile
+                        pass
+                else:
+                    result = begin(sentence, page_lang, stop)
                     if isinstance(result, _Ctx):
                         waiting.append((key, result))
                         result = None
@@ -346,4 +352,11 @@ class TextCleaner(BatchMapStage):
             if side:
                 out.meta.update(side=side, sentence=sentence)
             outputs.append(out)
-        return outputs or Drop(best[1])
+        return outputs or self._drop(best[1])
+
+    def _drop(self, reason: str) -> Drop:
+        """The (immutable) ``Drop`` of a reason, made once."""
+        d = self._drops.get(reason)
+        if d is None:
+            d = self._drops[reason] = Drop(reason)
+        return d
