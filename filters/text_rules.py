@@ -349,7 +349,11 @@ _BOILER_PHRASES = PhraseSet(load_wordlist("boilerplate_phrases_en.txt"))
 def boilerplate(text, ctx=None):
     # The whole-text checks only need the start of a long text (the patterns are prefixes).
     f = facts(text, ctx)
-    norm = letter_norm(f.low[:60] if f.cls is not None else text[:60].lower())
+    low = f.low
+    if f.cls is not None and len(low) <= 60 and "'" not in low and "’" not in low:
+        norm = " ".join(f.words)  # without apostrophes the words are the letter runs
+    else:
+        norm = letter_norm(low[:60] if f.cls is not None else text[:60].lower())
     if norm in _BOILERPLATE:
         return Reject("boilerplate")
     # Each pattern names its first word, ends in "logo"/"icon"/"button" or holds "logo"; match,
@@ -431,8 +435,9 @@ def punctuation(text, ctx=None):
     if cls is not None:
         # Classes "p" and "." (symbols, "_"), "d" (digits): exactly what NOT_LETTER_RE counts.
         # A run is three same symbols, three of _RUN_RE's set (all "p"), or "!!"-like.
-        if ("ppp" in cls or "..." in cls or "!!" in text or "??" in text or "!?" in text
-                or "?!" in text):
+        # ("!" and "?" are symbols: a pair of them is a "pp".)
+        if ("pp" in cls and ("ppp" in cls or "!!" in text or "??" in text or "!?" in text
+                             or "?!" in text)) or "..." in cls:
             text = _RUN_RE.sub(_collapse, text)
             cls = classes(text)
         others = cls.count("p") + cls.count(".") + cls.count("d")
