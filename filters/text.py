@@ -164,6 +164,9 @@ class TextCleaner(BatchMapStage):
         self._fns = [r.fn for r in self.rules]
         # A gated rule runs only when may_fire() sets its bit for the current text version.
         self._bits = [BIT[r.name] if r.name in GATED else 0 for r in self.rules]
+        self._last_gated = max((i for i, b in enumerate(self._bits) if b), default=-1)
+        self._every = tuple(range(len(self._fns)))
+        self._plans: dict[int, tuple] = {}
         names = [r.name for r in self.rules]
         # fastText runs at the lang rule: the batched path stops there, asks fastText about
         # every waiting text at once, then goes on.
@@ -184,7 +187,8 @@ class TextCleaner(BatchMapStage):
 
     def __getstate__(self):
         state = {k: v for k, v in self.__dict__.items()
-                 if k not in ("_fns", "_bits", "_lang_at", "_reasons", "_drops", "_cache")}
+                 if k not in ("_fns", "_bits", "_last_gated", "_every", "_plans", "_lang_at",
+                              "_reasons", "_drops", "_cache")}
         return {**state, "_zipf": None}
 
     def __setstate__(self, state):
@@ -263,16 +267,25 @@ class TextCleaner(BatchMapStage):
         text, reason, at = self._run(ctx.text, ctx, self._lang_at, len(self._fns))
         return text, reason, ctx.meta, at
 
+    def _plan(self, fire: int) -> tuple:
+        """The indices of the rules to run, in order, on a text whose gate answer
+        (``may_fire``) is ``fire``: every ungated rule, and the gated ones it names."""
+        plan = self._plans.get(fire)
+        if plan is None:
+            plan = self._plans[fire] = tuple(i for i, b in enumerate(self._bits)
+                                             if not b or fire & b)
+        return plan
+
     def _run(self, text: str, ctx: _Ctx, start: int, stop: int) -> tuple[str | None, str, int]:
-        fns, bits, edits = self._fns, self._bits, ctx.meta["text_edits"]
-        fire = None  # may_fire() of this text version, asked at the first gated rule
-        for i in range(start, stop):
-            bit = bits[i]
-            if bit:
-                if fire is None:
-                    fire = may_fire(facts(text, ctx))
-                if not fire & bit:
-                    continue
+        # The gate answers once per text version; the loop then calls only the rules it names.
+        plan = (self._plan(may_fire(facts(text, ctx))) if start <= self._last_gated
+                else self._every)
+        fns, edits = self._fns, ctx.meta["text_edits"]
+        for i in plan:
+            if i < start:
+                continue
+            if i >= stop:
+                break
             out = fns[i](text, ctx)
             if out is text:  # most rules leave most texts alone
                 continue
@@ -284,7 +297,8 @@ class TextCleaner(BatchMapStage):
                     edits.append(self.rules[i].name)
                     if not HAS_LETTER.search(out):  # the edit removed everything worth keeping
                         return None, self._reason(self.rules[i].name), i
-                text, fire = out, None
+                    # A new text version: the gate answers again for the rules after this one.
+                    return self._run(out, ctx, i + 1, stop)
         return text, "", stop
 
     # records -------------------------------------------------------------------------------
