@@ -593,8 +593,8 @@ RULE_NAMES = [r.name for r in RULES]
 # | rule           | may fire when the text holds (else skipped)                               |
 # |----------------|---------------------------------------------------------------------------|
 # | markup         | a rare symbol (below: \ { & < [ mojibake, non-printable, ...)              |
-# | email          | a rare symbol ("@") or a parenthesis ("(at)")                              |
-# | url            | a period before a letter, "www.", a rare symbol or a colon ("://")         |
+# | email          | "@", "[at]" or "(at)"                                                     |
+# | url            | a period before a letter, "www." or "://"                                 |
 # | filename       | a period before a letter, three digits in a row, or no space at all       |
 # | dimension      | two digits in a row and an "x", or a rare symbol ("×")                     |
 # | credit         | a rare symbol ("©"), a colon or parenthesis, or one of its words           |
@@ -615,9 +615,8 @@ _ALWAYS = _ALL - sum(BIT[n] for n in GATED)
 # and "×".  Latin-1 only, so that re tests them with a bitmap; "€" is tested on its own.
 _RARE_RE = re.compile("[" + re.escape("\\{&<[ÃÂâ@©%$£¥#×" + "".join(
     c for c in map(chr, range(256)) if not c.isprintable())) + "]")
-_RARE_BITS = sum(BIT[n] for n in ("markup", "email", "url", "dimension", "credit", "promo",
-                                  "price", "keyword_list"))
-_PUNCT_BITS = BIT["credit"] | BIT["url"] | BIT["email"]  # ":" "(" ")": labels, "://", "(at)"
+_RARE_BITS = sum(BIT[n] for n in ("markup", "dimension", "credit", "promo", "price",
+                                  "keyword_list"))
 _URL_FILE = BIT["url"] | BIT["filename"]
 _PHRASE_BITS = BIT["promo"] | BIT["adult"] | BIT["spam"]
 # Words (letter runs) without which the letter-led patterns cannot match: each of them is
@@ -641,8 +640,14 @@ def may_fire(f) -> int:
     bits = _ALWAYS
     if _RARE_RE.search(text) or "€" in text:
         bits |= _RARE_BITS
-    if ":" in text or "(" in text or ")" in text:
-        bits |= _PUNCT_BITS
+        if "@" in text or "[at]" in text:
+            bits |= BIT["email"]
+    if ":" in text or "(" in text or ")" in text:  # a credit label, "(c)", "(DW/J. Hitz)"
+        bits |= BIT["credit"]
+        if "://" in text:
+            bits |= BIT["url"]
+        if "(at)" in text:
+            bits |= BIT["email"]
     if ".l" in cls or ".u" in cls:  # a TLD or a file extension could follow
         bits |= _URL_FILE
     elif "www." in f.low:
