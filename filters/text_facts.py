@@ -93,11 +93,16 @@ def _emoji_as_copyright(err: UnicodeEncodeError):
 
 codecs.register_error("lait-emoji", _emoji_as_copyright)
 assert all(t[0xA9] == ord("e") for _, t, _ in _CODECS)
+# ASCII is the first half of Latin-1, and none of it is "x".
+_, _ASCII_CLS, _ASCII_SPACE = _CODECS[0]
+assert b"x" not in _ASCII_CLS[:128]
 
 
 def classes(text: str, emoji: bool = False) -> str | None:
     """The class string of ``text``, or ``None`` when it has characters beyond Windows-1252
     (beyond Windows-1252 and caseless emoji, with ``emoji``)."""
+    if text.isascii():  # the common case: no codec to choose, no ASCII character is "x"
+        return text.encode("ascii").translate(_ASCII_CLS).decode("ascii")
     errors = "lait-emoji" if emoji else "strict"
     for codec, table, _ in _CODECS:
         try:
@@ -114,6 +119,8 @@ def classes(text: str, emoji: bool = False) -> str | None:
 def _letter_runs(low: str) -> list[str] | None:
     """``NON_LETTERS_RE.sub(" ", low).split()`` for a one-byte-codec text (with caseless
     emoji, which are not letters: written as "©", they become spaces too), else ``None``."""
+    if low.isascii():
+        return low.encode("ascii").translate(_ASCII_SPACE).decode("ascii").split()
     for codec, _, space in _CODECS:
         try:
             raw = low.encode(codec, "lait-emoji")
