@@ -99,15 +99,19 @@ class PhraseSet:
 
     def __init__(self, phrases: list[str]):
         self.first: dict[str, list[tuple[str, ...]]] = {}
+        keys = set()
         for p in phrases:
             words = tuple(WORD_RE.findall(p.lower().replace("-", " ")))
             if words:
                 self.first.setdefault(words[0], []).append(words)
-        self._firsts = frozenset(self.first)
+                keys.add(max(words, key=len))
+        # A phrase is found only where all its words are: its longest one, the rarest as a
+        # rule ("in stock", "we use cookies"), stands for it in the first test.
+        self.keys = frozenset(keys)
 
     def search(self, words: list[str]) -> bool:
-        # Most texts share no word with a phrase start: one C-level set test rules them out.
-        if self._firsts.isdisjoint(words):
+        # Most texts hold no phrase's key word: one C-level set test rules them out.
+        if self.keys.isdisjoint(words):
             return False
         first = self.first
         for i, w in enumerate(words):
@@ -598,9 +602,9 @@ RULE_NAMES = [r.name for r in RULES]
 # | filename       | a period before a letter, three digits in a row, or no space at all       |
 # | dimension      | two digits in a row and an "x", or a rare symbol ("×")                     |
 # | credit         | a rare symbol ("©"), a colon or parenthesis, or one of its words           |
-# | promo          | a rare symbol ("%") or the first word of a promo, adult or spam phrase     |
+# | promo          | a rare symbol ("%") or the key word of a promo, adult or spam phrase       |
 # | price          | a digit and a currency word, or a rare symbol (currency signs)             |
-# | adult, spam    | the first word of a promo, adult or spam phrase                           |
+# | adult, spam    | the key word (PhraseSet.keys) of a promo, adult or spam phrase            |
 # | all_caps       | three pairs of upper-case letters                                         |
 # | keyword_list   | four symbols, or a rare symbol ("#")                                      |
 # | repeated_words | a word twice                                                              |
@@ -625,9 +629,9 @@ _CREDIT_WORDS = frozenset("copyright by courtesy via getty shutterstock istock i
                           "unsplash pexels pixabay dreamstime alamy ap reuters afp dpa "
                           "picture".split())
 _PRICE_WORDS = frozenset("usd eur gbp chf dollar dollars euro euros bucks us".split())
-# The first words of the promo, adult and spam phrases: a text with none holds no phrase.
-_PHRASE_FIRSTS = _PROMO._firsts | _ADULT._firsts | _SPAM._firsts
-_TRIGGER_WORDS = _CREDIT_WORDS | _PRICE_WORDS | _PHRASE_FIRSTS
+# The key words of the promo, adult and spam phrases: a text with none holds no phrase.
+_PHRASE_KEYS = _PROMO.keys | _ADULT.keys | _SPAM.keys
+_TRIGGER_WORDS = _CREDIT_WORDS | _PRICE_WORDS | _PHRASE_KEYS
 
 
 def may_fire(f) -> int:
@@ -662,7 +666,7 @@ def may_fire(f) -> int:
             bits |= BIT["credit"]
         if digits and not _PRICE_WORDS.isdisjoint(words):
             bits |= BIT["price"]
-        if not _PHRASE_FIRSTS.isdisjoint(words):
+        if not _PHRASE_KEYS.isdisjoint(words):
             bits |= _PHRASE_BITS
     if cls.count("uu") >= 3:
         bits |= BIT["all_caps"]

@@ -215,3 +215,12 @@ def test_gated_cleaner_decides_as_one_that_runs_every_rule(all_candidates):
     ungated._bits = [0] * len(ungated._bits)  # every rule runs on every text
     for text in sample_texts(all_candidates)[::3]:
         assert gated.clean(text, "en") == ungated.clean(text, "en"), text
+
+
+def test_phrase_sets_find_each_of_their_phrases_through_the_key_word_test():
+    for phrases in (text_rules._BOILER_PHRASES, text_rules._PROMO, text_rules._ADULT,
+                    text_rules._SPAM):
+        for first in phrases.first.values():
+            for words in first:
+                assert phrases.search(["a", *words, "b"]), words
+                assert not phrases.keys.isdisjoint(words)
