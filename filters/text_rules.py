@@ -605,13 +605,14 @@ RULE_NAMES = [r.name for r in RULES]
 # | promo          | a rare symbol ("%") or the key word of a promo, adult or spam phrase       |
 # | price          | a digit and a currency word, or a rare symbol (currency signs)             |
 # | adult, spam    | the key word (PhraseSet.keys) of a promo, adult or spam phrase            |
+# | punctuation    | an emoji, two symbols in a row, "...", or letters under half the rest     |
 # | all_caps       | three pairs of upper-case letters                                         |
 # | keyword_list   | four symbols, or a rare symbol ("#")                                      |
 # | repeated_words | a word twice                                                              |
 #
 # The other rules always run.  Texts without a class string get every bit.
 BIT = {name: 1 << i for i, name in enumerate(RULE_NAMES)}
-GATED = frozenset(BIT) - {"boilerplate", "punctuation", "length", "lang", "oov"}
+GATED = frozenset(BIT) - {"boilerplate", "length", "lang", "oov"}
 _ALL = sum(BIT.values())
 _ALWAYS = _ALL - sum(BIT[n] for n in GATED)
 # Rare symbols: what markup acts on (escapes, tags, TeX, mojibake, the Latin-1 characters
@@ -670,8 +671,14 @@ def may_fire(f) -> int:
             bits |= _PHRASE_BITS
     if cls.count("uu") >= 3:
         bits |= BIT["all_caps"]
-    if cls.count("p") >= 4:
+    symbols = cls.count("p")
+    if symbols >= 4:
         bits |= BIT["keyword_list"]
+    # punctuation's own tests: emoji, a run of symbols, or letters under half the rest.
+    others = symbols + cls.count(".") + cls.count("d")
+    if ("e" in cls or "pp" in cls or "..." in cls
+            or len(cls) - cls.count(" ") - others < others):
+        bits |= BIT["punctuation"]
     if len(set(words)) != len(words):
         bits |= BIT["repeated_words"]
     return bits
