@@ -6,7 +6,10 @@ surrounding texts stay separate candidates with their ``text_source``; a ``surro
 candidate is first reduced to the sentence(s) next to the image (``filters/sentences.py``),
 which may give two outputs (the last sentence before, the first after).  Then every text runs
 through ``filters.text_rules.RULES`` in order (the table in that module's docstring); the
-first rule that rejects it names the drop reason ``text_<what>``.
+first rule that rejects it names the drop reason ``text_<what>``.  A gate
+(``filters.text_rules.may_fire``, asked once per text version) names the rules that could
+change or drop the text; the others are skipped, which decides nothing (each gate test is the
+rule's own first check, and tests/filters/test_text_batch.py holds it to that).
 
 On a kept candidate: ``text`` is the cleaned text, ``raw_text`` stays as extracted, and
 ``meta`` gains ``text_edits`` (names of the rules that changed the text, in order),

@@ -13,10 +13,13 @@ byte by byte (one C loop) to one class letter per character, read back as a ``st
 * ``e`` an emoji (``©``, ``™``); ``p`` anything else (punctuation, symbols, ``_``, controls),
 
 so that ``"ddd" in cls`` is exactly "``\\d{3}`` matches" and ``cls.count("uu")`` is exactly
-``len(re.findall("[^\\W\\d_a-z]{2}", text))``.  Other texts (Cyrillic, Greek, emoji, ``ő``)
-have no class string and the rules run their patterns, so what a rule decides never depends on the
-shortcut.  The tables are *derived from the rules' own patterns* at import (each character the
-256 bytes stand for is matched against them), so the shortcuts cannot drift from the patterns.
+``len(re.findall("[^\\W\\d_a-z]{2}", text))``.  Emoji beyond Windows-1252 (``😍``, skin
+tones) are caseless symbols: :class:`TextFacts` writes them as class ``e`` too (an encoder
+error handler), so Latin texts with emoji keep the shortcuts.  Other texts (Cyrillic, Greek,
+``ő``) have no class string and the rules run their patterns, so what a rule decides never
+depends on the shortcut.  The tables are *derived from the rules' own patterns* at import
+(each character the 256 bytes stand for is matched against them), so the shortcuts cannot drift
+from the patterns.
 """
 from __future__ import annotations
 
