@@ -91,7 +91,22 @@ def _emoji_as_copyright(err: UnicodeEncodeError):
     run = err.object[err.start:err.end]
     if all(map(_caseless_emoji, run)):
         return b"\xa9" * len(run), err.end
-    raise err
+    # A new exception: re-raising ``err`` would tie it to this frame (which holds it) in a
+    # reference cycle, left for the garbage collector on every such text.
+    raise UnicodeEncodeError(err.encoding, err.object, err.start, err.end, err.reason)
+
+
+def _encode(text: str, emoji: bool):
+    """``(raw bytes, the _CODECS entry)`` of the first codec that takes ``text`` (with caseless
+    emoji as "©" when ``emoji``), or ``None``.  Strict first: most non-ASCII texts need no
+    handler (one raised in C costs less than one called in Python)."""
+    for errors in ("strict", "lait-emoji") if emoji else ("strict",):
+        for entry in _CODECS:
+            try:
+                return text.encode(entry[0], errors), entry
+            except UnicodeEncodeError:
+                continue
+    return None
 
 
 codecs.register_error("lait-emoji", _emoji_as_copyright)
@@ -106,17 +121,14 @@ def classes(text: str, emoji: bool = False) -> str | None:
     (beyond Windows-1252 and caseless emoji, with ``emoji``)."""
     if text.isascii():  # the common case: no codec to choose, no ASCII character is "x"
         return text.encode("ascii").translate(_ASCII_CLS).decode("ascii")
-    errors = "lait-emoji" if emoji else "strict"
-    for codec, table, _ in _CODECS:
-        try:
-            raw = text.encode(codec, errors)
-        except UnicodeEncodeError:
-            continue
-        # A str, not bytes: ``b"dd" in some_bytes`` first tries the argument as an integer
-        # and formats (then clears) a TypeError, several times the cost of the search.
-        cls = raw.translate(table).decode("ascii")
-        return None if "x" in cls else cls
-    return None
+    enc = _encode(text, emoji)
+    if enc is None:
+        return None
+    raw, (_, table, _) = enc
+    # A str, not bytes: ``b"dd" in some_bytes`` first tries the argument as an integer
+    # and formats (then clears) a TypeError, several times the cost of the search.
+    cls = raw.translate(table).decode("ascii")
+    return None if "x" in cls else cls
 
 
 def _letter_runs(low: str) -> list[str] | None:
@@ -124,13 +136,11 @@ def _letter_runs(low: str) -> list[str] | None:
     emoji, which are not letters: written as "©", they become spaces too), else ``None``."""
     if low.isascii():
         return low.encode("ascii").translate(_ASCII_SPACE).decode("ascii").split()
-    for codec, _, space in _CODECS:
-        try:
-            raw = low.encode(codec, "lait-emoji")
-        except UnicodeEncodeError:
-            continue
-        return raw.translate(space).decode(codec).split()
-    return None
+    enc = _encode(low, emoji=True)
+    if enc is None:
+        return None
+    raw, (codec, _, space) = enc
+    return raw.translate(space).decode(codec).split()
 
 
 def letter_words(text: str, cls: str | None) -> list[str]:
