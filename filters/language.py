@@ -98,9 +98,10 @@ class LanguageId:
         same answer per text, without the per-call overhead."""
         if self._ft is None:
             self.load()
-        # fastText rejects newlines; predict() is given a list (its single-text path breaks
-        # under numpy 2).
-        labels, probs = self._ft.predict([t.replace("\n", " ") for t in texts])
+        # What FastText.predict(list) does (its single-text path breaks under numpy 2), minus
+        # its per-text checks: one line per text (newlines replaced), k=1, no threshold.
+        lines = [t.replace("\n", " ") + "\n" for t in texts]
+        labels, probs = self._ft.f.multilinePredict(lines, 1, 0.0, "strict")
         # strip "__label__"
         return [(lab[0][9:], min(1.0, float(p[0]))) for lab, p in zip(labels, probs)]
 

@@ -6,7 +6,10 @@ surrounding texts stay separate candidates with their ``text_source``; a ``surro
 candidate is first reduced to the sentence(s) next to the image (``filters/sentences.py``),
 which may give two outputs (the last sentence before, the first after).  Then every text runs
 through ``filters.text_rules.RULES`` in order (the table in that module's docstring); the
-first rule that rejects it names the drop reason ``text_<what>``.
+first rule that rejects it names the drop reason ``text_<what>``.  A gate
+(``filters.text_rules.may_fire``, asked once per text version) names the rules that could
+change or drop the text; the others are skipped, which decides nothing (each gate test is the
+rule's own first check, and tests/filters/test_text_batch.py holds it to that).
 
 On a kept candidate: ``text`` is the cleaned text, ``raw_text`` stays as extracted, and
 ``meta`` gains ``text_edits`` (names of the rules that changed the text, in order),
@@ -15,14 +18,14 @@ On a kept candidate: ``text`` is the cleaned text, ``raw_text`` stays as extract
 from __future__ import annotations
 
 import dataclasses
-import functools
 import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from filters.language import LanguageId, primary_subtag
 from filters.sentences import sentences_next_to_image
-from filters.text_rules import HAS_LETTER, RULE_NAMES, RULES, Reject, tidy
+from filters.text_facts import facts
+from filters.text_rules import BIT, GATED, HAS_LETTER, RULE_NAMES, RULES, Reject, may_fire, tidy
 from pipeline.errors import ConfigError
 from pipeline.records import Candidate
 from pipeline.stage import BatchMapStage, Drop
@@ -77,10 +80,11 @@ class TextCleanerConfig:
 class _Ctx:
     """What the rules see of the cleaner and of the text being cleaned, one per text."""
 
-    __slots__ = ("cleaner", "meta", "page_lang", "facts", "ft", "text")
+    __slots__ = ("cleaner", "config", "meta", "page_lang", "facts", "ft", "text")
 
     def __init__(self, cleaner: "TextCleaner", page_lang: str):
         self.cleaner = cleaner
+        self.config: TextCleanerConfig = cleaner.config  # an attribute: rules read it often
         self.meta: dict = {"text_edits": []}
         self.page_lang = page_lang
         self.facts = None  # filters.text_facts.TextFacts of the current text version
@@ -88,20 +92,48 @@ class _Ctx:
         self.text = ""  # the text waiting for that batch
 
     @property
-    def config(self) -> TextCleanerConfig:
-        return self.cleaner.config
-
-    @property
     def lid(self) -> LanguageId:
         return self.cleaner._lid
 
-    @property
-    def zipf(self):
-        return self.cleaner._zipf
+    def zipf_of(self, lang: str) -> "_Zipf":
+        """Zipf frequencies in ``lang`` by word (``zipf_of(lang)[word]``)."""
+        return self.cleaner._zipf[lang]
 
     @property
     def wordfreq_lang(self) -> str:
         return self.cleaner.wordfreq_lang(self.meta.get("lang", ""))
+
+
+class _Zipf(dict):
+    """``word -> wordfreq.zipf_frequency(word, lang)``, each word looked up once: wordfreq
+    tokenises and normalises on every call, a dict hit is one C-level lookup.  Emptied when
+    full (a pure cache: nothing it returns depends on what it holds)."""
+
+    __slots__ = ("lang", "fn", "size")
+
+    def __init__(self, lang: str, fn, size: int = 1 << 18):
+        super().__init__()
+        self.lang, self.fn, self.size = lang, fn, size
+
+    def __missing__(self, word: str) -> float:
+        if len(self) >= self.size:
+            self.clear()
+        z = self[word] = self.fn(word, self.lang)
+        return z
+
+
+class _ZipfByLang(dict):
+    """``lang -> _Zipf``, made on first use."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def __missing__(self, lang: str) -> _Zipf:
+        z = self[lang] = _Zipf(lang, self.fn)
+        return z
 
 
 def _fresh(result: tuple) -> tuple:
@@ -133,20 +165,24 @@ class TextCleaner(BatchMapStage):
 
     def _init_runtime(self) -> None:
         self._fns = [r.fn for r in self.rules]
+        # A gated rule runs only when may_fire() sets its bit for the current text version.
+        self._bits = [BIT[r.name] if r.name in GATED else 0 for r in self.rules]
+        self._last_gated = max((i for i, b in enumerate(self._bits) if b), default=-1)
+        self._every = tuple(range(len(self._fns)))
+        self._plans: dict[int, tuple] = {}
         names = [r.name for r in self.rules]
         # fastText runs at the lang rule: the batched path stops there, asks fastText about
         # every waiting text at once, then goes on.
         self._lang_at = names.index("lang") if "lang" in names else len(names)
         self._reasons: dict[str, str] = {}
+        self._drops: dict[str, Drop] = {}
         self._cache: OrderedDict = OrderedDict()
 
     def setup(self) -> None:
         from wordfreq import available_languages, zipf_frequency
 
         self._lid.load()
-        # wordfreq tokenises and normalises every lookup: caching by word makes the OOV rule
-        # a dict lookup per word after warm-up.
-        self._zipf = functools.lru_cache(maxsize=1 << 18)(zipf_frequency)
+        self._zipf = _ZipfByLang(zipf_frequency)
         langs = available_languages()
         self._wf_langs = {t: t for t in self.config.targets if t in langs}
         for t in self._wf_langs:
@@ -154,7 +190,8 @@ class TextCleaner(BatchMapStage):
 
     def __getstate__(self):
         state = {k: v for k, v in self.__dict__.items()
-                 if k not in ("_fns", "_lang_at", "_reasons", "_cache")}
+                 if k not in ("_fns", "_bits", "_last_gated", "_every", "_plans", "_lang_at",
+                              "_reasons", "_drops", "_cache")}
         return {**state, "_zipf": None}
 
     def __setstate__(self, state):
@@ -233,9 +270,25 @@ class TextCleaner(BatchMapStage):
         text, reason, at = self._run(ctx.text, ctx, self._lang_at, len(self._fns))
         return text, reason, ctx.meta, at
 
+    def _plan(self, fire: int) -> tuple:
+        """The indices of the rules to run, in order, on a text whose gate answer
+        (``may_fire``) is ``fire``: every ungated rule, and the gated ones it names."""
+        plan = self._plans.get(fire)
+        if plan is None:
+            plan = self._plans[fire] = tuple(i for i, b in enumerate(self._bits)
+                                             if not b or fire & b)
+        return plan
+
     def _run(self, text: str, ctx: _Ctx, start: int, stop: int) -> tuple[str | None, str, int]:
+        # The gate answers once per text version; the loop then calls only the rules it names.
+        plan = (self._plan(may_fire(facts(text, ctx))) if start <= self._last_gated
+                else self._every)
         fns, edits = self._fns, ctx.meta["text_edits"]
-        for i in range(start, stop):
+        for i in plan:
+            if i < start:
+                continue
+            if i >= stop:
+                break
             out = fns[i](text, ctx)
             if out is text:  # most rules leave most texts alone
                 continue
@@ -247,7 +300,8 @@ class TextCleaner(BatchMapStage):
                     edits.append(self.rules[i].name)
                     if not HAS_LETTER.search(out):  # the edit removed everything worth keeping
                         return None, self._reason(self.rules[i].name), i
-                text = out
+                    # A new text version: the gate answers again for the rules after this one.
+                    return self._run(out, ctx, i + 1, stop)
         return text, "", stop
 
     # records -------------------------------------------------------------------------------
@@ -266,16 +320,21 @@ class TextCleaner(BatchMapStage):
         plans = [self._pieces(c) for c in cands]
         results: dict[tuple, tuple | None] = {}
         waiting: list[tuple[tuple, _Ctx]] = []
-        stop = self._lang_at
+        stop, cache, begin = self._lang_at, self._cache, self._begin
         for cand, pieces in zip(cands, plans):
             page_lang = cand.page_lang or ""
             for _, sentence in pieces:
                 key = (sentence, page_lang)
                 if key in results:
                     continue
-                result = self._cached(key)
-                if result is None:
-                    result = self._begin(sentence, page_lang, stop)
+                result = cache.get(key)  # _cached() and _store(), inline: once per text
+                if result is not None:
+                    try:
+                        cache.move_to_end(key)
+                    except KeyError:  # evicted by another thread meanwhile
+                        pass
+                else:
+                    result = begin(sentence, page_lang, stop)
                     if isinstance(result, _Ctx):
                         waiting.append((key, result))
                         result = None
@@ -310,4 +369,11 @@ class TextCleaner(BatchMapStage):
             if side:
                 out.meta.update(side=side, sentence=sentence)
             outputs.append(out)
-        return outputs or Drop(best[1])
+        return outputs or self._drop(best[1])
+
+    def _drop(self, reason: str) -> Drop:
+        """The (immutable) ``Drop`` of a reason, made once."""
+        d = self._drops.get(reason)
+        if d is None:
+            d = self._drops[reason] = Drop(reason)
+        return d

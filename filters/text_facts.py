@@ -13,13 +13,17 @@ byte by byte (one C loop) to one class letter per character, read back as a ``st
 * ``e`` an emoji (``©``, ``™``); ``p`` anything else (punctuation, symbols, ``_``, controls),
 
 so that ``"ddd" in cls`` is exactly "``\\d{3}`` matches" and ``cls.count("uu")`` is exactly
-``len(re.findall("[^\\W\\d_a-z]{2}", text))``.  Other texts (Cyrillic, Greek, emoji, ``ő``)
-have no class string and the rules run their patterns, so what a rule decides never depends on the
-shortcut.  The tables are *derived from the rules' own patterns* at import (each character the
-256 bytes stand for is matched against them), so the shortcuts cannot drift from the patterns.
+``len(re.findall("[^\\W\\d_a-z]{2}", text))``.  Emoji beyond Windows-1252 (``😍``, skin
+tones) are caseless symbols: :class:`TextFacts` writes them as class ``e`` too (an encoder
+error handler), so Latin texts with emoji keep the shortcuts.  Other texts (Cyrillic, Greek,
+``ő``) have no class string and the rules run their patterns, so what a rule decides never
+depends on the shortcut.  The tables are *derived from the rules' own patterns* at import
+(each character the 256 bytes stand for is matched against them), so the shortcuts cannot drift
+from the patterns.
 """
 from __future__ import annotations
 
+import codecs
 import re
 
 import regex  # for \p{Extended_Pictographic} (emoji); wordfreq depends on it anyway
@@ -67,29 +71,88 @@ def _tables(codec: str) -> tuple[str, bytes, bytes]:
 _CODECS = (_tables("latin-1"), _tables("cp1252"))
 
 
-def classes(text: str) -> str | None:
-    """The class string of ``text``, or ``None`` when it has characters beyond Windows-1252."""
-    for codec, table, _ in _CODECS:
-        try:
-            raw = text.encode(codec)
-        except UnicodeEncodeError:
-            continue
-        # A str, not bytes: ``b"dd" in some_bytes`` first tries the argument as an integer
-        # and formats (then clears) a TypeError, several times the cost of the search.
-        cls = raw.translate(table).decode("ascii")
-        return None if "x" in cls else cls
+# Emoji beyond Windows-1252 (😍, 💫, skin tones, VS16) are caseless symbols that change no
+# shortcut but the emoji test itself: with ``emoji=True`` they take class "e" through the
+# encoder's error handler, which writes "©" (class "e" in both tables) for each of them.
+_EMOJI_OK: dict[str, bool] = {}
+
+
+def _caseless_emoji(c: str) -> bool:
+    ok = _EMOJI_OK.get(c)
+    if ok is None:
+        ok = _EMOJI_OK[c] = bool(
+            c.isprintable() and EMOJI_RE.fullmatch(c) and not HAS_LETTER.match(c)
+            and not DIGIT_RE.match(c) and c.lower() == c == c.upper() == c.casefold()
+            and not re.match("[a-z0-9]", c, re.I))  # re.IGNORECASE folds nothing onto it
+    return ok
+
+
+def _emoji_as_copyright(err: UnicodeEncodeError):
+    run = err.object[err.start:err.end]
+    if all(map(_caseless_emoji, run)):
+        return b"\xa9" * len(run), err.end
+    # A new exception: re-raising ``err`` would tie it to this frame (which holds it) in a
+    # reference cycle, left for the garbage collector on every such text.
+    raise UnicodeEncodeError(err.encoding, err.object, err.start, err.end, err.reason)
+
+
+def _encode(text: str, emoji: bool):
+    """``(raw bytes, the _CODECS entry)`` of the first codec that takes ``text`` (with caseless
+    emoji as "©" when ``emoji``), or ``None``.  Strict first: most non-ASCII texts need no
+    handler (one raised in C costs less than one called in Python)."""
+    for errors in ("strict", "lait-emoji") if emoji else ("strict",):
+        for entry in _CODECS:
+            try:
+                return text.encode(entry[0], errors), entry
+            except UnicodeEncodeError:
+                continue
     return None
+
+
+codecs.register_error("lait-emoji", _emoji_as_copyright)
+assert all(t[0xA9] == ord("e") for _, t, _ in _CODECS)
+# ASCII is the first half of Latin-1, and none of it is "x".
+_, _ASCII_CLS, _ASCII_SPACE = _CODECS[0]
+assert b"x" not in _ASCII_CLS[:128]
+
+
+def classes(text: str, emoji: bool = False) -> str | None:
+    """The class string of ``text``, or ``None`` when it has characters beyond Windows-1252
+    (beyond Windows-1252 and caseless emoji, with ``emoji``)."""
+    if text.isascii():  # the common case: no codec to choose, no ASCII character is "x"
+        return text.encode("ascii").translate(_ASCII_CLS).decode("ascii")
+    enc = _encode(text, emoji)
+    if enc is None:
+        return None
+    raw, (_, table, _) = enc
+    # A str, not bytes: ``b"dd" in some_bytes`` first tries the argument as an integer
+    # and formats (then clears) a TypeError, several times the cost of the search.
+    cls = raw.translate(table).decode("ascii")
+    return None if "x" in cls else cls
 
 
 def _letter_runs(low: str) -> list[str] | None:
-    """``NON_LETTERS_RE.sub(" ", low).split()`` for a one-byte-codec text, else ``None``."""
-    for codec, _, space in _CODECS:
-        try:
-            raw = low.encode(codec)
-        except UnicodeEncodeError:
-            continue
-        return raw.translate(space).decode(codec).split()
-    return None
+    """``NON_LETTERS_RE.sub(" ", low).split()`` for a one-byte-codec text (with caseless
+    emoji, which are not letters: written as "©", they become spaces too), else ``None``."""
+    if low.isascii():
+        return low.encode("ascii").translate(_ASCII_SPACE).decode("ascii").split()
+    enc = _encode(low, emoji=True)
+    if enc is None:
+        return None
+    raw, (codec, _, space) = enc
+    return raw.translate(space).decode(codec).split()
+
+
+def letter_words(text: str, cls: str | None) -> list[str]:
+    """``WORD_RE.findall(text)``, where ``cls`` is the class string of ``text`` (or of the
+    text that ``text`` lowercases: lowercasing a class-string text keeps every letter a
+    letter).  Without apostrophes, which WORD_RE keeps inside words, the words are the runs
+    of letters: one translate instead of a Unicode pattern."""
+    if cls is not None and "'" not in text and "’" not in text:
+        runs = _letter_runs(text)
+        if runs is not None:
+            return runs
+    return WORD_RE.findall(text)
 
 
 def letter_norm(low: str) -> str:
@@ -100,26 +163,21 @@ def letter_norm(low: str) -> str:
 
 class TextFacts:
     """``text``, ``low`` (lowercased), ``cls`` (the class string, ``None`` for texts with
-    characters beyond Windows-1252) and ``words`` (lowercased letter words, as
-    ``WORD_RE.findall(low)``)."""
+    characters beyond Windows-1252 other than caseless emoji) and ``words`` (lowercased
+    letter words, as ``WORD_RE.findall(low)``)."""
 
     __slots__ = ("text", "low", "cls", "_words")
 
     def __init__(self, text: str):
         self.text = text
         self.low = text.lower()
-        self.cls = classes(text)
+        self.cls = classes(text, emoji=True)
         self._words = None
 
     @property
     def words(self) -> list[str]:
         if self._words is None:
-            low = self.low
-            # Without apostrophes (which WORD_RE keeps inside words) the words are the runs
-            # of letters; lowercasing a class-string text keeps every letter a letter.
-            plain = self.cls is not None and "'" not in low and "’" not in low
-            runs = _letter_runs(low) if plain else None
-            self._words = WORD_RE.findall(low) if runs is None else runs
+            self._words = letter_words(self.low, self.cls)
         return self._words
 
 

@@ -81,7 +81,7 @@ class Rule:
 
 # HAS_LETTER and WORD_RE are defined beside the facts that shortcut them; re-exported here.
 from filters.text_facts import (DIGIT_RE, EMOJI_RE, HAS_LETTER, NOT_LETTER_RE,  # noqa: E402
-                                WORD_RE, classes, facts, letter_norm)
+                                WORD_RE, classes, facts, letter_norm, letter_words)
 
 
 def load_wordlist(name: str) -> list[str]:
@@ -99,15 +99,19 @@ class PhraseSet:
 
     def __init__(self, phrases: list[str]):
         self.first: dict[str, list[tuple[str, ...]]] = {}
+        keys = set()
         for p in phrases:
             words = tuple(WORD_RE.findall(p.lower().replace("-", " ")))
             if words:
                 self.first.setdefault(words[0], []).append(words)
-        self._firsts = frozenset(self.first)
+                keys.add(max(words, key=len))
+        # A phrase is found only where all its words are: its longest one, the rarest as a
+        # rule ("in stock", "we use cookies"), stands for it in the first test.
+        self.keys = frozenset(keys)
 
     def search(self, words: list[str]) -> bool:
-        # Most texts share no word with a phrase start: one C-level set test rules them out.
-        if self._firsts.isdisjoint(words):
+        # Most texts hold no phrase's key word: one C-level set test rules them out.
+        if self.keys.isdisjoint(words):
             return False
         first = self.first
         for i, w in enumerate(words):
@@ -188,14 +192,17 @@ _URL_RE = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"'()\[\]]*[^\s<>\"'
                      r"|\b[a-z0-9][\w-]*(?:\.[\w-]+)*\.(?:" + _TLDS + r")\b(?:/[^\s<>\"'()\[\]]*)?", re.I)
 
 
+# What follows the "@" of every address _EMAIL_RE finds: a search that starts at the "@".
+_AT_HOST_RE = re.compile(r"@[\w-]+\.[\w-]")
+
+
 def email(text, ctx=None):
     if not ("@" in text or "[at]" in text or "(at)" in text):
         return text
     # The pattern backtracks at every word: run it only when it can match, i.e. an "@" with a
-    # "." after it, or "[at" / "(at" in any case.
-    at = text.find("@")
+    # host name after it, or "[at" / "(at" in any case.
     low = facts(text, ctx).low
-    if (at < 0 or text.find(".", at) < 0) and "[at" not in low and "(at" not in low:
+    if not _AT_HOST_RE.search(text) and "[at" not in low and "(at" not in low:
         return text
     return _EMAIL_RE.sub(" ", text)
 
@@ -245,7 +252,7 @@ _HEX12_RE = re.compile(r"[0-9a-fA-F]{12}")
 
 
 def filename(text, ctx=None):
-    if " " not in text and _SLUG_RE.match(text):
+    if " " not in text and ("_" in text or "-" in text) and _SLUG_RE.match(text):
         return ""
     f = facts(text, ctx)
     cls = f.cls
@@ -346,7 +353,11 @@ _BOILER_PHRASES = PhraseSet(load_wordlist("boilerplate_phrases_en.txt"))
 def boilerplate(text, ctx=None):
     # The whole-text checks only need the start of a long text (the patterns are prefixes).
     f = facts(text, ctx)
-    norm = letter_norm(f.low[:60] if f.cls is not None else text[:60].lower())
+    low = f.low
+    if f.cls is not None and len(low) <= 60 and "'" not in low and "’" not in low:
+        norm = " ".join(f.words)  # without apostrophes the words are the letter runs
+    else:
+        norm = letter_norm(low[:60] if f.cls is not None else text[:60].lower())
     if norm in _BOILERPLATE:
         return Reject("boilerplate")
     # Each pattern names its first word, ends in "logo"/"icon"/"button" or holds "logo"; match,
@@ -354,7 +365,7 @@ def boilerplate(text, ctx=None):
     if ("logo" in norm or norm.endswith(("icon", "button"))
             or norm.partition(" ")[0] in _BOILER_FIRST_WORDS) and _BOILER_PATTERN_RE.match(norm):
         return Reject("boilerplate")
-    return Reject("boilerplate") if _BOILER_PHRASES.search(lower_words(text, ctx)) else text
+    return Reject("boilerplate") if _BOILER_PHRASES.search(facts(text, ctx).words) else text
 
 
 # 8-9. promotional spam and prices ------------------------------------------------------------
@@ -367,7 +378,7 @@ _PRICE_RE = re.compile(r"[$€£¥₹]\s?\d[\d.,]*" + _BIG + r"|\b\d[\d.,]*\s?(?
 
 
 def promo(text, ctx=None):
-    if ("%" in text and _PERCENT_RE.search(text)) or _PROMO.search(lower_words(text, ctx)):
+    if ("%" in text and _PERCENT_RE.search(text)) or _PROMO.search(facts(text, ctx).words):
         return Reject("promo")
     return text
 
@@ -392,11 +403,11 @@ _SPAM = PhraseSet(load_wordlist("spam_en.txt"))
 
 
 def adult(text, ctx=None):
-    return Reject("adult") if _ADULT.search(lower_words(text, ctx)) else text
+    return Reject("adult") if _ADULT.search(facts(text, ctx).words) else text
 
 
 def spam(text, ctx=None):
-    return Reject("spam") if _SPAM.search(lower_words(text, ctx)) else text
+    return Reject("spam") if _SPAM.search(facts(text, ctx).words) else text
 
 
 # 12. punctuation and emoji -------------------------------------------------------------------
@@ -411,13 +422,26 @@ def _collapse(m: re.Match) -> str:
     return s[0] if s[0] in "!?" else " "
 
 
+_E_RUNS_RE = re.compile("e+")
+
+
 def punctuation(text, ctx=None):
     cls = facts(text, ctx).cls
-    if cls is not None and "e" not in cls:
+    if cls is not None and "e" in cls:
+        # Each run of class "e" is one match of _EMOJI_RE (the class is that pattern's, per
+        # character): replaced by a space from the class string, without the Unicode pattern.
+        parts, at = [], 0
+        for m in _E_RUNS_RE.finditer(cls):
+            parts += (text[at:m.start()], " ")
+            at = m.end()
+        text = "".join(parts) + text[at:]
+        cls = classes(text)  # no emoji left: the same codec as before takes it
+    if cls is not None:
         # Classes "p" and "." (symbols, "_"), "d" (digits): exactly what NOT_LETTER_RE counts.
         # A run is three same symbols, three of _RUN_RE's set (all "p"), or "!!"-like.
-        if ("ppp" in cls or "..." in cls or "!!" in text or "??" in text or "!?" in text
-                or "?!" in text):
+        # ("!" and "?" are symbols: a pair of them is a "pp".)
+        if ("pp" in cls and ("ppp" in cls or "!!" in text or "??" in text or "!?" in text
+                             or "?!" in text)) or "..." in cls:
             text = _RUN_RE.sub(_collapse, text)
             cls = classes(text)
         others = cls.count("p") + cls.count(".") + cls.count("d")
@@ -438,7 +462,7 @@ def all_caps(text, ctx=None):
     pairs = cls.count("uu") if cls is not None else len(_UPPER2_RE.findall(text))
     if pairs < 3:  # fewer than 3 words could be upper case
         return text
-    words = [w for w in WORD_RE.findall(text) if len(w) >= 2]
+    words = [w for w in letter_words(text, cls) if len(w) >= 2]
     if len(words) >= 3 and sum(w.isupper() for w in words) * 5 >= len(words) * 4:
         return Reject("all_caps")
     return text
@@ -467,7 +491,7 @@ STOPWORDS = frozenset("a an and are as at be by for from has he her his in is it
 
 
 def repeated_words(text, ctx=None):
-    words = lower_words(text, ctx)
+    words = facts(text, ctx).words
     if len(set(words)) == len(words):  # no word occurs twice: nothing to collapse or count
         return text
     if any(a == b for a, b in zip(words, words[1:])):
@@ -531,8 +555,9 @@ def oov(text, ctx):
     if not words:
         ctx.meta["oov_ratio"] = 1.0
         return Reject("oov")
-    zipf, wf_lang, thr = ctx.zipf, ctx.wordfreq_lang, ctx.config.zipf_threshold
-    n_oov = sum(zipf(w, wf_lang) < thr for w in words)
+    # Counted in C: map the words to their Zipf frequencies, then to "below the threshold".
+    zipf = ctx.zipf_of(ctx.wordfreq_lang)
+    n_oov = sum(map(float(ctx.config.zipf_threshold).__gt__, map(zipf.__getitem__, words)))
     ratio = n_oov / len(words)
     ctx.meta["oov_ratio"] = round(ratio, 4)
     return Reject("oov") if ratio > ctx.config.max_oov_ratio else text
@@ -559,3 +584,101 @@ RULES: list[Rule] = [
     Rule("oov", oov, "drop"),
 ]
 RULE_NAMES = [r.name for r in RULES]
+
+
+# The gate -------------------------------------------------------------------------------------
+# Most texts give most rules nothing to do, and calling a rule only to hear "unchanged" was
+# the bulk of the rules' cost.  ``may_fire(f)`` answers for the gated rules at once, from the
+# facts of one text version: a rule whose bit is clear cannot change or drop that text, so the
+# cleaner skips it.  Each test is the rule's own first check or a looser one, so the gate
+# decides nothing: tests/filters/test_text_batch.py runs every rule whose bit is clear on the
+# real pages' texts (and mutations of them) and checks that it leaves the text alone.
+#
+# | rule           | may fire when the text holds (else skipped)                               |
+# |----------------|---------------------------------------------------------------------------|
+# | markup         | a rare symbol (below: \ { & < [ mojibake, non-printable, ...)              |
+# | email          | "@", "[at]" or "(at)"                                                     |
+# | url            | a period before a letter, "www." or "://"                                 |
+# | filename       | a period before a letter, three digits in a row, or no space at all       |
+# | dimension      | two digits in a row and an "x", or a rare symbol ("×")                     |
+# | credit         | a rare symbol ("©"), a colon or parenthesis, or one of its words           |
+# | promo          | a rare symbol ("%") or the key word of a promo, adult or spam phrase       |
+# | price          | a digit and a currency word, or a rare symbol (currency signs)             |
+# | adult, spam    | the key word (PhraseSet.keys) of a promo, adult or spam phrase            |
+# | punctuation    | an emoji, two symbols in a row, "...", or letters under half the rest     |
+# | all_caps       | three pairs of upper-case letters                                         |
+# | keyword_list   | four symbols, or a rare symbol ("#")                                      |
+# | repeated_words | a word twice                                                              |
+#
+# The other rules always run.  Texts without a class string get every bit.
+BIT = {name: 1 << i for i, name in enumerate(RULE_NAMES)}
+GATED = frozenset(BIT) - {"boilerplate", "length", "lang", "oov"}
+_ALL = sum(BIT.values())
+_ALWAYS = _ALL - sum(BIT[n] for n in GATED)
+# Rare symbols: what markup acts on (escapes, tags, TeX, mojibake, the Latin-1 characters
+# that are not printable: Windows-1252's others all are), "@", "©", "%", currency signs, "#"
+# and "×".  Latin-1 only, so that re tests them with a bitmap; "€" is tested on its own.
+_RARE_RE = re.compile("[" + re.escape("\\{&<[ÃÂâ@©%$£¥#×" + "".join(
+    c for c in map(chr, range(256)) if not c.isprintable())) + "]")
+_RARE_BITS = sum(BIT[n] for n in ("markup", "dimension", "credit", "promo", "price",
+                                  "keyword_list"))
+_URL_FILE = BIT["url"] | BIT["filename"]
+_PHRASE_BITS = BIT["promo"] | BIT["adult"] | BIT["spam"]
+# Words (letter runs) without which the letter-led patterns cannot match: each of them is
+# bounded by \b there, so it is a whole letter run of the lowercased text.
+_CREDIT_WORDS = frozenset("copyright by courtesy via getty shutterstock istock istockphoto adobe "
+                          "unsplash pexels pixabay dreamstime alamy ap reuters afp dpa "
+                          "picture".split())
+_PRICE_WORDS = frozenset("usd eur gbp chf dollar dollars euro euros bucks us".split())
+# The key words of the promo, adult and spam phrases: a text with none holds no phrase.
+_PHRASE_KEYS = _PROMO.keys | _ADULT.keys | _SPAM.keys
+_TRIGGER_WORDS = _CREDIT_WORDS | _PRICE_WORDS | _PHRASE_KEYS
+
+
+def may_fire(f) -> int:
+    """The bits (``BIT``) of the rules that may change or drop the text of ``f``
+    (a :class:`filters.text_facts.TextFacts`); rules outside ``GATED`` always run."""
+    cls = f.cls
+    if cls is None:
+        return _ALL
+    text, words = f.text, f.words
+    bits = _ALWAYS
+    if _RARE_RE.search(text) or "€" in text:
+        bits |= _RARE_BITS
+        if "@" in text or "[at]" in text:
+            bits |= BIT["email"]
+    if ":" in text or "(" in text or ")" in text:  # a credit label, "(c)", "(DW/J. Hitz)"
+        bits |= BIT["credit"]
+        if "://" in text:
+            bits |= BIT["url"]
+        if "(at)" in text:
+            bits |= BIT["email"]
+    if ".l" in cls or ".u" in cls:  # a TLD or a file extension could follow
+        bits |= _URL_FILE
+    elif "www." in f.low:
+        bits |= BIT["url"]
+    if " " not in text or "ddd" in cls:  # a slug, a camera name or a hash
+        bits |= BIT["filename"]
+    digits = "d" in cls
+    if digits and "dd" in cls and "x" in f.low:
+        bits |= BIT["dimension"]
+    if not _TRIGGER_WORDS.isdisjoint(words):
+        if not _CREDIT_WORDS.isdisjoint(words):
+            bits |= BIT["credit"]
+        if digits and not _PRICE_WORDS.isdisjoint(words):
+            bits |= BIT["price"]
+        if not _PHRASE_KEYS.isdisjoint(words):
+            bits |= _PHRASE_BITS
+    if cls.count("uu") >= 3:
+        bits |= BIT["all_caps"]
+    symbols = cls.count("p")
+    if symbols >= 4:
+        bits |= BIT["keyword_list"]
+    # punctuation's own tests: emoji, a run of symbols, or letters under half the rest.
+    others = symbols + cls.count(".") + cls.count("d")
+    if ("e" in cls or "pp" in cls or "..." in cls
+            or len(cls) - cls.count(" ") - others < others):
+        bits |= BIT["punctuation"]
+    if len(set(words)) != len(words):
+        bits |= BIT["repeated_words"]
+    return bits

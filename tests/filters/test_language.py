@@ -4,7 +4,7 @@ import pickle
 
 import pytest
 
-from filters.language import PageLanguage, PageLanguageConfig, primary_subtag
+from filters.language import LanguageId, PageLanguage, PageLanguageConfig, primary_subtag
 from pipeline.errors import ConfigError
 from pipeline.records import Page
 from pipeline.stage import Drop, Keep
@@ -130,3 +130,14 @@ def test_real_pages():
     assert dropped["cdu-fraktion-erfurt.de.waldorfschule.html"] == "language_not_target"
     assert dropped["brigitte.de.ikigai.html"] == "language_not_target"
     assert 25 <= len(kept) <= 45  # 29 pages say en/en-*; SOURCE.md: mostly German and English
+
+
+def test_fasttext_many_answers_what_predict_answers():
+    lid = LanguageId()
+    lid.load()
+    texts = ["the cat sat on the mat", "der hund schläft im garten", "le chat dort",
+             "две собаки", "line one\nline two", "", "😍 👍🏻", "12345"]
+    many = lid.fasttext_many(texts)
+    for text, (lang, prob) in zip(texts, many):
+        labels, probs = lid._ft.predict([text.replace("\n", " ")])
+        assert (lang, prob) == (labels[0][0][9:], min(1.0, float(probs[0][0])))

@@ -11,6 +11,7 @@ import os
 import pickle
 import random
 import re
+from collections import Counter
 
 import pytest
 
@@ -184,3 +185,42 @@ def test_cached_results_are_independent_and_bounded():
 def test_bad_batch_or_cache_size_fails_at_once(bad):
     with pytest.raises(ConfigError):
         TextCleaner(TextCleanerConfig(**bad))
+
+
+# the gate -------------------------------------------------------------------------------------
+
+def test_gate_skips_only_rules_that_would_leave_the_text_alone(all_candidates):
+    """Every gated rule whose bit ``may_fire`` leaves clear returns the text unchanged, on the
+    real pages' texts and their mutations (symbols, digits, emoji, upper case), as written and
+    as the cleaner sees them (whitespace collapsed)."""
+    cleaner = TextCleaner()
+    cleaner.setup()
+    gated = [r for r in text_rules.RULES if r.name in text_rules.GATED]
+    skipped = Counter()
+    for raw in sample_texts(all_candidates):
+        for text in {raw, " ".join(raw.split())}:
+            bits = text_rules.may_fire(TextFacts(text))
+            for rule in gated:
+                if bits & text_rules.BIT[rule.name]:
+                    continue
+                skipped[rule.name] += 1
+                out = rule.fn(text, None)
+                assert not isinstance(out, text_rules.Reject) and out == text, (rule.name, text)
+    assert all(skipped[r.name] > 1000 for r in gated), skipped  # the gate does skip them all
+
+
+def test_gated_cleaner_decides_as_one_that_runs_every_rule(all_candidates):
+    gated = TextCleaner(TextCleanerConfig(cache_size=0))
+    ungated = TextCleaner(TextCleanerConfig(cache_size=0))
+    ungated._bits = [0] * len(ungated._bits)  # every rule runs on every text
+    for text in sample_texts(all_candidates)[::3]:
+        assert gated.clean(text, "en") == ungated.clean(text, "en"), text
+
+
+def test_phrase_sets_find_each_of_their_phrases_through_the_key_word_test():
+    for phrases in (text_rules._BOILER_PHRASES, text_rules._PROMO, text_rules._ADULT,
+                    text_rules._SPAM):
+        for first in phrases.first.values():
+            for words in first:
+                assert phrases.search(["a", *words, "b"]), words
+                assert not phrases.keys.isdisjoint(words)
