@@ -139,14 +139,21 @@ def make_data(out: str, seed: int = 0, splits=TRAIN_SPLITS) -> dict[str, int]:
     if gone or not oth:
         sys.exit(f"training sources missing: {gone or 'openclipart'}: run `make setup` (the "
                  "Debian packages of tools/image_sources.py)")
+
+    def crops(path: str, n: int, folder: str, source: str, seed_key: str) -> tuple:
+        """``n`` random crops of ``path`` into ``out/folder/source``; (image, file stem)."""
+        im = flatten(Image.open(path))
+        stem = os.path.splitext(os.path.basename(path))[0]
+        for i in range(n):
+            rng = random.Random(f"{seed}:{source}:{seed_key}:{i}")
+            _save(_crop(im, rng), os.path.join(out, folder, source, f"{stem}_{i:02d}.jpg"), rng)
+        return im, stem
+
     counts = {}
     for source, files in nat.items():
         for path in files:
-            im = flatten(Image.open(path))
-            stem = os.path.splitext(os.path.basename(path))[0]
-            for i in range(PHOTO_CROPS):
-                rng = random.Random(f"{seed}:{source}:{stem}:{i}")
-                _save(_crop(im, rng), os.path.join(out, "natural", source, f"{stem}_{i:02d}.jpg"), rng)
+            im, stem = crops(path, PHOTO_CROPS, "natural", source,
+                             os.path.splitext(os.path.basename(path))[0])
             for i in range(PHOTO_JITTERED):
                 rng = random.Random(f"{seed}:{source}:{stem}:jitter:{i}")
                 _save(_jitter(im, rng), os.path.join(out, "natural", source, f"{stem}_j{i:02d}.jpg"), rng)
@@ -154,11 +161,7 @@ def make_data(out: str, seed: int = 0, splits=TRAIN_SPLITS) -> dict[str, int]:
     for source, files in oth.items():
         if not source.startswith("openclipart"):  # wallpapers, logos, renders: crops, as photos
             for path in files:
-                im = flatten(Image.open(path))
-                stem = os.path.splitext(os.path.basename(path))[0]
-                for i in range(ARTWORK_CROPS):
-                    rng = random.Random(f"{seed}:{source}:{path}:{i}")
-                    _save(_crop(im, rng), os.path.join(out, "other", source, f"{stem}_{i:02d}.jpg"), rng)
+                crops(path, ARTWORK_CROPS, "other", source, path)
             counts[source] = len(files) * ARTWORK_CROPS
             continue
         picked = _spread(files, CLIPART_PER_CATEGORY)
