@@ -13,7 +13,7 @@ IMAGE_PKGS  := mate-backgrounds openclipart-png opencv-doc plasma-workspace-wall
                lomiri-wallpapers-16.04 lomiri-wallpapers-20.04 ukui-wallpapers gnome-backgrounds \
                palapeli-data
 SYSTEM_PKGS := $(IMAGE_PKGS) chromium
-MODELS := filters/models/efficientnet_lite0.onnx filters/models/open_nsfw_int8.onnx
+MODELS := filters/models/.built
 
 export SPARK_LOCAL_IP ?= 127.0.0.1
 export PYSPARK_PYTHON := $(abspath $(BIN)/python)
@@ -31,9 +31,13 @@ $(VENV)/.system: Makefile
 	fi
 	mkdir -p $(VENV) && touch $@
 
-# The ONNX image models are built from the packages' weights (not committed: 30 MB).
-$(MODELS): $(STAMP) tools/build_image_models.py
-	$(BIN)/python -m tools.build_image_models
+# The ONNX image models are built from the packages' weights (not committed: 30 MB), and
+# rebuilt when the code that exports or calibrates them changes, so a checkout never runs
+# stale int8 models.
+$(MODELS): $(STAMP) tools/build_image_models.py tools/image_sources.py filters/backbone.py \
+           model/efficientnet.py
+	$(BIN)/python -m tools.build_image_models --force
+	touch $@
 
 $(STAMP): requirements.txt constraints.txt setup.py $(VENV)/.system
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

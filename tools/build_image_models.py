@@ -24,10 +24,33 @@ import time
 
 import numpy as np
 from onnxruntime.quantization import CalibrationDataReader
+from PIL import Image
 
-from filters.backbone import (BACKBONE_FILES, MODELS_DIR, NSFW_INT8_FILE, Backbone,
-                              decode_pixels, square_view)
+from filters.backbone import (BACKBONE_FILES, MODELS_DIR, NSFW_INT8_FILE, VIEW_RESIZE, VIEW_SIZE,
+                              Backbone)
 from tools.image_sources import calibration_photos
+
+
+def _pillow_view(pixels: np.ndarray) -> np.ndarray:
+    """The 224-px view computed with Pillow alone (squash to 256 bilinear, centre crop 224).
+
+    Calibration does not use the runtime's torch resize (``filters/resample.py``): Pillow's
+    integer resampling gives the same pixels on every CPU, so the int8 models' bytes depend
+    only on the packages, not on the machine's vector units (the two differ by <= 1 level)."""
+    off = (VIEW_RESIZE - VIEW_SIZE) // 2
+    im = Image.fromarray(pixels).resize((VIEW_RESIZE, VIEW_RESIZE), Image.Resampling.BILINEAR)
+    return np.asarray(im.crop((off, off, off + VIEW_SIZE, off + VIEW_SIZE)))
+
+
+def _pillow_pixels(path: str, longest: int = 1024) -> np.ndarray:
+    """A calibration photo as RGB uint8, at most ``longest`` px (draft JPEG decode, Pillow)."""
+    im = Image.open(path)
+    if im.format == "JPEG":
+        im.draft("RGB", (longest, longest))
+    im = im.convert("RGB")
+    if max(im.size) > longest:
+        im.thumbnail((longest, longest), Image.Resampling.BILINEAR)
+    return np.asarray(im)
 
 
 def calibration_views() -> list[np.ndarray]:
@@ -37,12 +60,11 @@ def calibration_views() -> list[np.ndarray]:
     if len(photos) < 10 or not all(os.path.isfile(p) for p in photos):
         sys.exit("calibration photos missing: apt-get install mate-backgrounds; pip install matplotlib")
     for path in photos:
-        with open(path, "rb") as f:
-            px = decode_pixels(f.read(), longest=1024)
+        px = _pillow_pixels(path)
         h, w = px.shape[:2]
         ch, cw = int(h * 0.7), int(w * 0.7)
         for crop in (px, px[:ch, :cw], px[h - ch:, w - cw:]):
-            views.append(square_view(np.ascontiguousarray(crop)))
+            views.append(_pillow_view(np.ascontiguousarray(crop)))
     return views
 
 
