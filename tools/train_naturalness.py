@@ -32,8 +32,13 @@ MLP (0.926-0.931), 80 instead of 250 clip-art files per category (0.933).
 
 Test split, int8 backbone: accuracy 0.944 (balanced 0.924); with the float backbone 0.915.
 Tried after that score: the same recipe refitted on train + val (``make-data --splits train
-val``) scored 0.934 on test (float 0.908), so the head stays fitted on train only.  The test
-split has thus been scored for two heads; nothing was tuned on it.
+val``) scored 0.934 on test (float 0.908), so the head stays fitted on train only.  Later
+(2026-11-23) two more training sources were tried, chosen on val: Tux Paint's animal stamps
+(photos cut out onto transparency, 108 files, 6 variants each) with Hugin's manual (16 photos,
+20 screenshots and diagrams) gave val balanced 0.935 at best (C=0.0003); Hugin's files alone
+0.942 (accuracy 0.963) against this head's 0.940 (0.959), one view apart.  That head scored
+0.944 on test (balanced 0.928, against 0.924): no better, so the simpler recipe stays.  The
+test split has thus been scored for three heads; nothing was tuned on it.
 """
 from __future__ import annotations
 
