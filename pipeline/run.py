@@ -31,6 +31,13 @@ from pipeline.stats import StepStats, merge_all
 from pipeline.work import WorkSink, WorkSource
 
 WORK = "_work"
+# The layout and meaning of the work files; bumped when they change, so that a resume never
+# mixes files written under two rules (3: candidates bucketed by canonical image URL).
+WORK_FORMAT = 3
+# Models whose bytes decide what is kept: a resume with other model files would put two
+# classifiers' decisions in one corpus.
+MODEL_DIRS = ("filters/models", "scoring/models")
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @dataclass
@@ -55,23 +62,46 @@ def _fingerprint(config: dict) -> str:
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def models_digest(dirs=MODEL_DIRS) -> str:
+    """One digest of the model files in ``dirs`` (names and bytes; dot-files such as build
+    stamps left out)."""
+    h = hashlib.sha256()
+    for d in dirs:
+        folder = os.path.join(_ROOT, d)
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else ():
+            path = os.path.join(folder, name)
+            if name.startswith(".") or not os.path.isfile(path):
+                continue
+            h.update(f"{d}/{name}\0".encode())
+            with open(path, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
+    return h.hexdigest()[:16]
+
+
 def check_work_dir(out_dir: str, config: dict) -> str:
-    """Creates ``OUT/_work``; refuses to resume work made with another configuration."""
+    """Creates ``OUT/_work``; refuses to resume work made with another configuration, another
+    work-file format or other model files (each named in the error)."""
     work = os.path.join(out_dir, WORK)
     os.makedirs(work, exist_ok=True)
     stamp = os.path.join(work, "config.json")
-    fp = _fingerprint(config)
+    now = {"fingerprint": _fingerprint(config), "work_format": WORK_FORMAT,
+           "models": models_digest()}
     if os.path.exists(stamp):
         with open(stamp, encoding="utf-8") as f:
-            old = json.load(f).get("fingerprint")
-        if old != fp:
+            old = json.load(f)
+        what = {"fingerprint": "another configuration",
+                "work_format": "another version of the work files (an older lait)",
+                "models": "other model files (filters/models, scoring/models)"}
+        differ = [text for key, text in what.items() if old.get(key) != now[key]]
+        if differ:
             from pipeline.errors import ConfigError
 
-            raise ConfigError(f"{out_dir} holds a run made with another configuration; use a "
-                              "new --out, or delete its _work/ to start over")
+            raise ConfigError(f"{out_dir} holds a run made with {' and '.join(differ)}; use "
+                              "a new --out, or delete its _work/ to start over")
     else:
         with open(stamp + ".tmp", "w", encoding="utf-8") as f:
-            json.dump({"fingerprint": fp, "config": config}, f, indent=2, sort_keys=True)
+            json.dump({**now, "config": config}, f, indent=2, sort_keys=True)
         os.replace(stamp + ".tmp", stamp)
     return work
 

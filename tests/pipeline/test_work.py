@@ -1,6 +1,8 @@
 """Work files between jobs: records that a later group step needs together share a bucket."""
 import pickle
 
+import pytest
+
 from pipeline.config import from_dict
 from pipeline.http import canonical_url
 from pipeline.plan import build_jobs
@@ -46,3 +48,38 @@ def test_sink_and_source_round_trip(tmp_path):
     src = WorkSource([str(tmp_path)], 4)
     assert src.parts() == [bucket]
     assert [ev.outputs[0] for ev in src.read(bucket)] == recs
+
+
+def test_resume_refuses_other_models_or_work_format(tmp_path, monkeypatch):
+    """A resume must not mix work files written by other model files or under another
+    work-file format with new ones; the error names what differs."""
+    from pipeline import run
+    from pipeline.errors import ConfigError
+
+    out, cfg = str(tmp_path / "out"), {"a": 1}
+    run.check_work_dir(out, cfg)
+    run.check_work_dir(out, cfg)  # same config, format and models: resumes
+    with monkeypatch.context() as m:
+        m.setattr(run, "models_digest", lambda: "0" * 16)
+        with pytest.raises(ConfigError, match="other model files"):
+            run.check_work_dir(out, cfg)
+    with monkeypatch.context() as m:
+        m.setattr(run, "WORK_FORMAT", run.WORK_FORMAT + 1)
+        with pytest.raises(ConfigError, match="another version of the work files"):
+            run.check_work_dir(out, cfg)
+    with pytest.raises(ConfigError, match="another configuration"):
+        run.check_work_dir(out, {"a": 2})
+
+
+def test_models_digest_follows_model_bytes(tmp_path, monkeypatch):
+    from pipeline import run
+
+    monkeypatch.setattr(run, "_ROOT", str(tmp_path))
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "head.onnx").write_bytes(b"one")
+    (tmp_path / "m" / ".built").write_bytes(b"stamp")
+    first = run.models_digest(("m",))
+    (tmp_path / "m" / ".built").write_bytes(b"other stamp")
+    assert run.models_digest(("m",)) == first  # build stamps do not count
+    (tmp_path / "m" / "head.onnx").write_bytes(b"two")
+    assert run.models_digest(("m",)) != first
