@@ -9,7 +9,8 @@ The headline (``default``) is the chain as a pipeline worker runs it: the steps 
 in the plan's order, each fed through the executor's ``StepRunner`` (so batch stages get
 ``batch_size`` records at a time, as in a run).  Side variants run in the same process so
 their ratios to the headline are fair: record by record, NSFW before naturalness, each model
-in its other precision, the NSFW JPEG round trip toggled.  The first pass of each variant
+in its other precision, the NSFW JPEG round trip toggled, the naturalness flat-graphic pre-check
+toggled.  The first pass of each variant
 warms caches and loads models and is not timed; the timed passes go round robin over the
 variants, so that on a shared machine each sees the same mix of load.  The LAST line printed
 is a JSON object.
@@ -99,6 +100,8 @@ def variant_config(**kw) -> Config:
         cfg.nsfw.precision = kw["nsfw"]
     if "nsfw_jpeg" in kw:
         cfg.nsfw.jpeg_reencode = kw["nsfw_jpeg"]
+    if "flat_check" in kw:
+        cfg.naturalness.flat_check = kw["flat_check"]
     if "batch" in kw:
         cfg.naturalness.batch_size = cfg.nsfw.batch_size = cfg.labels.batch_size = kw["batch"]
     return cfg
@@ -122,6 +125,8 @@ def variants(quick: bool) -> dict:
         f"{nsfw}_nsfw": (dict(nsfw=nsfw), plan_order),
         "nsfw_jpeg_" + ("off" if d.nsfw.jpeg_reencode else "on"):
             (dict(nsfw_jpeg=not d.nsfw.jpeg_reencode), plan_order),
+        "flat_check_" + ("off" if d.naturalness.flat_check else "on"):
+            (dict(flat_check=not d.naturalness.flat_check), plan_order),
     })
     return out
 
@@ -171,7 +176,8 @@ def main() -> int:
         "images": len(images), "passes": args.passes, "chain": list(CHAIN),
         "config": {"backbone": resolve_precision(cfg.naturalness.backbone),
                    "nsfw": cfg.nsfw.precision, "nsfw_jpeg_reencode": cfg.nsfw.jpeg_reencode,
-                   "batch_size": cfg.naturalness.batch_size},
+                   "batch_size": cfg.naturalness.batch_size,
+                   "flat_check": cfg.naturalness.flat_check},
         "images_per_s_per_core": d["images_per_s_per_core"], "share": d["share"],
         "ms_per_input": d["ms_per_input"],
         "variants": {k: v["images_per_s_per_core"] for k, v in results.items()},

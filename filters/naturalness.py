@@ -63,19 +63,36 @@ class NaturalnessConfig:
 
 
 FLAT_SIDE = 64  # the pre-check's sample: every 8th pixel of a 512-px stored image
+_FLAT_N = FLAT_SIDE * FLAT_SIDE
+
+
+def _flat_sample(pixels) -> Image.Image:
+    # Nearest sampling blends nothing, so a flat area keeps its one exact colour.
+    return as_image(pixels).resize((FLAT_SIDE, FLAT_SIDE), Image.Resampling.NEAREST)
+
+
+def _top_share(colour_counts, colors: int) -> float:
+    counts = sorted((n for n, _ in colour_counts), reverse=True)
+    return sum(counts[:colors]) / _FLAT_N
 
 
 def flat_share(pixels, colors: int = NaturalnessConfig.flat_colors) -> float:
     """Share of a 64x64 nearest-neighbour sample of ``pixels`` (PIL or RGB uint8) covered by
-    its ``colors`` most common exact colours.  Nearest sampling blends nothing, so a flat
-    area keeps its one colour; exact colours (no binning) keep grey photos far from it."""
-    sample = as_image(pixels).resize((FLAT_SIDE, FLAT_SIDE), Image.Resampling.NEAREST)
-    counts = sorted((n for n, _ in sample.getcolors(FLAT_SIDE * FLAT_SIDE)), reverse=True)
-    return sum(counts[:colors]) / (FLAT_SIDE * FLAT_SIDE)
+    its ``colors`` most common exact colours (no binning: a grey photo has 256 levels)."""
+    return _top_share(_flat_sample(pixels).getcolors(_FLAT_N), colors)
 
 
 def is_flat_graphic(pixels, config: NaturalnessConfig) -> bool:
-    return config.flat_check and flat_share(pixels, config.flat_colors) >= config.flat_share
+    """The pre-check's decision: ``flat_share(pixels) >= config.flat_share``, cheaply.
+
+    A sample that passes has at most ``flat_colors`` + (1 - ``flat_share``) * 4096 distinct
+    colours, so counting stops past that (``getcolors`` returns None): a photo, with about
+    2,000 colours, costs ~3 us instead of the ~1.3 ms a full count takes."""
+    if not config.flat_check:
+        return False
+    bound = config.flat_colors + int((1.0 - config.flat_share) * _FLAT_N) + 1
+    counts = _flat_sample(pixels).getcolors(bound)
+    return counts is not None and _top_share(counts, config.flat_colors) >= config.flat_share
 
 
 class NaturalnessHead:

@@ -58,12 +58,19 @@ def test_flat_precheck_spares_photos(image_models):
     pre-check's share; clip art with flat fills is above it."""
     import glob
 
-    from filters.naturalness import flat_share
+    from filters.naturalness import flat_share, is_flat_graphic
 
     photos = sorted(glob.glob(os.path.join(os.path.dirname(asset("photos", "cat.jpg")), "*.jpg")))
     shares = {os.path.basename(p): flat_share(decoded_item(p).pixels) for p in photos}
     assert len(shares) >= 20 and max(shares.values()) < 0.7, shares
     assert flat_share(decoded_item(asset("clipart", "envelope_01.png")).pixels) >= 0.9
+    # the filter's early-stopping count decides as the full share does, on both sides
+    cfg = NaturalnessConfig()
+    clipart = sorted(glob.glob(os.path.join(os.path.dirname(asset("clipart", "apple.png")), "*.png")))
+    for p in photos[:5] + clipart:
+        px = decoded_item(p).pixels
+        assert is_flat_graphic(px, cfg) == (flat_share(px) >= cfg.flat_share), p
+    assert 0 < sum(is_flat_graphic(decoded_item(p).pixels, cfg) for p in clipart) < len(clipart)
     # switched off, a flat graphic goes to the head like any image
     off = NaturalnessConfig(flat_check=False)
     assert NaturalnessFilter(off).process(_graphic("flat")) == Drop("natural_not_natural")
