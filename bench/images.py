@@ -10,7 +10,8 @@ in the plan's order, each fed through the executor's ``StepRunner`` (so batch st
 ``batch_size`` records at a time, as in a run).  Side variants run in the same process so
 their ratios to the headline are fair: record by record, NSFW before naturalness, each model
 in its other precision, the NSFW JPEG round trip toggled, the naturalness flat-graphic pre-check
-toggled.  The first pass of each variant
+toggled, the stored JPEG encoded at decode (for every decoded image) instead of after the
+filters.  The first pass of each variant
 warms caches and loads models and is not timed; the timed passes go round robin over the
 variants, so that on a shared machine each sees the same mix of load.  The LAST line printed
 is a JSON object.
@@ -46,7 +47,7 @@ from pipeline.records import ImageItem  # noqa: E402
 from tools.build_image_models import ensure_built  # noqa: E402
 from tools.sampleweb.images import build_images  # noqa: E402
 
-CHAIN = ("image_size", "image_decode", "natural", "nsfw", "labels")
+CHAIN = ("image_size", "image_decode", "natural", "nsfw", "labels", "image_store")
 
 
 def demo_images() -> list[tuple[str, bytes, int, int]]:
@@ -63,11 +64,14 @@ def fresh(images):
                       orig_bytes=len(d)) for p, d, w, h in images]
 
 
-def chain_steps(cfg: Config, order=("natural", "nsfw")) -> list:
+def chain_steps(cfg: Config, order=("natural", "nsfw"), store_at_decode=False) -> list:
     """The plan's image-filter steps for ``cfg`` (fetch and pairing left out), with the two
-    model filters in ``order``."""
+    model filters in ``order``; ``store_at_decode``: the stored JPEG encoded by the decode
+    step for every decoded image (as before the store step existed; image_store then passes
+    them on)."""
     steps = [s for s in image_steps(cfg) if s.name in CHAIN]
     assert [s.name for s in steps] == list(CHAIN), [s.name for s in steps]
+    steps[1].stage.store = store_at_decode or steps[1].stage.store
     by_name = {s.name: s for s in steps}
     return steps[:2] + [by_name[n] for n in order] + steps[4:]
 
@@ -127,6 +131,7 @@ def variants(quick: bool) -> dict:
             (dict(nsfw_jpeg=not d.nsfw.jpeg_reencode), plan_order),
         "flat_check_" + ("off" if d.naturalness.flat_check else "on"):
             (dict(flat_check=not d.naturalness.flat_check), plan_order),
+        "store_at_decode": (dict(store_at_decode=True), plan_order),
     })
     return out
 
@@ -140,7 +145,7 @@ def main() -> int:
     ensure_built()
     images = demo_images()
     wall0 = time.perf_counter()
-    chains = {name: chain_steps(variant_config(**kw), order)
+    chains = {name: chain_steps(variant_config(**kw), order, kw.get("store_at_decode", False))
               for name, (kw, order) in variants(args.quick).items()}
     for steps in chains.values():
         run_chain(steps, fresh(images))  # warm-up pass: loads the models
