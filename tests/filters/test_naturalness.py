@@ -55,21 +55,37 @@ def test_flat_graphics_are_dropped_before_the_backbone(image_models, kind):
 
 def test_flat_precheck_spares_photos(image_models):
     """Every committed photo, grey ones and close-up textures included, is far below the
-    pre-check's share; clip art with flat fills is above it."""
+    pre-check's shares; so is a small photo cut-out on a white background (a product shot);
+    clip art with flat fills is above them."""
     import glob
 
-    from filters.naturalness import flat_share, is_flat_graphic
+    from PIL import Image, ImageDraw
 
-    photos = sorted(glob.glob(os.path.join(os.path.dirname(asset("photos", "cat.jpg")), "*.jpg")))
-    shares = {os.path.basename(p): flat_share(decoded_item(p).pixels) for p in photos}
-    assert len(shares) >= 20 and max(shares.values()) < 0.7, shares
-    assert flat_share(decoded_item(asset("clipart", "envelope_01.png")).pixels) >= 0.9
-    # the filter's early-stopping count decides as the full share does, on both sides
+    from filters.naturalness import flat_shares, is_flat_graphic
+
     cfg = NaturalnessConfig()
+    photos = sorted(glob.glob(os.path.join(os.path.dirname(asset("photos", "cat.jpg")), "*.jpg")))
+    shares = {os.path.basename(p): flat_shares(decoded_item(p).pixels)[0] for p in photos}
+    assert len(shares) >= 20 and max(shares.values()) < 0.7, shares
+    # A photo's centre, 5% of the frame, on pure white: 95% one colour, the rest a photo.
+    with Image.open(asset("photos", "coffee.jpg")) as im:
+        photo = im.convert("RGB")
+    w, h = photo.size
+    cw, ch = int(w * 0.25), int(h * 0.25)
+    cut = photo.crop(((w - cw) // 2, (h - ch) // 2, (w + cw) // 2, (h + ch) // 2))
+    mask = Image.new("L", cut.size, 0)
+    ImageDraw.Draw(mask).ellipse((0, 0, cw - 1, ch - 1), fill=255)
+    product = Image.new("RGB", (w, h), (255, 255, 255))
+    product.paste(cut, ((w - cw) // 2, (h - ch) // 2), mask)
+    share, rest = flat_shares(decoded_item(product).pixels)
+    assert share >= cfg.flat_share and rest < cfg.flat_rest_share / 2, (share, rest)
+    assert not is_flat_graphic(decoded_item(product).pixels, cfg)
+    # the filter's early-stopping count decides as the full shares do, on both sides
     clipart = sorted(glob.glob(os.path.join(os.path.dirname(asset("clipart", "apple.png")), "*.png")))
     for p in photos[:5] + clipart:
         px = decoded_item(p).pixels
-        assert is_flat_graphic(px, cfg) == (flat_share(px) >= cfg.flat_share), p
+        share, rest = flat_shares(px)
+        assert is_flat_graphic(px, cfg) == (share >= cfg.flat_share and rest >= cfg.flat_rest_share), p
     assert 0 < sum(is_flat_graphic(decoded_item(p).pixels, cfg) for p in clipart) < len(clipart)
     # switched off, a flat graphic goes to the head like any image
     off = NaturalnessConfig(flat_check=False)
