@@ -1,8 +1,9 @@
 """Images per second on ONE core for the whole image-filter chain, and each filter's share.
 
-Usage: ``python bench/images.py [--passes N] [--quick]``.  Pinned to one CPU, one thread per
-native library and per onnxruntime session.  Images are the demo's (``tools/sampleweb``'s
-image files, seed 0: photos, crops, near-duplicates, clip art, rendered graphics, small images).
+Usage: ``python bench/images.py [--passes N] [--quick | --only VARIANT,...]``.  Pinned to one
+CPU, one thread per native library and per onnxruntime session.  Images are the demo's
+(``tools/sampleweb``'s image files, seed 0: photos, crops, near-duplicates, clip art, rendered
+graphics, small images).
 
 The headline (``default``) is the chain as a pipeline worker runs it: the steps of
 ``pipeline.plan.image_steps`` from ``image_size`` to ``labels``, built from the default config,
@@ -132,6 +133,8 @@ def variants(quick: bool) -> dict:
         "flat_check_" + ("off" if d.naturalness.flat_check else "on"):
             (dict(flat_check=not d.naturalness.flat_check), plan_order),
         "store_at_decode": (dict(store_at_decode=True), plan_order),
+        # both of round 2's chain changes undone (docs/images.md, Speed)
+        "no_precheck_store_at_decode": (dict(flat_check=False, store_at_decode=True), plan_order),
     })
     return out
 
@@ -140,13 +143,16 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--passes", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="the default chain only")
+    ap.add_argument("--only", default="", help="comma-separated variants to run (default: all)")
     args = ap.parse_args()
     os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     ensure_built()
     images = demo_images()
     wall0 = time.perf_counter()
+    only = set(filter(None, args.only.split(","))) | {"default"}
     chains = {name: chain_steps(variant_config(**kw), order, kw.get("store_at_decode", False))
-              for name, (kw, order) in variants(args.quick).items()}
+              for name, (kw, order) in variants(args.quick).items()
+              if not args.only or name in only}
     for steps in chains.values():
         run_chain(steps, fresh(images))  # warm-up pass: loads the models
     spent = {name: defaultdict(float) for name in chains}
