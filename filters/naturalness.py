@@ -20,7 +20,6 @@ import sys
 from dataclasses import dataclass
 
 import numpy as np
-
 from PIL import Image
 
 from filters.backbone import (HEAD_FILE, Backbone, as_image, decode_pixels, make_session,
@@ -35,7 +34,8 @@ PRECISIONS = ("auto", "float", "int8")
 @dataclass
 class NaturalnessConfig:
     """``naturalness:`` section.  An image whose natural probability is below ``threshold``
-    is dropped (0 keeps everything the head scores; the pre-check has its own switch).  The backbone settings are shared with the labeler (one pass serves both)."""
+    is dropped (0 keeps everything the head scores; the pre-check has its own switch).  The
+    backbone settings are shared with the labeler (one pass serves both)."""
 
     threshold: float = 0.5
     # "int8" (about twice as fast on one core: bench/images.py), "float", or "auto": the one

@@ -66,9 +66,10 @@ class ImageItem:
     nsfw: float | None = None
     natural: float | None = None
     meta: dict[str, Any] = field(default_factory=dict)
-    # The decoded stored image (PIL RGB, what ``data`` holds once stored: ``np.asarray`` gives HxWx3 uint8),
-    # set by the decode stage so that later image filters in the same fused bundle never decode
-    # again; kept as PIL because the filters resample it in PIL and a numpy round trip copies.
+    # The decoded stored image (PIL RGB: what ``data`` holds once stored; ``np.asarray`` gives
+    # HxWx3 uint8), set by the decode stage so that later image filters in the same fused
+    # bundle never decode again; kept as PIL because the filters resample it in PIL and a numpy
+    # round trip copies.
     # Never persisted: the ``pairs`` stage clears it before any shuffle.
     pixels: Any = field(default=None, repr=False, compare=False)
 

@@ -81,11 +81,13 @@ def test_flat_precheck_spares_photos(image_models):
     assert share >= cfg.flat_share and rest < cfg.flat_rest_share / 2, (share, rest)
     assert not is_flat_graphic(decoded_item(product).pixels, cfg)
     # the filter's early-stopping count decides as the full shares do, on both sides
-    clipart = sorted(glob.glob(os.path.join(os.path.dirname(asset("clipart", "apple.png")), "*.png")))
+    clipart_dir = os.path.dirname(asset("clipart", "apple.png"))
+    clipart = sorted(glob.glob(os.path.join(clipart_dir, "*.png")))
     for p in photos[:5] + clipart:
         px = decoded_item(p).pixels
         share, rest = flat_shares(px)
-        assert is_flat_graphic(px, cfg) == (share >= cfg.flat_share and rest >= cfg.flat_rest_share), p
+        full = share >= cfg.flat_share and rest >= cfg.flat_rest_share
+        assert is_flat_graphic(px, cfg) == full, p
     assert 0 < sum(is_flat_graphic(decoded_item(p).pixels, cfg) for p in clipart) < len(clipart)
     # switched off, a flat graphic goes to the head like any image
     off = NaturalnessConfig(flat_check=False)
