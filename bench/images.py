@@ -1,15 +1,18 @@
 """Images per second on ONE core for the whole image-filter chain, and each filter's share.
 
-Usage: ``python bench/images.py [--passes N] [--quick]``.  Pinned to one CPU, one thread per
-native library and per onnxruntime session.  Images are the demo's (``tools/sampleweb``'s
-image files, seed 0: photos, crops, near-duplicates, clip art, rendered graphics, small images).
+Usage: ``python bench/images.py [--passes N] [--quick | --only VARIANT,...]``.  Pinned to one
+CPU, one thread per native library and per onnxruntime session.  Images are the demo's
+(``tools/sampleweb``'s image files, seed 0: photos, crops, near-duplicates, clip art, rendered
+graphics, small images).
 
 The headline (``default``) is the chain as a pipeline worker runs it: the steps of
 ``pipeline.plan.image_steps`` from ``image_size`` to ``labels``, built from the default config,
 in the plan's order, each fed through the executor's ``StepRunner`` (so batch stages get
 ``batch_size`` records at a time, as in a run).  Side variants run in the same process so
 their ratios to the headline are fair: record by record, NSFW before naturalness, each model
-in its other precision, the NSFW JPEG round trip toggled.  The first pass of each variant
+in its other precision, the NSFW JPEG round trip toggled, the naturalness flat-graphic pre-check
+toggled, the stored JPEG encoded at decode (for every decoded image) instead of after the
+filters.  The first pass of each variant
 warms caches and loads models and is not timed; the timed passes go round robin over the
 variants, so that on a shared machine each sees the same mix of load.  The LAST line printed
 is a JSON object.
@@ -45,7 +48,7 @@ from pipeline.records import ImageItem  # noqa: E402
 from tools.build_image_models import ensure_built  # noqa: E402
 from tools.sampleweb.images import build_images  # noqa: E402
 
-CHAIN = ("image_size", "image_decode", "natural", "nsfw", "labels")
+CHAIN = ("image_size", "image_decode", "natural", "nsfw", "labels", "image_store")
 
 
 def demo_images() -> list[tuple[str, bytes, int, int]]:
@@ -62,11 +65,14 @@ def fresh(images):
                       orig_bytes=len(d)) for p, d, w, h in images]
 
 
-def chain_steps(cfg: Config, order=("natural", "nsfw")) -> list:
+def chain_steps(cfg: Config, order=("natural", "nsfw"), store_at_decode=False) -> list:
     """The plan's image-filter steps for ``cfg`` (fetch and pairing left out), with the two
-    model filters in ``order``."""
+    model filters in ``order``; ``store_at_decode``: the stored JPEG encoded by the decode
+    step for every decoded image (as before the store step existed; image_store then passes
+    them on)."""
     steps = [s for s in image_steps(cfg) if s.name in CHAIN]
     assert [s.name for s in steps] == list(CHAIN), [s.name for s in steps]
+    steps[1].stage.store = store_at_decode or steps[1].stage.store
     by_name = {s.name: s for s in steps}
     return steps[:2] + [by_name[n] for n in order] + steps[4:]
 
@@ -99,6 +105,8 @@ def variant_config(**kw) -> Config:
         cfg.nsfw.precision = kw["nsfw"]
     if "nsfw_jpeg" in kw:
         cfg.nsfw.jpeg_reencode = kw["nsfw_jpeg"]
+    if "flat_check" in kw:
+        cfg.naturalness.flat_check = kw["flat_check"]
     if "batch" in kw:
         cfg.naturalness.batch_size = cfg.nsfw.batch_size = cfg.labels.batch_size = kw["batch"]
     return cfg
@@ -122,6 +130,11 @@ def variants(quick: bool) -> dict:
         f"{nsfw}_nsfw": (dict(nsfw=nsfw), plan_order),
         "nsfw_jpeg_" + ("off" if d.nsfw.jpeg_reencode else "on"):
             (dict(nsfw_jpeg=not d.nsfw.jpeg_reencode), plan_order),
+        "flat_check_" + ("off" if d.naturalness.flat_check else "on"):
+            (dict(flat_check=not d.naturalness.flat_check), plan_order),
+        "store_at_decode": (dict(store_at_decode=True), plan_order),
+        # both of round 2's chain changes undone (docs/images.md, Speed)
+        "no_precheck_store_at_decode": (dict(flat_check=False, store_at_decode=True), plan_order),
     })
     return out
 
@@ -130,13 +143,16 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--passes", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="the default chain only")
+    ap.add_argument("--only", default="", help="comma-separated variants to run (default: all)")
     args = ap.parse_args()
     os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     ensure_built()
     images = demo_images()
     wall0 = time.perf_counter()
-    chains = {name: chain_steps(variant_config(**kw), order)
-              for name, (kw, order) in variants(args.quick).items()}
+    only = set(filter(None, args.only.split(","))) | {"default"}
+    chains = {name: chain_steps(variant_config(**kw), order, kw.get("store_at_decode", False))
+              for name, (kw, order) in variants(args.quick).items()
+              if not args.only or name in only}
     for steps in chains.values():
         run_chain(steps, fresh(images))  # warm-up pass: loads the models
     spent = {name: defaultdict(float) for name in chains}
@@ -171,7 +187,8 @@ def main() -> int:
         "images": len(images), "passes": args.passes, "chain": list(CHAIN),
         "config": {"backbone": resolve_precision(cfg.naturalness.backbone),
                    "nsfw": cfg.nsfw.precision, "nsfw_jpeg_reencode": cfg.nsfw.jpeg_reencode,
-                   "batch_size": cfg.naturalness.batch_size},
+                   "batch_size": cfg.naturalness.batch_size,
+                   "flat_check": cfg.naturalness.flat_check},
         "images_per_s_per_core": d["images_per_s_per_core"], "share": d["share"],
         "ms_per_input": d["ms_per_input"],
         "variants": {k: v["images_per_s_per_core"] for k, v in results.items()},

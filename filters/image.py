@@ -1,8 +1,10 @@
-"""Basic image stages: the size check on the header, then one decode to the stored image.
+"""Basic image stages: the size check on the header, one decode, and the stored JPEG.
 
 ``ImageSize`` runs before any pixel is decoded (cheap filters first).  ``ImageDecode`` decodes
-once, fixes orientation and colour mode, resizes and re-encodes the stored JPEG, and leaves the
-decoded image (PIL, RGB) on the item for the model-based filters that follow in the same bundle.
+once, fixes orientation and colour mode, resizes, and leaves the decoded image (PIL, RGB) on
+the item for the model-based filters that follow in the same bundle.  ``ImageStore`` encodes
+the stored JPEG (and its sha256) after those filters, so the images they drop never pay for it
+(~1.1 ms each); standalone, ``ImageDecode(store=True)`` (the default) does both at once.
 """
 from __future__ import annotations
 
@@ -89,9 +91,10 @@ class ImageDecode(MapStage):
 
     name = "image_decode"
 
-    def __init__(self, resize_longest: int = 512, jpeg_quality: int = 90):
+    def __init__(self, resize_longest: int = 512, jpeg_quality: int = 90, store: bool = True):
         self.resize_longest = resize_longest
         self.jpeg_quality = jpeg_quality
+        self.store = store  # False: ImageStore encodes later (the plan's order)
 
     def process(self, item: ImageItem):
         try:
@@ -114,10 +117,36 @@ class ImageDecode(MapStage):
             im = Image.fromarray(resize(np.asarray(im), size, "bicubic"))
         if orientation in _ORIENTATION:
             im = im.transpose(_ORIENTATION[orientation])
-        buf = io.BytesIO()
-        im.save(buf, format="JPEG", quality=self.jpeg_quality)
-        item.data = buf.getvalue()
         item.width, item.height = im.size
-        item.sha256 = hashlib.sha256(item.data).hexdigest()
         item.pixels = im
+        if self.store:
+            store_jpeg(item, self.jpeg_quality)
+        return [item]
+
+
+def store_jpeg(item: ImageItem, quality: int) -> None:
+    """Replaces ``item.data`` by the stored JPEG of ``item.pixels`` and sets its sha256."""
+    buf = io.BytesIO()
+    item.pixels.save(buf, format="JPEG", quality=quality)
+    item.data = buf.getvalue()
+    item.sha256 = hashlib.sha256(item.data).hexdigest()
+
+
+class ImageStore(MapStage):
+    """Encodes the stored JPEG of the decoded image (``item.pixels``), after the model filters.
+
+    An item the decode stage already stored (``sha256`` set) passes as it is.  One whose
+    pixels are gone (they never leave a fused bundle) is dropped as ``image_store_no_pixels``
+    rather than stored from bytes that are not the stored image."""
+
+    name = "image_store"
+
+    def __init__(self, jpeg_quality: int = 90):
+        self.jpeg_quality = jpeg_quality
+
+    def process(self, item: ImageItem):
+        if not item.sha256:
+            if item.pixels is None:
+                return self.drop("no_pixels")
+            store_jpeg(item, self.jpeg_quality)
         return [item]

@@ -40,4 +40,5 @@ def resize(pixels: np.ndarray, size: tuple[int, int], mode: str = "bicubic") -> 
     with torch.inference_mode():
         y = torch.nn.functional.interpolate(x, size=(size[1], size[0]), mode=mode,
                                             antialias=True, align_corners=False)
-    return np.ascontiguousarray(y[0].permute(1, 2, 0).numpy())
+    # The output is NCHW-contiguous: torch's own copy to HWC is about twice numpy's speed.
+    return y[0].permute(1, 2, 0).contiguous().numpy()

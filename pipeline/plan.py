@@ -58,8 +58,9 @@ def image_steps(cfg) -> list[Step]:
     filters only see images that passed the size check), make (image, text) pairs.
 
     Naturalness runs before NSFW (bench/images.py: NSFW then only sees natural photos), and
-    the labeler reuses the EfficientNet pass that naturalness made."""
-    from filters.image import ImageDecode, ImageSize
+    the labeler reuses the EfficientNet pass that naturalness made.  The stored JPEG is
+    encoded after the filters (``image_store``), only for the images that passed them."""
+    from filters.image import ImageDecode, ImageSize, ImageStore
     from filters.labels import ImageLabeler
     from filters.naturalness import NaturalnessFilter
     from filters.nsfw import NsfwFilter
@@ -72,11 +73,12 @@ def image_steps(cfg) -> list[Step]:
     return [
         Step("group", ImageFetcher.from_config(f)),
         Step("map", ImageSize(cfg.image.min_width, cfg.image.min_height, cfg.image.max_pixels)),
-        Step("map", ImageDecode(cfg.image.resize_longest, cfg.image.jpeg_quality)),
+        Step("map", ImageDecode(cfg.image.resize_longest, cfg.image.jpeg_quality, store=False)),
         Step("map", NaturalnessFilter(cfg.naturalness)),
         Step("map", NsfwFilter(cfg.nsfw)),
         Step("map", ImageLabeler(cfg.labels, backbone=cfg.naturalness.backbone,
                                  threads=cfg.naturalness.threads)),
+        Step("map", ImageStore(cfg.image.jpeg_quality)),
         Step("map", ImagePairs()),
         *scoring,  # LAIT step 4: each pair scored once, here, so a resumed run keeps scores
     ]

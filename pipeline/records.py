@@ -47,8 +47,9 @@ class Candidate:
 class ImageItem:
     """One image URL, fetched once, with every candidate text that points at it.
 
-    ``data`` holds the fetched bytes until the decode stage replaces them with the stored
-    (resized, re-encoded) image; ``width``/``height`` always describe ``data``.
+    ``data`` holds the fetched bytes until the store stage (after the image filters) replaces
+    them with the stored (resized, re-encoded) image and sets ``sha256``; ``width``/``height``
+    describe the stored image from the decode stage on.
     """
 
     image_url: str
@@ -65,9 +66,10 @@ class ImageItem:
     nsfw: float | None = None
     natural: float | None = None
     meta: dict[str, Any] = field(default_factory=dict)
-    # The decoded stored image (a PIL RGB image of ``data``: ``np.asarray`` gives HxWx3 uint8),
-    # set by the decode stage so that later image filters in the same fused bundle never decode
-    # again; kept as PIL because the filters resample it in PIL and a numpy round trip copies.
+    # The decoded stored image (PIL RGB: what ``data`` holds once stored; ``np.asarray`` gives
+    # HxWx3 uint8), set by the decode stage so that later image filters in the same fused
+    # bundle never decode again; kept as PIL because the filters resample it in PIL and a numpy
+    # round trip copies.
     # Never persisted: the ``pairs`` stage clears it before any shuffle.
     pixels: Any = field(default=None, repr=False, compare=False)
 

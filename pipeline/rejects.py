@@ -19,17 +19,24 @@ PER_REASON = 6
 THUMB = 160  # px, longest side of the thumbnails kept for dropped images
 
 
-def _thumb(data: bytes) -> bytes | None:
+def _thumb(data: bytes | None, pixels=None) -> bytes | None:
+    """A small JPEG of a dropped image: from its decoded pixels (PIL RGB, upright) when a
+    decode stage left them on the record, else from its bytes (which, for an image dropped
+    before the store step, are the fetched file: decoding that again would cost more)."""
     from PIL import Image
 
     try:
-        with Image.open(io.BytesIO(data)) as im:
+        if pixels is not None:
+            # a copy (thumbnail() works in place); an RGB array is accepted as well
+            im = pixels.convert("RGB") if hasattr(pixels, "convert") else Image.fromarray(pixels)
+        else:
+            im = Image.open(io.BytesIO(data))
             im.draft("RGB", (THUMB, THUMB))
             im = im.convert("RGB")
-            im.thumbnail((THUMB, THUMB))
-            buf = io.BytesIO()
-            im.save(buf, "JPEG", quality=80)
-            return buf.getvalue()
+        im.thumbnail((THUMB, THUMB))
+        buf = io.BytesIO()
+        im.save(buf, "JPEG", quality=80)
+        return buf.getvalue()
     except Exception:
         return None
 
@@ -68,8 +75,8 @@ class RejectSample:
             return
         if any(h == g[0] for g in got):
             return
-        data = getattr(record, "data", None)
-        fields = dict(fields, thumb=_thumb(data) if data else None)
+        data, pixels = getattr(record, "data", None), getattr(record, "pixels", None)
+        fields = dict(fields, thumb=_thumb(data, pixels) if data or pixels is not None else None)
         got.append((h, fields))
         got.sort(key=lambda g: g[0])
         del got[PER_REASON:]

@@ -9,6 +9,8 @@ and as two 70% crops; non-natural files as they are (at most 40 per clip-art cat
 evenly spread).  Only images that the pipeline's size step would pass on (both sides >= 300
 px, at most 100 M pixels) are scored, as in a run.  Each image is stored as the pipeline
 stores it (transparency on white, longest side 512, JPEG quality 90) before it is scored.
+Images are scored as the filter decides: the flat-graphic pre-check, then the head; the
+head alone is reported too (``without_precheck``), with what the pre-check fired on.
 Prints accuracy, balanced accuracy, per-source accuracy and the errors as JSON.
 """
 from __future__ import annotations
@@ -102,14 +104,32 @@ def report(data, probs: np.ndarray, threshold: float = 0.5) -> dict:
     }
 
 
+def precheck_report(data, flat: np.ndarray) -> dict:
+    """What the flat-graphic pre-check fired on, per label and per source."""
+    labels = np.array([lab for _, lab, _, _ in data])
+    fired: dict[str, int] = {}
+    for (source, _, _, _), f in zip(data, flat):
+        fired[source] = fired.get(source, 0) + int(f)
+    return {"fired_natural": int(flat[labels == 1].sum()),
+            "fired_other": int(flat[labels == 0].sum()),
+            "per_source": {s: n for s, n in sorted(fired.items()) if n}}
+
+
 def evaluate(model=None, threshold: float = 0.5, split: str = "test", backbone: str = "int8") -> dict:
-    """Scores ``split`` with ``model`` (default: the shipped head on the ``backbone``)."""
+    """Scores ``split`` as the filter decides with ``model`` (default: the shipped pre-check
+    and head on the ``backbone``): a flat graphic scores 0, the others the head's
+    probability.  ``without_precheck`` holds the head's figures alone."""
     from filters.naturalness import Naturalness
 
     model = model or Naturalness(backbone)
     data = split_set(split)
-    probs = model.head(embed_set(data, model.backbone))
-    return {"split": split, "backbone": backbone, **report(data, probs, threshold)}
+    head = model.head(embed_set(data, model.backbone))
+    flat = model.flat([px for *_, px in data])
+    alone = report(data, head, threshold)
+    return {"split": split, "backbone": backbone, "precheck_on": bool(model.config.flat_check),
+            **report(data, np.where(flat, np.float32(0.0), head), threshold),
+            "precheck": precheck_report(data, flat),
+            "without_precheck": {k: v for k, v in alone.items() if k != "errors"}}
 
 
 def main(argv=None) -> int:

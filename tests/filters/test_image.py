@@ -131,3 +131,24 @@ def test_decode_is_deterministic():
     assert a.data == b.data and a.sha256 == b.sha256 and a.sha256 != ""
     with Image.open(io.BytesIO(a.data)) as im:
         assert im.size == (512, 410)
+
+
+def test_store_after_the_filters_gives_the_decode_stage_bytes():
+    """The plan encodes the stored JPEG in ``image_store``, after the model filters: the same
+    bytes and sha256 as encoding at decode; until then the item keeps the fetched bytes."""
+    from filters.image import ImageStore
+
+    data = encode(photo("meadow.jpg").rotate(90, expand=True), "PNG")
+    (early,) = ImageDecode(512, 90).process(item(data))
+    (late,) = ImageDecode(512, 90, store=False).process(item(data))
+    assert late.data == data and late.sha256 == "" and late.pixels.size == early.pixels.size
+    assert (late.width, late.height) == (early.width, early.height)
+    (stored,) = ImageStore(90).process(late)
+    assert stored.data == early.data and stored.sha256 == early.sha256
+    # stored already (decode stage with store on): passed on as it is
+    assert ImageStore(50).process(early) == [early] and early.data == stored.data
+    # no pixels to store from: a counted drop, never the fetched bytes stored as if resized
+    (gone,) = ImageDecode(512, 90, store=False).process(item(data))
+    gone.pixels = None
+    (ev,) = ImageStore(90).events(gone)
+    assert ev.reason == "image_store_no_pixels"

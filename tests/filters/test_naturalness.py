@@ -24,19 +24,80 @@ def test_photos_are_kept_and_scored(image_models):
         assert item.natural >= 0.5
 
 
+def _graphic(kind: str):
+    if kind == "clipart":
+        return decoded_item(asset("clipart", "calculator.png"))
+    return decoded_item(render(kind, 987_654))  # seeds far from the training images' (0..149)
+
+
 @pytest.mark.parametrize("kind", ["clipart", "chart", "text", "ui", "flat"])
 def test_graphics_are_dropped(image_models, kind):
-    if kind == "clipart":
-        item = decoded_item(asset("clipart", "calculator.png"))
-    else:  # seeds far from the training images' (0..149)
-        item = decoded_item(render(kind, 987_654))
-    assert NaturalnessFilter().process(item) == Drop("natural_not_natural")
+    # By the head alone (pre-check off) ...
+    item = _graphic(kind)
+    assert NaturalnessFilter(NaturalnessConfig(flat_check=False)).process(item) \
+        == Drop("natural_not_natural")
     assert item.natural < 0.5
+    # ... and as shipped, where the flat ones never reach it.
+    item = _graphic(kind)
+    assert NaturalnessFilter().process(item) in (Drop("natural_flat_graphic"),
+                                                 Drop("natural_not_natural"))
+
+
+@pytest.mark.parametrize("kind", ["chart", "ui", "flat"])
+def test_flat_graphics_are_dropped_before_the_backbone(image_models, kind):
+    from filters.backbone import _BACKBONE_ATTR, _VIEW_ATTR
+
+    item = _graphic(kind)
+    assert NaturalnessFilter().process(item) == Drop("natural_flat_graphic")
+    assert item.natural is None  # no head score: the backbone never ran
+    assert getattr(item, _BACKBONE_ATTR, None) is None and getattr(item, _VIEW_ATTR, None) is None
+
+
+def test_flat_precheck_spares_photos(image_models):
+    """Every committed photo, grey ones and close-up textures included, is far below the
+    pre-check's shares; so is a small photo cut-out on a white background (a product shot);
+    clip art with flat fills is above them."""
+    import glob
+
+    from PIL import Image, ImageDraw
+
+    from filters.naturalness import flat_shares, is_flat_graphic
+
+    cfg = NaturalnessConfig()
+    photos = sorted(glob.glob(os.path.join(os.path.dirname(asset("photos", "cat.jpg")), "*.jpg")))
+    shares = {os.path.basename(p): flat_shares(decoded_item(p).pixels)[0] for p in photos}
+    assert len(shares) >= 20 and max(shares.values()) < 0.7, shares
+    # A photo's centre, 5% of the frame, on pure white: 95% one colour, the rest a photo.
+    with Image.open(asset("photos", "coffee.jpg")) as im:
+        photo = im.convert("RGB")
+    w, h = photo.size
+    cw, ch = int(w * 0.25), int(h * 0.25)
+    cut = photo.crop(((w - cw) // 2, (h - ch) // 2, (w + cw) // 2, (h + ch) // 2))
+    mask = Image.new("L", cut.size, 0)
+    ImageDraw.Draw(mask).ellipse((0, 0, cw - 1, ch - 1), fill=255)
+    product = Image.new("RGB", (w, h), (255, 255, 255))
+    product.paste(cut, ((w - cw) // 2, (h - ch) // 2), mask)
+    share, rest = flat_shares(decoded_item(product).pixels)
+    assert share >= cfg.flat_share and rest < cfg.flat_rest_share / 2, (share, rest)
+    assert not is_flat_graphic(decoded_item(product).pixels, cfg)
+    # the filter's early-stopping count decides as the full shares do, on both sides
+    clipart_dir = os.path.dirname(asset("clipart", "apple.png"))
+    clipart = sorted(glob.glob(os.path.join(clipart_dir, "*.png")))
+    for p in photos[:5] + clipart:
+        px = decoded_item(p).pixels
+        share, rest = flat_shares(px)
+        full = share >= cfg.flat_share and rest >= cfg.flat_rest_share
+        assert is_flat_graphic(px, cfg) == full, p
+    assert 0 < sum(is_flat_graphic(decoded_item(p).pixels, cfg) for p in clipart) < len(clipart)
+    # switched off, a flat graphic goes to the head like any image
+    off = NaturalnessConfig(flat_check=False)
+    assert NaturalnessFilter(off).process(_graphic("flat")) == Drop("natural_not_natural")
 
 
 def test_threshold_zero_keeps_everything(image_models):
-    item = decoded_item(render("chart", 987_655))
-    assert NaturalnessFilter(NaturalnessConfig(threshold=0.0)).process(item) == [item]
+    item = decoded_item(render("chart", 987_655))  # everything the head scores: the
+    off = NaturalnessConfig(threshold=0.0, flat_check=False)  # pre-check is its own switch
+    assert NaturalnessFilter(off).process(item) == [item]
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +117,11 @@ def test_accuracy_on_held_out_sources(test_split_report):
     # is 0.95 on held-out sources; with the offline photo sources available it is not met.
     assert report["accuracy"] >= 0.94
     assert report["natural_accuracy"] >= 0.85 and report["other_accuracy"] >= 0.95
+    # The flat-graphic pre-check (thresholds chosen on train and val) fires on no held-out
+    # photo, so it can only turn the head's misses on graphics into hits.
+    assert report["precheck_on"] and report["precheck"]["fired_natural"] == 0
+    assert report["precheck"]["fired_other"] > 0
+    assert report["accuracy"] >= report["without_precheck"]["accuracy"]
 
 
 def test_every_file_is_in_one_split():
@@ -132,3 +198,5 @@ def test_bad_config_fails_fast():
         NaturalnessConfig(threshold=1.5).check()
     with pytest.raises(ConfigError, match="naturalness.backbone"):
         NaturalnessConfig(backbone="fp16").check()
+    with pytest.raises(ConfigError, match="naturalness.flat_colors"):
+        NaturalnessConfig(flat_share=0.0).check()

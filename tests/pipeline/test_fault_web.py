@@ -28,8 +28,9 @@ def fault_config(web) -> dict:
                   "max_bytes": 100_000, **QUICK},
         "fetch": {"max_bytes": 2_000_000, "concurrency": 8, **QUICK},
         "image": {"min_width": 300, "min_height": 300, "resize_longest": 512},
-        # The fault web's test patterns are not photos; its subject is fetching and decoding.
-        "naturalness": {"threshold": 0.0},
+        # The fault web's test patterns are not photos (two flat colours, a ramp): its subject
+        # is fetching and decoding, so neither the head nor the flat-graphic pre-check drops.
+        "naturalness": {"threshold": 0.0, "flat_check": False},
         "score": {"enabled": False},
         "output": {"num_shards": 2},
     }
