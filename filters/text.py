@@ -168,7 +168,6 @@ class TextCleaner(BatchMapStage):
         # A gated rule runs only when may_fire() sets its bit for the current text version.
         self._bits = [BIT[r.name] if r.name in GATED else 0 for r in self.rules]
         self._last_gated = max((i for i, b in enumerate(self._bits) if b), default=-1)
-        self._every = tuple(range(len(self._fns)))
         self._plans: dict[int, tuple] = {}
         names = [r.name for r in self.rules]
         # fastText runs at the lang rule: the batched path stops there, asks fastText about
@@ -190,7 +189,7 @@ class TextCleaner(BatchMapStage):
 
     def __getstate__(self):
         state = {k: v for k, v in self.__dict__.items()
-                 if k not in ("_fns", "_bits", "_last_gated", "_every", "_plans", "_lang_at",
+                 if k not in ("_fns", "_bits", "_last_gated", "_plans", "_lang_at",
                               "_reasons", "_drops", "_cache")}
         return {**state, "_zipf": None}
 
@@ -270,25 +269,22 @@ class TextCleaner(BatchMapStage):
         text, reason, at = self._run(ctx.text, ctx, self._lang_at, len(self._fns))
         return text, reason, ctx.meta, at
 
-    def _plan(self, fire: int) -> tuple:
-        """The indices of the rules to run, in order, on a text whose gate answer
-        (``may_fire``) is ``fire``: every ungated rule, and the gated ones it names."""
-        plan = self._plans.get(fire)
+    def _plan(self, fire: int, start: int, stop: int) -> tuple:
+        """The indices of the rules to run, in order, from ``start`` to before ``stop``, on a
+        text whose gate answer (``may_fire``) is ``fire``: every ungated rule, and the gated
+        ones it names (no index the loop would only skip)."""
+        key = (fire << 16) | (start << 8) | stop
+        plan = self._plans.get(key)
         if plan is None:
-            plan = self._plans[fire] = tuple(i for i, b in enumerate(self._bits)
-                                             if not b or fire & b)
+            plan = self._plans[key] = tuple(i for i, b in enumerate(self._bits)
+                                            if start <= i < stop and (not b or fire & b))
         return plan
 
     def _run(self, text: str, ctx: _Ctx, start: int, stop: int) -> tuple[str | None, str, int]:
         # The gate answers once per text version; the loop then calls only the rules it names.
-        plan = (self._plan(may_fire(facts(text, ctx))) if start <= self._last_gated
-                else self._every)
+        fire = may_fire(facts(text, ctx)) if start <= self._last_gated else -1
         fns, edits = self._fns, ctx.meta["text_edits"]
-        for i in plan:
-            if i < start:
-                continue
-            if i >= stop:
-                break
+        for i in self._plan(fire, start, stop):
             out = fns[i](text, ctx)
             if out is text:  # most rules leave most texts alone
                 continue
