@@ -224,3 +224,36 @@ def test_phrase_sets_find_each_of_their_phrases_through_the_key_word_test():
             for words in first:
                 assert phrases.search(["a", *words, "b"]), words
                 assert not phrases.keys.isdisjoint(words)
+
+
+# the rules' fast paths --------------------------------------------------------------------------
+
+def test_rules_with_fast_paths_answer_as_their_reference_code(all_candidates):
+    """Each rule rewritten for speed (C-level counting, bounds that skip a pattern, written-out
+    hint chains) gives what its straightforward version (tests/filters/text_reference.py)
+    gives, on the real pages' texts and their mutations, with and without shared facts."""
+    from filters.text import _Ctx
+    from tests.filters import text_reference
+
+    cleaner = TextCleaner()
+    seen = Counter()
+    for raw in sample_texts(all_candidates):
+        for text in {raw, " ".join(raw.split())}:
+            for name, reference in text_reference.RULES.items():
+                fast = getattr(text_rules, name)
+                ctx = _Ctx(cleaner, "en")
+                got, want = fast(text, ctx), reference(text, None)
+                assert got == want, (name, text)
+                seen[name, isinstance(want, text_rules.Reject) or want != text] += 1
+    assert all(seen[name, True] >= 20 for name in text_reference.RULES), seen  # they do fire
+
+
+def test_written_out_hint_chains_hold_every_hint():
+    for low in text_rules._CAMERA_HINTS:
+        assert text_rules._camera_hint(low, "")
+    for low in text_rules._LABEL_HINTS:
+        assert text_rules._has_label_hint(low)
+    for low in text_rules._AGENCY_WORDS:
+        assert text_rules._has_agency(low)
+    assert not (text_rules._camera_hint("a b c", "lll") or text_rules._has_label_hint("a b c")
+                or text_rules._has_agency("a b c"))
