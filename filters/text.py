@@ -95,14 +95,6 @@ class _Ctx:
     def lid(self) -> LanguageId:
         return self.cleaner._lid
 
-    def zipf_of(self, lang: str) -> "_Zipf":
-        """Zipf frequencies in ``lang`` by word (``zipf_of(lang)[word]``)."""
-        return self.cleaner._zipf[lang]
-
-    @property
-    def wordfreq_lang(self) -> str:
-        return self.cleaner.wordfreq_lang(self.meta.get("lang", ""))
-
 
 class _Zipf(dict):
     """``word -> wordfreq.zipf_frequency(word, lang)``, each word looked up once: wordfreq
@@ -160,6 +152,7 @@ class TextCleaner(BatchMapStage):
         self.rules = [r for r in RULES if r.name not in self.config.disabled_rules]
         self._lid = LanguageId(self.config.model_path, use_langdetect=self.config.second_opinion)
         self._zipf = None
+        self._zipf_for: dict[str, _Zipf] = {}
         self._wf_langs: dict[str, str] = {}
         self._init_runtime()
 
@@ -182,6 +175,7 @@ class TextCleaner(BatchMapStage):
 
         self._lid.load()
         self._zipf = _ZipfByLang(zipf_frequency)
+        self._zipf_for = {}
         langs = available_languages()
         self._wf_langs = {t: t for t in self.config.targets if t in langs}
         for t in self._wf_langs:
@@ -191,7 +185,7 @@ class TextCleaner(BatchMapStage):
         state = {k: v for k, v in self.__dict__.items()
                  if k not in ("_fns", "_bits", "_last_gated", "_plans", "_lang_at",
                               "_reasons", "_drops", "_cache")}
-        return {**state, "_zipf": None}
+        return {**state, "_zipf": None, "_zipf_for": {}}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -204,6 +198,14 @@ class TextCleaner(BatchMapStage):
         """The wordfreq list to judge a text with: its own language when it is a target with
         a list, else the first target that has one, else English."""
         return self._wf_langs.get(lang) or next(iter(self._wf_langs.values()), "en")
+
+    def zipf_for(self, lang: str) -> "_Zipf":
+        """The Zipf frequencies to judge a text in ``lang`` with (``wordfreq_lang``), found
+        once per language: the oov rule asks for every text that reaches it."""
+        z = self._zipf_for.get(lang)
+        if z is None:
+            z = self._zipf_for[lang] = self._zipf[self.wordfreq_lang(lang)]
+        return z
 
     def clear_cache(self) -> None:
         """Forgets the cached results (benchmarks use it to time the work, not the cache)."""

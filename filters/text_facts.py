@@ -164,21 +164,21 @@ def letter_norm(low: str) -> str:
 class TextFacts:
     """``text``, ``low`` (lowercased), ``cls`` (the class string, ``None`` for texts with
     characters beyond Windows-1252 other than caseless emoji) and ``words`` (lowercased
-    letter words, as ``WORD_RE.findall(low)``)."""
+    letter words, as ``WORD_RE.findall(low)``).  All made at once: the gate and the
+    boilerplate rule read every one of them for every text."""
 
-    __slots__ = ("text", "low", "cls", "_words")
+    __slots__ = ("text", "low", "cls", "words")
 
     def __init__(self, text: str):
         self.text = text
-        self.low = text.lower()
-        self.cls = classes(text, emoji=True)
-        self._words = None
-
-    @property
-    def words(self) -> list[str]:
-        if self._words is None:
-            self._words = letter_words(self.low, self.cls)
-        return self._words
+        self.low = low = text.lower()
+        if text.isascii():  # classes() and letter_words() inline: ASCII is the common case
+            self.cls = text.encode("ascii").translate(_ASCII_CLS).decode("ascii")
+            self.words = (low.encode("ascii").translate(_ASCII_SPACE).decode("ascii").split()
+                          if "'" not in low else WORD_RE.findall(low))
+        else:
+            self.cls = cls = classes(text, emoji=True)
+            self.words = letter_words(low, cls)
 
 
 def facts(text: str, ctx=None) -> TextFacts:

@@ -51,6 +51,7 @@ Rules 16-18 use the cleaner's configuration and models through ``ctx`` and write
 """
 from __future__ import annotations
 
+import functools
 import html
 import os
 import re
@@ -68,6 +69,11 @@ class Reject:
     """A rule's verdict to drop the text; ``what`` becomes the reason ``text_<what>``."""
 
     what: str
+
+
+# A frozen dataclass costs a few object.__setattr__ calls to make; rules drop many texts each, so
+# every reason's Reject is made once (it is immutable: sharing it changes nothing).
+_reject = functools.lru_cache(maxsize=None)(Reject)
 
 
 @dataclass(frozen=True)
@@ -170,7 +176,7 @@ _LATEX_RE = re.compile(r"\\[a-zA-Z]+ ?[{\[_^]|[_^]\{|\\(?:frac|sum|int|alpha|bet
 def markup(text, ctx=None):
     if "\\" in text or "{" in text:
         if _LATEX_RE.search(text):  # a formula's TeX source (Wikipedia math alt texts)
-            return Reject("markup")
+            return _reject("markup")
     if "&" in text:
         text = html.unescape(html.unescape(text))
     if "<" in text or "[" in text:
@@ -371,13 +377,13 @@ def boilerplate(text, ctx=None):
     else:
         norm = letter_norm(low[:60] if f.cls is not None else text[:60].lower())
     if norm in _BOILERPLATE:
-        return Reject("boilerplate")
+        return _reject("boilerplate")
     # Each pattern names its first word, ends in "logo"/"icon"/"button" or holds "logo"; match,
     # not search: every alternative is anchored at the start.
     if ("logo" in norm or norm.endswith(("icon", "button"))
             or norm.partition(" ")[0] in _BOILER_FIRST_WORDS) and _BOILER_PATTERN_RE.match(norm):
-        return Reject("boilerplate")
-    return Reject("boilerplate") if _BOILER_PHRASES.search(facts(text, ctx).words) else text
+        return _reject("boilerplate")
+    return _reject("boilerplate") if _BOILER_PHRASES.search(facts(text, ctx).words) else text
 
 
 # 8-9. promotional spam and prices ------------------------------------------------------------
@@ -391,7 +397,7 @@ _PRICE_RE = re.compile(r"[$€£¥₹]\s?\d[\d.,]*" + _BIG + r"|\b\d[\d.,]*\s?(?
 
 def promo(text, ctx=None):
     if ("%" in text and _PERCENT_RE.search(text)) or _PROMO.search(facts(text, ctx).words):
-        return Reject("promo")
+        return _reject("promo")
     return text
 
 
@@ -406,7 +412,7 @@ def price(text, ctx=None):
             return text
     elif not DIGIT_RE.search(text):
         return text
-    return Reject("price") if _PRICE_RE.search(text) else text
+    return _reject("price") if _PRICE_RE.search(text) else text
 
 
 # 10-11. word lists ---------------------------------------------------------------------------
@@ -415,11 +421,11 @@ _SPAM = PhraseSet(load_wordlist("spam_en.txt"))
 
 
 def adult(text, ctx=None):
-    return Reject("adult") if _ADULT.search(facts(text, ctx).words) else text
+    return _reject("adult") if _ADULT.search(facts(text, ctx).words) else text
 
 
 def spam(text, ctx=None):
-    return Reject("spam") if _SPAM.search(facts(text, ctx).words) else text
+    return _reject("spam") if _SPAM.search(facts(text, ctx).words) else text
 
 
 # 12. punctuation and emoji -------------------------------------------------------------------
@@ -461,7 +467,7 @@ def punctuation(text, ctx=None):
         text = _RUN_RE.sub(_collapse, _EMOJI_RE.sub(" ", text))
         others = len(NOT_LETTER_RE.findall(text))  # digits and symbols (texts are mostly letters)
     letters = len(text) - text.count(" ") - others
-    return Reject("punctuation") if letters < others else text
+    return _reject("punctuation") if letters < others else text
 
 
 # 13-15. shouting, keyword stuffing, repetition -----------------------------------------------
@@ -476,7 +482,7 @@ def all_caps(text, ctx=None):
         return text
     words = [w for w in letter_words(text, cls) if len(w) >= 2]
     if len(words) >= 3 and sum(map(str.isupper, words)) * 5 >= len(words) * 4:
-        return Reject("all_caps")
+        return _reject("all_caps")
     return text
 
 
@@ -486,7 +492,7 @@ _HASHTAG_RE = re.compile(r"(?:^|\s)#\w")
 
 def keyword_list(text, ctx=None):
     if "#" in text and len(_HASHTAG_RE.findall(text)) >= 3:
-        return Reject("keyword_list")
+        return _reject("keyword_list")
     cls = facts(text, ctx).cls  # every separator is a symbol of class "p"
     if cls is not None and cls.count("p") < 4:
         return text
@@ -500,7 +506,7 @@ def keyword_list(text, ctx=None):
         return text
     segments = [s for s in _SEP_RE.split(text) if s]
     if len(segments) >= 5 and n_words <= 2.5 * len(segments):
-        return Reject("keyword_list")
+        return _reject("keyword_list")
     return text
 
 
@@ -527,7 +533,7 @@ def repeated_words(text, ctx=None):
         counts = Counter(words)
         c = max((c for w, c in counts.items() if len(w) >= 3 and w not in STOPWORDS), default=0)
         if c >= 3 and c * 10 >= n * 3:
-            return Reject("repeated_words")
+            return _reject("repeated_words")
     return text
 
 
@@ -537,9 +543,9 @@ def length(text, ctx):
     n = len(text.split())
     ctx.meta["n_words"] = n
     if n < cfg.min_words or len(text) < cfg.min_chars:
-        return Reject("too_short")
+        return _reject("too_short")
     if n > cfg.max_words or len(text) > cfg.max_chars:
-        return Reject("too_long")
+        return _reject("too_long")
     return text
 
 
@@ -555,13 +561,13 @@ def lang(text, ctx):
     if code in cfg.targets:
         return text
     if conf >= cfg.lang_min_conf:
-        return Reject("not_target")
+        return _reject("not_target")
     if cfg.second_opinion:  # unsure: langdetect decides
         ld, _ = ctx.lid.langdetect(text)
         ctx.meta["lang_langdetect"] = ld
-        return text if ld in cfg.targets else Reject("not_target")
+        return text if ld in cfg.targets else _reject("not_target")
     # Unsure on a short text: the page's language (already checked by the language step) stands.
-    return text if not ctx.page_lang or ctx.page_lang in cfg.targets else Reject("not_target")
+    return text if not ctx.page_lang or ctx.page_lang in cfg.targets else _reject("not_target")
 
 
 def lang_input(text: str, cfg) -> str:
@@ -577,13 +583,13 @@ def oov(text, ctx):
         words = [w.lower().replace("’", "'") for w in WORD_RE.findall(text)]
     if not words:
         ctx.meta["oov_ratio"] = 1.0
-        return Reject("oov")
+        return _reject("oov")
     # Counted in C: map the words to their Zipf frequencies, then to "below the threshold".
-    zipf = ctx.zipf_of(ctx.wordfreq_lang)
+    zipf = ctx.cleaner.zipf_for(ctx.meta.get("lang", ""))
     n_oov = sum(map(float(ctx.config.zipf_threshold).__gt__, map(zipf.__getitem__, words)))
     ratio = n_oov / len(words)
     ctx.meta["oov_ratio"] = round(ratio, 4)
-    return Reject("oov") if ratio > ctx.config.max_oov_ratio else text
+    return _reject("oov") if ratio > ctx.config.max_oov_ratio else text
 
 
 RULES: list[Rule] = [
