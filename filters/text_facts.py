@@ -97,13 +97,18 @@ def _emoji_as_copyright(err: UnicodeEncodeError):
 
 
 def _encode(text: str, emoji: bool):
-    """``(raw bytes, the _CODECS entry)`` of the first codec that takes ``text`` (with caseless
-    emoji as "©" when ``emoji``), or ``None``.  Strict first: most non-ASCII texts need no
-    handler (one raised in C costs less than one called in Python)."""
-    for errors in ("strict", "lait-emoji") if emoji else ("strict",):
+    """``(raw bytes, the _CODECS entry, errors)`` of the first codec that takes ``text`` (with
+    caseless emoji as "©" when ``emoji``), or ``None``.  Without a handler first: most
+    non-ASCII texts need none.  "ignore" is handled inside the C encoder (no exception is
+    made): the codec takes the text when no character went missing."""
+    for entry in _CODECS:
+        raw = text.encode(entry[0], "ignore")
+        if len(raw) == len(text):  # one byte per character
+            return raw, entry, "strict"
+    if emoji:
         for entry in _CODECS:
             try:
-                return text.encode(entry[0], errors), entry
+                return text.encode(entry[0], "lait-emoji"), entry, "lait-emoji"
             except UnicodeEncodeError:
                 continue
     return None
@@ -124,7 +129,7 @@ def classes(text: str, emoji: bool = False) -> str | None:
     enc = _encode(text, emoji)
     if enc is None:
         return None
-    raw, (_, table, _) = enc
+    raw, (_, table, _), _ = enc
     # A str, not bytes: ``b"dd" in some_bytes`` first tries the argument as an integer
     # and formats (then clears) a TypeError, several times the cost of the search.
     cls = raw.translate(table).decode("ascii")
@@ -139,7 +144,7 @@ def _letter_runs(low: str) -> list[str] | None:
     enc = _encode(low, emoji=True)
     if enc is None:
         return None
-    raw, (codec, _, space) = enc
+    raw, (codec, _, space), _ = enc
     return raw.translate(space).decode(codec).split()
 
 
@@ -177,8 +182,20 @@ class TextFacts:
             self.words = (low.encode("ascii").translate(_ASCII_SPACE).decode("ascii").split()
                           if "'" not in low else WORD_RE.findall(low))
         else:
-            self.cls = cls = classes(text, emoji=True)
-            self.words = letter_words(low, cls)
+            # classes(text, emoji=True) and letter_words(low, cls) with one codec choice: a
+            # text with a class string lowercases to one that the same codec takes.
+            enc = _encode(text, True)
+            cls = None
+            if enc is not None:
+                raw, (codec, table, space), errors = enc
+                cls = raw.translate(table).decode("ascii")
+                if "x" in cls:
+                    cls = None
+            self.cls = cls
+            if cls is not None and "'" not in low and "’" not in low:
+                self.words = low.encode(codec, errors).translate(space).decode(codec).split()
+            else:
+                self.words = WORD_RE.findall(low)
 
 
 def facts(text: str, ctx=None) -> TextFacts:
