@@ -255,6 +255,12 @@ _CAMERA_HINTS = ("img", "dsc", "gopr", "gh", "pxl", "dji", "mvc", "pict", "imag"
                  "mg_", "screen")
 
 
+# The letter runs that a _CAMERA_RE match starts with (its prefixes end at "[ _-]" or a digit;
+# "P\d{7}" shows as seven digits in a row): as _AGENCY_KEYS below.
+_CAMERA_KEYS = frozenset("img dsc dscn dscf gopr gh pxl dji mvc cimg pict imag vid pano mg screen "
+                         "screenshot".split())
+
+
 def _camera_hint(low: str, cls: bytes) -> bool:
     # _CAMERA_HINTS written out: a chain of ``in`` tests, not a generator.
     return ("ddddddd" in cls or "img" in low or "dsc" in low or "gopr" in low or "gh" in low
@@ -272,7 +278,8 @@ def filename(text, ctx=None):
         text, cls = _FILE_RE.sub(" ", text), None
     # Camera names and hashes hold three digits in a row.
     if ("ddd" in cls) if cls is not None else _DIGITS3_RE.search(text):
-        if cls is None or _camera_hint(f.low, cls):
+        if cls is None or ((not _CAMERA_KEYS.isdisjoint(f.words) or "ddddddd" in cls)
+                           and _camera_hint(f.low, cls)):
             text = _CAMERA_RE.sub(" ", text)
         if _HEX12_RE.search(text):
             text = _HASH_RE.sub(" ", text)
@@ -315,6 +322,15 @@ _AGENCY_WORDS = ("getty", "shutterstock", "istock", "adobe stock", "unsplash", "
                  "dreamstime", "alamy", "ap photo", "reuters", "afp", "dpa", "alliance")
 
 
+# The first word of each _AGENCY_RE alternative.  In a text with a class string, re.IGNORECASE
+# folds no other character onto their letters, and each is bounded by \b (or by "(", "[ _-]",
+# "\s"), so a match's first word is a letter run of the lowercased text: without one of these
+# runs _AGENCY_RE finds nothing, even in the text the label and copyright edits leave (they cut
+# at non-letters and join with a space).
+_AGENCY_KEYS = frozenset("getty shutterstock istock istockphoto adobe unsplash pexels pixabay "
+                         "dreamstime alamy ap reuters afp dpa picture".split())
+
+
 def _has_agency(low: str) -> bool:
     # Written out: a chain of ``in`` tests runs several times faster than any() over a
     # generator or an alternation pattern, and every text goes through it.
@@ -354,6 +370,8 @@ def credit(text, ctx=None):
         text = text[: m.start()] + " " + rest[len(cut):]
     if " by " in low or " courtesy " in low or " via " in low:
         text = _PHOTO_BY_RE.sub("", text)
+    if f.cls is not None and _AGENCY_KEYS.isdisjoint(f.words):
+        return text
     return _AGENCY_RE.sub(" ", text) if _has_agency(low) else text
 
 
@@ -630,7 +648,8 @@ RULE_NAMES = [r.name for r in RULES]
 # | url            | a period before a letter, "www." or "://"                                 |
 # | filename       | a period before a letter, three digits in a row, or no space at all       |
 # | dimension      | two digits in a row and an "x", or a rare symbol ("×")                     |
-# | credit         | a rare symbol ("©"), a colon or parenthesis, or one of its words           |
+# | credit         | a rare symbol ("©"), a colon or parenthesis, or one of its words ("by",   |
+# |                | "via", "courtesy" only beside "photo", "image" or "picture")              |
 # | promo          | a rare symbol ("%") or the key word of a promo, adult or spam phrase       |
 # | price          | a digit and a currency word, or a rare symbol (currency signs)             |
 # | adult, spam    | the key word (PhraseSet.keys) of a promo, adult or spam phrase            |
@@ -655,13 +674,17 @@ _URL_FILE = BIT["url"] | BIT["filename"]
 _PHRASE_BITS = BIT["promo"] | BIT["adult"] | BIT["spam"]
 # Words (letter runs) without which the letter-led patterns cannot match: each of them is
 # bounded by \b there, so it is a whole letter run of the lowercased text.
-_CREDIT_WORDS = frozenset("copyright by courtesy via getty shutterstock istock istockphoto adobe "
+_CREDIT_WORDS = frozenset("copyright getty shutterstock istock istockphoto adobe "
                           "unsplash pexels pixabay dreamstime alamy ap reuters afp dpa "
                           "picture".split())
 _PRICE_WORDS = frozenset("usd eur gbp chf dollar dollars euro euros bucks us".split())
 # The key words of the promo, adult and spam phrases: a text with none holds no phrase.
 _PHRASE_KEYS = _PROMO.keys | _ADULT.keys | _SPAM.keys
-_TRIGGER_WORDS = _CREDIT_WORDS | _PRICE_WORDS | _PHRASE_KEYS
+# "by", "courtesy" and "via" are common words: credit acts on them only after "photo",
+# "photograph", "image" or "picture" (_PHOTO_BY_RE), so the gate asks for both.
+_BY_WORDS = frozenset("by courtesy via".split())
+_PHOTO_WORDS = frozenset("photo photograph image picture".split())
+_TRIGGER_WORDS = _CREDIT_WORDS | _PRICE_WORDS | _PHRASE_KEYS | _BY_WORDS
 
 
 def may_fire(f) -> int:
@@ -692,7 +715,8 @@ def may_fire(f) -> int:
     if digits and "dd" in cls and "x" in f.low:
         bits |= BIT["dimension"]
     if not _TRIGGER_WORDS.isdisjoint(words):
-        if not _CREDIT_WORDS.isdisjoint(words):
+        if not _CREDIT_WORDS.isdisjoint(words) or (
+                not _BY_WORDS.isdisjoint(words) and not _PHOTO_WORDS.isdisjoint(words)):
             bits |= BIT["credit"]
         if digits and not _PRICE_WORDS.isdisjoint(words):
             bits |= BIT["price"]
