@@ -693,26 +693,32 @@ def may_fire(f) -> int:
     cls = f.cls
     if cls is None:
         return _ALL
-    text, words = f.text, f.words
+    text, words, sym = f.text, f.words, f.sym
+    # Counts come from ``sym`` (the class string without lowercase letters, a fraction of its
+    # length, "r" for rare symbols); a test on ``cls`` runs only when ``sym`` holds enough of
+    # what it looks for.
     bits = _ALWAYS
-    if _RARE_RE.search(text) or "€" in text:
+    if "r" in sym:  # _RARE_RE or "€" (or an emoji): count on the class string itself
         bits |= _RARE_BITS
         if "@" in text or "[at]" in text:
             bits |= BIT["email"]
-    if ":" in text or "(" in text or ")" in text:  # a credit label, "(c)", "(DW/J. Hitz)"
+        sym = cls
+    symbols = sym.count("p")
+    if symbols and (":" in text or "(" in text or ")" in text):  # a label, "(c)", "(DW/J. Hitz)"
         bits |= BIT["credit"]
         if "://" in text:
             bits |= BIT["url"]
         if "(at)" in text:
             bits |= BIT["email"]
-    if ".l" in cls or ".u" in cls:  # a TLD or a file extension could follow
+    dots = sym.count(".")
+    if dots and (".l" in cls or ".u" in cls):  # a TLD or a file extension could follow
         bits |= _URL_FILE
-    elif "www." in f.low:
+    elif dots and "www." in f.low:
         bits |= BIT["url"]
-    if " " not in text or "ddd" in cls:  # a slug, a camera name or a hash
+    digits = sym.count("d")
+    if " " not in text or (digits >= 3 and "ddd" in cls):  # a slug, a camera name or a hash
         bits |= BIT["filename"]
-    digits = "d" in cls
-    if digits and "dd" in cls and "x" in f.low:
+    if digits >= 2 and "dd" in cls and "x" in f.low:
         bits |= BIT["dimension"]
     if not _TRIGGER_WORDS.isdisjoint(words):
         if not _CREDIT_WORDS.isdisjoint(words) or (
@@ -722,15 +728,14 @@ def may_fire(f) -> int:
             bits |= BIT["price"]
         if not _PHRASE_KEYS.isdisjoint(words):
             bits |= _PHRASE_BITS
-    if cls.count("uu") >= 3:
+    if sym.count("u") >= 6 and cls.count("uu") >= 3:  # three pairs: six upper-case letters
         bits |= BIT["all_caps"]
-    symbols = cls.count("p")
     if symbols >= 4:
         bits |= BIT["keyword_list"]
     # punctuation's own tests: emoji, a run of symbols, or letters under half the rest.
-    others = symbols + cls.count(".") + cls.count("d")
-    if ("e" in cls or "pp" in cls or "..." in cls
-            or len(cls) - cls.count(" ") - others < others):
+    others = symbols + dots + digits
+    if ("e" in sym or (symbols >= 2 and "pp" in cls) or (dots >= 3 and "..." in cls)
+            or len(cls) - sym.count(" ") - others < others):
         bits |= BIT["punctuation"]
     if len(set(words)) != len(words):
         bits |= BIT["repeated_words"]
