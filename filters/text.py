@@ -80,9 +80,11 @@ class TextCleanerConfig:
 class _Ctx:
     """What the rules see of the cleaner and of the text being cleaned, one per text."""
 
-    __slots__ = ("cleaner", "config", "meta", "page_lang", "facts", "ft", "text")
+    __slots__ = ("cleaner", "config", "meta", "page_lang", "facts", "ft", "text", "norm",
+                 "norm_words")
 
-    def __init__(self, cleaner: "TextCleaner", page_lang: str):
+    def __init__(self, cleaner: "TextCleaner", page_lang: str, norm: str = "",
+                 norm_words: int = 0):
         self.cleaner = cleaner
         self.config: TextCleanerConfig = cleaner.config  # an attribute: rules read it often
         self.meta: dict = {"text_edits": []}
@@ -90,6 +92,9 @@ class _Ctx:
         self.facts = None  # filters.text_facts.TextFacts of the current text version
         self.ft = None  # (lang, probability) when fastText already ran in a batch
         self.text = ""  # the text waiting for that batch
+        # The whitespace-normalised text and its number of words (len(norm.split())), known
+        # from the normalisation: the length rule counts no text twice.
+        self.norm, self.norm_words = norm, norm_words
 
     @property
     def lid(self) -> LanguageId:
@@ -253,10 +258,13 @@ class TextCleaner(BatchMapStage):
     def _begin(self, text: str, page_lang: str, stop: int):
         """Normalises ``text`` and runs the rules before index ``stop``: a result tuple when
         that decides the text, else the ``_Ctx`` (holding the text) to go on from ``stop``."""
-        ctx = _Ctx(self, page_lang)
-        text = " ".join(text[: self.config.max_input_chars].split())
-        if not text.isascii():
+        parts = text[: self.config.max_input_chars].split()
+        text = " ".join(parts)
+        if text.isascii():
+            ctx = _Ctx(self, page_lang, text, len(parts))
+        else:
             text = unicodedata.normalize("NFC", text)
+            ctx = _Ctx(self, page_lang)
         if not (text[:1].isalpha() or HAS_LETTER.search(text)):  # isalpha: a letter to HAS_LETTER
             return None, self._reason("empty"), ctx.meta, -1
         text, reason, at = self._run(text, ctx, 0, stop)

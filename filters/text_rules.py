@@ -558,7 +558,8 @@ def repeated_words(text, ctx=None):
 # 16-18. length window, language, out-of-vocabulary ratio (need the cleaner: ctx) --------------
 def length(text, ctx):
     cfg = ctx.config
-    n = len(text.split())
+    # The words of an unedited ASCII text are the parts the cleaner joined them from.
+    n = ctx.norm_words if text is ctx.norm else len(text.split())
     ctx.meta["n_words"] = n
     if n < cfg.min_words or len(text) < cfg.min_chars:
         return _reject("too_short")

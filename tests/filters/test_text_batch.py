@@ -257,3 +257,18 @@ def test_written_out_hint_chains_hold_every_hint():
         assert text_rules._has_agency(low)
     assert not (text_rules._camera_hint("a b c", "lll") or text_rules._has_label_hint("a b c")
                 or text_rules._has_agency("a b c"))
+
+
+def test_edge_sentences_of_the_real_pages_are_those_of_split_sentences(all_candidates):
+    from filters.sentences import edge_sentence, split_sentences
+
+    n = 0
+    for cand in all_candidates:
+        for key in ("before", "after"):
+            text = cand.meta.get(key) or ""
+            if text.strip():
+                whole = split_sentences(text, cand.page_lang or "en")
+                assert edge_sentence(text, cand.page_lang or "en", True) == whole[-1:]
+                assert edge_sentence(text, cand.page_lang or "en", False) == whole[:1]
+                n += 1
+    assert n > 500
