@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from filters.language import LanguageId, primary_subtag
 from filters.sentences import sentences_next_to_image
-from filters.text_facts import facts
+from filters.text_facts import TextFacts
 from filters.text_rules import BIT, GATED, HAS_LETTER, RULE_NAMES, RULES, Reject, may_fire, tidy
 from pipeline.errors import ConfigError
 from pipeline.records import Candidate
@@ -292,9 +292,18 @@ class TextCleaner(BatchMapStage):
 
     def _run(self, text: str, ctx: _Ctx, start: int, stop: int) -> tuple[str | None, str, int]:
         # The gate answers once per text version; the loop then calls only the rules it names.
-        fire = may_fire(facts(text, ctx)) if start <= self._last_gated else -1
+        if start <= self._last_gated:
+            f = ctx.facts  # facts(text, ctx), inline
+            if f is None or f.text is not text:
+                f = ctx.facts = TextFacts(text)
+            fire = may_fire(f)
+        else:
+            fire = -1
+        plan = self._plans.get((fire << 16) | (start << 8) | stop)  # _plan()'s key, inline
+        if plan is None:
+            plan = self._plan(fire, start, stop)
         fns, edits = self._fns, ctx.meta["text_edits"]
-        for i in self._plan(fire, start, stop):
+        for i in plan:
             out = fns[i](text, ctx)
             if out is text:  # most rules leave most texts alone
                 continue
