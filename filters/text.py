@@ -276,8 +276,17 @@ class TextCleaner(BatchMapStage):
     def _finish(self, ctx: _Ctx, ft: tuple[str, float]) -> tuple:
         """Runs the rules from the lang rule on, with fastText's answer for the text."""
         ctx.ft = ft
-        text, reason, at = self._run(ctx.text, ctx, self._lang_at, len(self._fns))
-        return text, reason, ctx.meta, at
+        text, fns, n = ctx.text, self._fns, len(self._fns)
+        # The lang rule and those after it are not gated: _run without the gate and plan.
+        for i in range(self._lang_at, n):
+            out = fns[i](text, ctx)
+            if out is text:
+                continue
+            if isinstance(out, Reject):
+                return None, self._reason(out.what), ctx.meta, i
+            text, reason, at = self._run(text, ctx, i, n)  # an edit: as _run handles it
+            return text, reason, ctx.meta, at
+        return text, "", ctx.meta, n
 
     def _plan(self, fire: int, start: int, stop: int) -> tuple:
         """The indices of the rules to run, in order, from ``start`` to before ``stop``, on a
@@ -368,6 +377,10 @@ class TextCleaner(BatchMapStage):
         if not pieces:
             return self.drop("empty")
         page_lang = cand.page_lang or ""
+        if len(pieces) == 1:  # most candidates: one text, and most of those are dropped
+            result = results[(pieces[0][1], page_lang)]
+            if result[0] is None:
+                return self._drop(result[1])
         outputs, best = [], (-2, "")
         for side, sentence in pieces:
             text, reason, meta, at = results[(sentence, page_lang)]

@@ -389,19 +389,21 @@ _BOILER_PHRASES = PhraseSet(load_wordlist("boilerplate_phrases_en.txt"))
 def boilerplate(text, ctx=None):
     # The whole-text checks only need the start of a long text (the patterns are prefixes).
     f = facts(text, ctx)
-    low = f.low
+    low, words = f.low, f.words
     if f.cls is not None and len(low) <= 60 and "'" not in low and "’" not in low:
-        norm = " ".join(f.words)  # without apostrophes the words are the letter runs
+        norm = " ".join(words)  # without apostrophes the words are the letter runs
+        first = words[0] if words else ""
     else:
         norm = letter_norm(low[:60] if f.cls is not None else text[:60].lower())
+        first = norm.partition(" ")[0]
     if norm in _BOILERPLATE:
         return _reject("boilerplate")
     # Each pattern names its first word, ends in "logo"/"icon"/"button" or holds "logo"; match,
     # not search: every alternative is anchored at the start.
     if ("logo" in norm or norm.endswith(("icon", "button"))
-            or norm.partition(" ")[0] in _BOILER_FIRST_WORDS) and _BOILER_PATTERN_RE.match(norm):
+            or first in _BOILER_FIRST_WORDS) and _BOILER_PATTERN_RE.match(norm):
         return _reject("boilerplate")
-    return _reject("boilerplate") if _BOILER_PHRASES.search(facts(text, ctx).words) else text
+    return _reject("boilerplate") if _BOILER_PHRASES.search(words) else text
 
 
 # 8-9. promotional spam and prices ------------------------------------------------------------
