@@ -646,20 +646,21 @@ RULE_NAMES = [r.name for r in RULES]
 #
 # | rule           | may fire when the text holds (else skipped)                               |
 # |----------------|---------------------------------------------------------------------------|
-# | markup         | a rare symbol (below: \ { & < [ mojibake, non-printable, ...)              |
+# | markup         | a rare symbol (RARE_CHARS: \ { & < [ mojibake, non-printable, ...)       |
 # | email          | "@", "[at]" or "(at)"                                                     |
 # | url            | a period before a letter, "www." or "://"                                 |
 # | filename       | a period before a letter, three digits in a row, or no space at all       |
-# | dimension      | two digits in a row and an "x", or a rare symbol ("×")                     |
-# | credit         | a rare symbol ("©"), a colon or parenthesis, or one of its words ("by",   |
-# |                | "via", "courtesy" only beside "photo", "image" or "picture")              |
-# | promo          | a rare symbol ("%") or the key word of a promo, adult or spam phrase       |
-# | price          | a digit and a currency word, or a rare symbol (currency signs)             |
+# | dimension      | two digits in a row and an "x" or "×"                                     |
+# | credit         | "©", "(c)", a final ")", a colon with a label word (photo, credit, ...),  |
+# |                | one of its words ("by", "via", "courtesy" only beside "photo", "image"    |
+# |                | or "picture")                                                             |
+# | promo          | "%" or the key word of a promo, adult or spam phrase                      |
+# | price          | a digit and a currency word or sign ($ € £ ¥)                             |
 # | adult, spam    | the key word (PhraseSet.keys) of a promo, adult or spam phrase            |
 # | punctuation    | an emoji, two symbols in a row, "...", or letters under half the rest     |
 # | all_caps       | three pairs of upper-case letters                                         |
-# | keyword_list   | four symbols, or a rare symbol ("#")                                      |
-# | repeated_words | a word twice                                                              |
+# | keyword_list   | four symbols, or "#"                                                      |
+# | repeated_words | a word twice in a row, or a word repeated often enough to be 30% of them  |
 #
 # The other rules always run.  Texts without a class string get every bit.
 BIT = {name: 1 << i for i, name in enumerate(RULE_NAMES)}
@@ -671,8 +672,6 @@ _ALWAYS = _ALL - sum(BIT[n] for n in GATED)
 # and "×".  Latin-1 only, so that re tests them with a bitmap; "€" is tested on its own.
 _RARE_RE = re.compile("[" + re.escape("\\{&<[ÃÂâ@©%$£¥#×" + "".join(
     c for c in map(chr, range(256)) if not c.isprintable())) + "]")
-_RARE_BITS = sum(BIT[n] for n in ("markup", "dimension", "credit", "promo", "price",
-                                  "keyword_list"))
 _URL_FILE = BIT["url"] | BIT["filename"]
 _PHRASE_BITS = BIT["promo"] | BIT["adult"] | BIT["spam"]
 # Words (letter runs) without which the letter-led patterns cannot match: each of them is
@@ -696,19 +695,28 @@ def may_fire(f) -> int:
     cls = f.cls
     if cls is None:
         return _ALL
-    text, words, sym = f.text, f.words, f.sym
+    text, words, sym, low = f.text, f.words, f.sym, f.low
     # Counts come from ``sym`` (the class string without lowercase letters, a fraction of its
     # length, "r" for rare symbols); a test on ``cls`` runs only when ``sym`` holds enough of
     # what it looks for.
     bits = _ALWAYS
-    if "r" in sym:  # _RARE_RE or "€" (or an emoji): count on the class string itself
-        bits |= _RARE_BITS
+    rare = "r" in sym  # RARE_CHARS (or an emoji): count on the class string itself
+    if rare:
+        bits |= BIT["markup"]
         if "@" in text or "[at]" in text:
             bits |= BIT["email"]
+        if "©" in text:
+            bits |= BIT["credit"]
+        if "%" in text:
+            bits |= BIT["promo"]
+        if "#" in text:
+            bits |= BIT["keyword_list"]
         sym = cls
     symbols = sym.count("p")
-    if symbols and (":" in text or "(" in text or ")" in text):  # a label, "(c)", "(DW/J. Hitz)"
-        bits |= BIT["credit"]
+    if symbols:
+        # credit's own tests: "(c)", a final parenthesis, a credit label.
+        if text.endswith(")") or "(c)" in low or (":" in text and _has_label_hint(low)):
+            bits |= BIT["credit"]
         if "://" in text:
             bits |= BIT["url"]
         if "(at)" in text:
@@ -716,13 +724,15 @@ def may_fire(f) -> int:
     dots = sym.count(".")
     if dots and (".l" in cls or ".u" in cls):  # a TLD or a file extension could follow
         bits |= _URL_FILE
-    elif dots and "www." in f.low:
+    elif dots and "www." in low:
         bits |= BIT["url"]
     digits = sym.count("d")
     if " " not in text or (digits >= 3 and "ddd" in cls):  # a slug, a camera name or a hash
         bits |= BIT["filename"]
-    if digits >= 2 and "dd" in cls and "x" in f.low:
+    if digits >= 2 and "dd" in cls and ("x" in low or (rare and "×" in text)):
         bits |= BIT["dimension"]
+    if digits and rare and ("$" in text or "€" in text or "£" in text or "¥" in text):
+        bits |= BIT["price"]
     if not _TRIGGER_WORDS.isdisjoint(words):
         if not _CREDIT_WORDS.isdisjoint(words) or (
                 not _BY_WORDS.isdisjoint(words) and not _PHOTO_WORDS.isdisjoint(words)):
@@ -740,6 +750,10 @@ def may_fire(f) -> int:
     if ("e" in sym or (symbols >= 2 and "pp" in cls) or (dots >= 3 and "..." in cls)
             or len(cls) - sym.count(" ") - others < others):
         bits |= BIT["punctuation"]
-    if len(set(words)) != len(words):
+    # repeated_words' own tests: a word twice in a row, or one that could be 30% of them.
+    n = len(words)
+    repeats = n - len(set(words))
+    if repeats and (any(map(_eq, words, islice(words, 1, None)))
+                    or (n >= 6 and repeats >= 2 and (repeats + 1) * 10 >= n * 3)):
         bits |= BIT["repeated_words"]
     return bits
