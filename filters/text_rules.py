@@ -667,11 +667,6 @@ BIT = {name: 1 << i for i, name in enumerate(RULE_NAMES)}
 GATED = frozenset(BIT) - {"boilerplate", "length", "lang", "oov"}
 _ALL = sum(BIT.values())
 _ALWAYS = _ALL - sum(BIT[n] for n in GATED)
-# Rare symbols: what markup acts on (escapes, tags, TeX, mojibake, the Latin-1 characters
-# that are not printable: Windows-1252's others all are), "@", "©", "%", currency signs, "#"
-# and "×".  Latin-1 only, so that re tests them with a bitmap; "€" is tested on its own.
-_RARE_RE = re.compile("[" + re.escape("\\{&<[ÃÂâ@©%$£¥#×" + "".join(
-    c for c in map(chr, range(256)) if not c.isprintable())) + "]")
 _URL_FILE = BIT["url"] | BIT["filename"]
 _PHRASE_BITS = BIT["promo"] | BIT["adult"] | BIT["spam"]
 # Words (letter runs) without which the letter-led patterns cannot match: each of them is

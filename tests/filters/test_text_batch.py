@@ -17,8 +17,8 @@ import pytest
 
 from filters.sentences import sentences_next_to_image
 from filters.text import TextCleaner, TextCleanerConfig
-from filters.text_facts import (HAS_LETTER, NON_LETTERS_RE, NOT_LETTER_RE, WORD_RE, TextFacts,
-                                classes, letter_norm)
+from filters.text_facts import (HAS_LETTER, NON_LETTERS_RE, NOT_LETTER_RE, RARE_CHARS, WORD_RE,
+                                TextFacts, classes, letter_norm)
 from filters import text_rules
 from pipeline.errors import ConfigError
 from pipeline.extract import Extractor
@@ -136,6 +136,13 @@ def test_class_string_answers_what_the_patterns_answer(all_candidates):
         assert ("e" in f.cls) == bool(text_rules._EMOJI_RE.search(text))
         if "’" not in text:  # oov's words: the lowercased words of the text
             assert f.words == [w.lower() for w in WORD_RE.findall(text)]
+        # sym: the class string without "l", with "r" for a rare symbol or a caseless emoji
+        # beyond Windows-1252 (which the class string shows as "e").
+        strict = classes(text) is not None  # no emoji beyond Windows-1252
+        want = "".join("r" if c in RARE_CHARS or (k == "e" and classes(c) is None) else k
+                       for c, k in zip(text, f.cls) if k != "l")
+        assert f.sym == want, text
+        assert ("r" in f.sym) == (any(c in RARE_CHARS for c in text) or not strict), text
     assert n_latin1 > 100  # German and French texts take the shortcuts too
     assert classes("naïve Straße") is not None and classes("Café – it’s €5") is not None
     assert classes("Café 😍") is None and classes("Привет") is None
