@@ -403,6 +403,9 @@ def boilerplate(text, ctx=None):
     if ("logo" in norm or norm.endswith(("icon", "button"))
             or first in _BOILER_FIRST_WORDS) and _BOILER_PATTERN_RE.match(norm):
         return _reject("boilerplate")
+    # PhraseSet.search's first test, inline: most texts hold no phrase's key word.
+    if _BOILER_PHRASES.keys.isdisjoint(words):
+        return text
     return _reject("boilerplate") if _BOILER_PHRASES.search(words) else text
 
 
