@@ -652,7 +652,7 @@ RULE_NAMES = [r.name for r in RULES]
 # | markup         | a rare symbol (RARE_CHARS: \ { & < [ mojibake, non-printable, ...)       |
 # | email          | "@", "[at]" or "(at)"                                                     |
 # | url            | a period before a letter, "www." or "://"                                 |
-# | filename       | a period before a letter, three digits in a row, or no space at all       |
+# | filename       | a period before a letter, three digits in a row, or one token with "_"/"-"|
 # | dimension      | two digits in a row and an "x" or "×"                                     |
 # | credit         | "©", "(c)", a final ")", a colon with a label word (photo, credit, ...),  |
 # |                | one of its words ("by", "via", "courtesy" only beside "photo", "image"    |
@@ -660,9 +660,10 @@ RULE_NAMES = [r.name for r in RULES]
 # | promo          | "%" or the key word of a promo, adult or spam phrase                      |
 # | price          | a digit and a currency word or sign ($ € £ ¥)                             |
 # | adult, spam    | the key word (PhraseSet.keys) of a promo, adult or spam phrase            |
-# | punctuation    | an emoji, two symbols in a row, "...", or letters under half the rest     |
-# | all_caps       | three pairs of upper-case letters                                         |
-# | keyword_list   | four symbols, or "#"                                                      |
+# | punctuation    | an emoji, three symbols in a row or "!!"-like, "...", or letters under     |
+# |                | half the rest                                                             |
+# | all_caps       | three pairs of upper-case letters, as many as 80% of the 2+ letter words  |
+# | keyword_list   | four symbols and at most 2.5 words per symbol plus one, or "#"            |
 # | repeated_words | a word twice in a row, or a word repeated often enough to be 30% of them  |
 #
 # The other rules always run.  Texts without a class string get every bit.
@@ -725,7 +726,9 @@ def may_fire(f) -> int:
     elif dots and "www." in low:
         bits |= BIT["url"]
     digits = sym.count("d")
-    if " " not in text or (digits >= 3 and "ddd" in cls):  # a slug, a camera name or a hash
+    # a slug (one token with "_" or "-"), a camera name or a hash (three digits in a row)
+    if ((" " not in text and ("_" in text or "-" in text))
+            or (digits >= 3 and "ddd" in cls)):
         bits |= BIT["filename"]
     if digits >= 2 and "dd" in cls and ("x" in low or (rare and "×" in text)):
         bits |= BIT["dimension"]
@@ -739,14 +742,30 @@ def may_fire(f) -> int:
             bits |= BIT["price"]
         if not _PHRASE_KEYS.isdisjoint(words):
             bits |= _PHRASE_BITS
-    if sym.count("u") >= 6 and cls.count("uu") >= 3:  # three pairs: six upper-case letters
-        bits |= BIT["all_caps"]
+    if sym.count("u") >= 6:  # three pairs of upper-case letters: six of them
+        pairs = cls.count("uu")
+        # Each upper-case word of two letters or more holds a pair: all_caps needs 80% of
+        # those words upper case.
+        if pairs >= 3:
+            n2 = len(words) - list(map(len, words)).count(1)
+            if n2 >= 3 and pairs * 5 >= n2 * 4:
+                bits |= BIT["all_caps"]
+    spaces = sym.count(" ")
     if symbols >= 4:
-        bits |= BIT["keyword_list"]
+        # keyword_list's bound: a list has at most one segment per separator (a symbol) plus
+        # one, and 2.5 words a segment.  The words of a whitespace-normalised text are its
+        # spaces plus one.
+        if "s" in sym or "  " in text or text[:1] == " " or text[-1:] == " ":
+            n_words = len(text.split())
+        else:
+            n_words = spaces + 1
+        if n_words <= 2.5 * (symbols + 1):
+            bits |= BIT["keyword_list"]
     # punctuation's own tests: emoji, a run of symbols, or letters under half the rest.
     others = symbols + dots + digits
-    if ("e" in sym or (symbols >= 2 and "pp" in cls) or (dots >= 3 and "..." in cls)
-            or len(cls) - sym.count(" ") - others < others):
+    if ("e" in sym or (symbols >= 2 and "pp" in cls and (
+            "ppp" in cls or "!!" in text or "??" in text or "!?" in text or "?!" in text))
+            or (dots >= 3 and "..." in cls) or len(cls) - spaces - others < others):
         bits |= BIT["punctuation"]
     # repeated_words' own tests: a word twice in a row, or one that could be 30% of them.
     n = len(words)
