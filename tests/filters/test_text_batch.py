@@ -136,16 +136,42 @@ def test_class_string_answers_what_the_patterns_answer(all_candidates):
         assert ("e" in f.cls) == bool(text_rules._EMOJI_RE.search(text))
         if "’" not in text:  # oov's words: the lowercased words of the text
             assert f.words == [w.lower() for w in WORD_RE.findall(text)]
-        # sym: the class string without "l", with "r" for a rare symbol or a caseless emoji
-        # beyond Windows-1252 (which the class string shows as "e").
+    assert n_latin1 > 100  # German and French texts take the shortcuts too
+    assert classes("naïve Straße") is not None and classes("Café – it’s €5") is not None
+    assert classes("Café 😍") is None and classes("Привет") is None
+
+
+def test_sym_is_the_class_string_without_a_to_z_and_with_rare_symbols_marked(all_candidates):
+    """sym: the class string without "l", with "r" for a rare symbol or a caseless emoji beyond
+    Windows-1252 (which the class string shows as "e"); the gate counts on it."""
+    n_rare = 0
+    for text in sample_texts(all_candidates):
+        f = TextFacts(text)
+        if f.cls is None:
+            assert f.sym is None
+            continue
         strict = classes(text) is not None  # no emoji beyond Windows-1252
         want = "".join("r" if c in RARE_CHARS or (k == "e" and classes(c) is None) else k
                        for c, k in zip(text, f.cls) if k != "l")
         assert f.sym == want, text
         assert ("r" in f.sym) == (any(c in RARE_CHARS for c in text) or not strict), text
-    assert n_latin1 > 100  # German and French texts take the shortcuts too
-    assert classes("naïve Straße") is not None and classes("Café – it’s €5") is not None
-    assert classes("Café 😍") is None and classes("Привет") is None
+        n_rare += "r" in f.sym
+    assert n_rare > 500
+
+
+def test_word_count_of_the_normalisation_is_that_of_the_text(all_candidates):
+    """The length rule reads the number of words of an unedited ASCII text from the
+    normalisation (``_Ctx.norm_words``): it is ``len(text.split())``."""
+    from filters.text import _Ctx
+
+    cleaner = TextCleaner()
+    n = 0
+    for raw in sample_texts(all_candidates):
+        ctx = cleaner._begin(raw, "en", 0)  # normalised, no rule run
+        if isinstance(ctx, _Ctx) and ctx.norm:
+            assert ctx.norm_words == len(ctx.norm.split()) and ctx.text is ctx.norm, raw
+            n += 1
+    assert n > 2000
 
 
 def test_tidy_strips_edges_as_the_edge_pattern_did(all_candidates):
@@ -253,6 +279,30 @@ def test_rules_with_fast_paths_answer_as_their_reference_code(all_candidates):
                 assert got == want, (name, text)
                 seen[name, isinstance(want, text_rules.Reject) or want != text] += 1
     assert all(seen[name, True] >= 20 for name in text_reference.RULES), seen  # they do fire
+
+
+def test_fasttext_many_asks_each_distinct_text_once():
+    from filters.language import LanguageId
+
+    lid = LanguageId()
+    lid.load()
+    texts = ["the cat sat on the mat", "der hund schläft im garten", "le chat dort", "", "12345"]
+    asked = []
+    real = lid._ft.f
+
+    class Spy:
+        def multilinePredict(self, lines, *args):
+            asked.append(list(lines))
+            return real.multilinePredict(lines, *args)
+
+    want = [lid.fasttext(t) for t in texts]
+    lid._ft.f = Spy()
+    try:
+        got = lid.fasttext_many(texts + texts[::-2])
+    finally:
+        lid._ft.f = real
+    assert got == want + want[::-2]
+    assert asked == [[t + "\n" for t in texts]]
 
 
 def test_written_out_hint_chains_hold_every_hint():
