@@ -98,12 +98,18 @@ class LanguageId:
         same answer per text, without the per-call overhead."""
         if self._ft is None:
             self.load()
+        # Each distinct text once (the model is deterministic): batches repeat some.
+        distinct = list(dict.fromkeys(texts))
         # What FastText.predict(list) does (its single-text path breaks under numpy 2), minus
         # its per-text checks: one line per text (newlines replaced), k=1, no threshold.
-        lines = [t.replace("\n", " ") + "\n" for t in texts]
+        lines = [t.replace("\n", " ") + "\n" for t in distinct]
         labels, probs = self._ft.f.multilinePredict(lines, 1, 0.0, "strict")
         # strip "__label__"
-        return [(lab[0][9:], min(1.0, float(p[0]))) for lab, p in zip(labels, probs)]
+        answers = [(lab[0][9:], min(1.0, float(p[0]))) for lab, p in zip(labels, probs)]
+        if len(distinct) == len(texts):
+            return answers
+        by_text = dict(zip(distinct, answers))
+        return [by_text[t] for t in texts]
 
     def langdetect(self, text: str) -> tuple[str, float]:
         from langdetect import DetectorFactory, detect_langs

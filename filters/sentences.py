@@ -37,10 +37,24 @@ def split_sentences(text: str, lang: str = "en") -> list[str]:
     return out
 
 
+def edge_sentence(text: str, lang: str, last: bool) -> list[str]:
+    """``split_sentences(text, lang)[-1:]`` (``last``) or ``[:1]``: lines end sentences, so
+    only the last (first) line with a sentence is split, and no other sentence is stripped."""
+    lines = _LINES_RE.split(text) if "\n" in text else (text,)
+    for line in reversed(lines) if last else lines:
+        if line.strip():
+            segments = sentencex.segment(lang or "en", line)
+            for s in reversed(segments) if last else segments:
+                s = s.strip()
+                if s:
+                    return [s]
+    return []
+
+
 def sentences_next_to_image(before: str, after: str, lang: str = "en") -> list[tuple[str, str]]:
     """``[(side, sentence), ...]`` in page order; empty when there is no text either side."""
-    b = split_sentences(before, lang)[-1:] if before and before.strip() else []
-    a = split_sentences(after, lang)[:1] if after and after.strip() else []
+    b = edge_sentence(before, lang, True) if before and before.strip() else []
+    a = edge_sentence(after, lang, False) if after and after.strip() else []
     if b and a and not _ENDS_RE.search(b[0]):
         head = a[0][:1]
         if head.islower():

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from filters.language import LanguageId, primary_subtag
 from filters.sentences import sentences_next_to_image
-from filters.text_facts import facts
+from filters.text_facts import TextFacts
 from filters.text_rules import BIT, GATED, HAS_LETTER, RULE_NAMES, RULES, Reject, may_fire, tidy
 from pipeline.errors import ConfigError
 from pipeline.records import Candidate
@@ -80,9 +80,11 @@ class TextCleanerConfig:
 class _Ctx:
     """What the rules see of the cleaner and of the text being cleaned, one per text."""
 
-    __slots__ = ("cleaner", "config", "meta", "page_lang", "facts", "ft", "text")
+    __slots__ = ("cleaner", "config", "meta", "page_lang", "facts", "ft", "text", "norm",
+                 "norm_words")
 
-    def __init__(self, cleaner: "TextCleaner", page_lang: str):
+    def __init__(self, cleaner: "TextCleaner", page_lang: str, norm: str = "",
+                 norm_words: int = 0):
         self.cleaner = cleaner
         self.config: TextCleanerConfig = cleaner.config  # an attribute: rules read it often
         self.meta: dict = {"text_edits": []}
@@ -90,18 +92,13 @@ class _Ctx:
         self.facts = None  # filters.text_facts.TextFacts of the current text version
         self.ft = None  # (lang, probability) when fastText already ran in a batch
         self.text = ""  # the text waiting for that batch
+        # The whitespace-normalised text and its number of words (len(norm.split())), known
+        # from the normalisation: the length rule counts no text twice.
+        self.norm, self.norm_words = norm, norm_words
 
     @property
     def lid(self) -> LanguageId:
         return self.cleaner._lid
-
-    def zipf_of(self, lang: str) -> "_Zipf":
-        """Zipf frequencies in ``lang`` by word (``zipf_of(lang)[word]``)."""
-        return self.cleaner._zipf[lang]
-
-    @property
-    def wordfreq_lang(self) -> str:
-        return self.cleaner.wordfreq_lang(self.meta.get("lang", ""))
 
 
 class _Zipf(dict):
@@ -160,6 +157,7 @@ class TextCleaner(BatchMapStage):
         self.rules = [r for r in RULES if r.name not in self.config.disabled_rules]
         self._lid = LanguageId(self.config.model_path, use_langdetect=self.config.second_opinion)
         self._zipf = None
+        self._zipf_for: dict[str, _Zipf] = {}
         self._wf_langs: dict[str, str] = {}
         self._init_runtime()
 
@@ -168,7 +166,6 @@ class TextCleaner(BatchMapStage):
         # A gated rule runs only when may_fire() sets its bit for the current text version.
         self._bits = [BIT[r.name] if r.name in GATED else 0 for r in self.rules]
         self._last_gated = max((i for i, b in enumerate(self._bits) if b), default=-1)
-        self._every = tuple(range(len(self._fns)))
         self._plans: dict[int, tuple] = {}
         names = [r.name for r in self.rules]
         # fastText runs at the lang rule: the batched path stops there, asks fastText about
@@ -183,6 +180,7 @@ class TextCleaner(BatchMapStage):
 
         self._lid.load()
         self._zipf = _ZipfByLang(zipf_frequency)
+        self._zipf_for = {}
         langs = available_languages()
         self._wf_langs = {t: t for t in self.config.targets if t in langs}
         for t in self._wf_langs:
@@ -190,9 +188,9 @@ class TextCleaner(BatchMapStage):
 
     def __getstate__(self):
         state = {k: v for k, v in self.__dict__.items()
-                 if k not in ("_fns", "_bits", "_last_gated", "_every", "_plans", "_lang_at",
+                 if k not in ("_fns", "_bits", "_last_gated", "_plans", "_lang_at",
                               "_reasons", "_drops", "_cache")}
-        return {**state, "_zipf": None}
+        return {**state, "_zipf": None, "_zipf_for": {}}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -205,6 +203,14 @@ class TextCleaner(BatchMapStage):
         """The wordfreq list to judge a text with: its own language when it is a target with
         a list, else the first target that has one, else English."""
         return self._wf_langs.get(lang) or next(iter(self._wf_langs.values()), "en")
+
+    def zipf_for(self, lang: str) -> "_Zipf":
+        """The Zipf frequencies to judge a text in ``lang`` with (``wordfreq_lang``), found
+        once per language: the oov rule asks for every text that reaches it."""
+        z = self._zipf_for.get(lang)
+        if z is None:
+            z = self._zipf_for[lang] = self._zipf[self.wordfreq_lang(lang)]
+        return z
 
     def clear_cache(self) -> None:
         """Forgets the cached results (benchmarks use it to time the work, not the cache)."""
@@ -252,10 +258,13 @@ class TextCleaner(BatchMapStage):
     def _begin(self, text: str, page_lang: str, stop: int):
         """Normalises ``text`` and runs the rules before index ``stop``: a result tuple when
         that decides the text, else the ``_Ctx`` (holding the text) to go on from ``stop``."""
-        ctx = _Ctx(self, page_lang)
-        text = " ".join(text[: self.config.max_input_chars].split())
-        if not text.isascii():
+        parts = text[: self.config.max_input_chars].split()
+        text = " ".join(parts)
+        if text.isascii():
+            ctx = _Ctx(self, page_lang, text, len(parts))
+        else:
             text = unicodedata.normalize("NFC", text)
+            ctx = _Ctx(self, page_lang)
         if not (text[:1].isalpha() or HAS_LETTER.search(text)):  # isalpha: a letter to HAS_LETTER
             return None, self._reason("empty"), ctx.meta, -1
         text, reason, at = self._run(text, ctx, 0, stop)
@@ -267,28 +276,43 @@ class TextCleaner(BatchMapStage):
     def _finish(self, ctx: _Ctx, ft: tuple[str, float]) -> tuple:
         """Runs the rules from the lang rule on, with fastText's answer for the text."""
         ctx.ft = ft
-        text, reason, at = self._run(ctx.text, ctx, self._lang_at, len(self._fns))
-        return text, reason, ctx.meta, at
+        text, fns, n = ctx.text, self._fns, len(self._fns)
+        # The lang rule and those after it are not gated: _run without the gate and plan.
+        for i in range(self._lang_at, n):
+            out = fns[i](text, ctx)
+            if out is text:
+                continue
+            if isinstance(out, Reject):
+                return None, self._reason(out.what), ctx.meta, i
+            text, reason, at = self._run(text, ctx, i, n)  # an edit: as _run handles it
+            return text, reason, ctx.meta, at
+        return text, "", ctx.meta, n
 
-    def _plan(self, fire: int) -> tuple:
-        """The indices of the rules to run, in order, on a text whose gate answer
-        (``may_fire``) is ``fire``: every ungated rule, and the gated ones it names."""
-        plan = self._plans.get(fire)
+    def _plan(self, fire: int, start: int, stop: int) -> tuple:
+        """The indices of the rules to run, in order, from ``start`` to before ``stop``, on a
+        text whose gate answer (``may_fire``) is ``fire``: every ungated rule, and the gated
+        ones it names (no index the loop would only skip)."""
+        key = (fire << 16) | (start << 8) | stop
+        plan = self._plans.get(key)
         if plan is None:
-            plan = self._plans[fire] = tuple(i for i, b in enumerate(self._bits)
-                                             if not b or fire & b)
+            plan = self._plans[key] = tuple(i for i, b in enumerate(self._bits)
+                                            if start <= i < stop and (not b or fire & b))
         return plan
 
     def _run(self, text: str, ctx: _Ctx, start: int, stop: int) -> tuple[str | None, str, int]:
         # The gate answers once per text version; the loop then calls only the rules it names.
-        plan = (self._plan(may_fire(facts(text, ctx))) if start <= self._last_gated
-                else self._every)
+        if start <= self._last_gated:
+            f = ctx.facts  # facts(text, ctx), inline
+            if f is None or f.text is not text:
+                f = ctx.facts = TextFacts(text)
+            fire = may_fire(f)
+        else:
+            fire = -1
+        plan = self._plans.get((fire << 16) | (start << 8) | stop)  # _plan()'s key, inline
+        if plan is None:
+            plan = self._plan(fire, start, stop)
         fns, edits = self._fns, ctx.meta["text_edits"]
         for i in plan:
-            if i < start:
-                continue
-            if i >= stop:
-                break
             out = fns[i](text, ctx)
             if out is text:  # most rules leave most texts alone
                 continue
@@ -353,6 +377,10 @@ class TextCleaner(BatchMapStage):
         if not pieces:
             return self.drop("empty")
         page_lang = cand.page_lang or ""
+        if len(pieces) == 1:  # most candidates: one text, and most of those are dropped
+            result = results[(pieces[0][1], page_lang)]
+            if result[0] is None:
+                return self._drop(result[1])
         outputs, best = [], (-2, "")
         for side, sentence in pieces:
             text, reason, meta, at = results[(sentence, page_lang)]

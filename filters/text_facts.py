@@ -59,12 +59,21 @@ def _char_class(c: str, codec: str) -> str:
     return "s" if _SPACE_RE.fullmatch(c) else "p"
 
 
-def _tables(codec: str) -> tuple[str, bytes, bytes]:
-    """``(codec, byte -> class letter, byte -> space for what NON_LETTERS_RE replaces)``."""
+# Rare characters: what the markup rule acts on (escapes, tags, TeX, mojibake, the characters
+# that are not printable), "@", "©", "%", currency signs, "#" and "×".  The gate
+# (filters.text_rules.may_fire) asks the rules that act on them only when a text holds one.
+RARE_CHARS = frozenset("\\{&<[ÃÂâ@©%$£¥#×€" + "".join(
+    c for c in map(chr, range(256)) if not c.isprintable()))
+
+
+def _tables(codec: str) -> tuple[str, bytes, bytes, bytes]:
+    """``(codec, byte -> class letter, byte -> space for what NON_LETTERS_RE replaces,
+    byte -> class letter or "r" for RARE_CHARS)``."""
     chars = [bytes([i]).decode(codec, errors="replace") for i in range(256)]  # undefined: U+FFFD
     cls = bytes(ord(_char_class(c, codec)) for c in chars)
     space = bytes(32 if NON_LETTERS_RE.fullmatch(c) else i for i, c in enumerate(chars))
-    return codec, cls, space
+    rare = bytes(ord("r") if c in RARE_CHARS else k for c, k in zip(chars, cls))
+    return codec, cls, space, rare
 
 
 # Latin-1 first: encoding a Latin-1 text to it is a copy.
@@ -97,22 +106,34 @@ def _emoji_as_copyright(err: UnicodeEncodeError):
 
 
 def _encode(text: str, emoji: bool):
-    """``(raw bytes, the _CODECS entry)`` of the first codec that takes ``text`` (with caseless
-    emoji as "©" when ``emoji``), or ``None``.  Strict first: most non-ASCII texts need no
-    handler (one raised in C costs less than one called in Python)."""
-    for errors in ("strict", "lait-emoji") if emoji else ("strict",):
+    """``(raw bytes, the _CODECS entry, errors)`` of the first codec that takes ``text`` (with
+    caseless emoji as "©" when ``emoji``), or ``None``.  Without a handler first: most
+    non-ASCII texts need none.  "ignore" is handled inside the C encoder (no exception is
+    made): the codec takes the text when no character went missing."""
+    for entry in _CODECS:
+        raw = text.encode(entry[0], "ignore")
+        if len(raw) == len(text):  # one byte per character
+            return raw, entry, "strict"
+    if emoji:
         for entry in _CODECS:
             try:
-                return text.encode(entry[0], errors), entry
+                return text.encode(entry[0], "lait-emoji"), entry, "lait-emoji"
             except UnicodeEncodeError:
                 continue
     return None
 
 
 codecs.register_error("lait-emoji", _emoji_as_copyright)
-assert all(t[0xA9] == ord("e") for _, t, _ in _CODECS)
+assert all(t[0xA9] == ord("e") for _, t, _, _ in _CODECS)
 # ASCII is the first half of Latin-1, and none of it is "x".
-_, _ASCII_CLS, _ASCII_SPACE = _CODECS[0]
+_, _ASCII_CLS, _ASCII_SPACE, _ASCII_RARE = _CODECS[0]
+# The bytes of class "l" (a-z in both codecs), which ``sym`` leaves out.
+_L_BYTES = bytes(i for i in range(256) if _ASCII_CLS[i] == ord("l"))
+assert _L_BYTES == b"abcdefghijklmnopqrstuvwxyz"
+assert all(bytes(i for i in range(256) if t[i] == ord("l")) == _L_BYTES for _, t, _, _ in _CODECS)
+# ASCII letters lowercased, other bytes as _ASCII_SPACE has them: the letter runs of the
+# lowercased text from the text's own bytes.
+_ASCII_LOW_SPACE = bytes(c + 32 if 65 <= c <= 90 else c for c in _ASCII_SPACE)
 assert b"x" not in _ASCII_CLS[:128]
 
 
@@ -124,7 +145,7 @@ def classes(text: str, emoji: bool = False) -> str | None:
     enc = _encode(text, emoji)
     if enc is None:
         return None
-    raw, (_, table, _) = enc
+    raw, (_, table, _, _), _ = enc
     # A str, not bytes: ``b"dd" in some_bytes`` first tries the argument as an integer
     # and formats (then clears) a TypeError, several times the cost of the search.
     cls = raw.translate(table).decode("ascii")
@@ -139,7 +160,7 @@ def _letter_runs(low: str) -> list[str] | None:
     enc = _encode(low, emoji=True)
     if enc is None:
         return None
-    raw, (codec, _, space) = enc
+    raw, (codec, _, space, _), _ = enc
     return raw.translate(space).decode(codec).split()
 
 
@@ -163,22 +184,40 @@ def letter_norm(low: str) -> str:
 
 class TextFacts:
     """``text``, ``low`` (lowercased), ``cls`` (the class string, ``None`` for texts with
-    characters beyond Windows-1252 other than caseless emoji) and ``words`` (lowercased
-    letter words, as ``WORD_RE.findall(low)``)."""
+    characters beyond Windows-1252 other than caseless emoji), ``words`` (lowercased letter
+    words, as ``WORD_RE.findall(low)``), and for texts with a class string ``sym``: the class
+    string without its "l" letters (what a count of any other class reads, in a fraction of
+    the length), with "r" for each of RARE_CHARS (a caseless emoji counts as one) in place
+    of its class.  All made at once: the gate reads every one of them for every text."""
 
-    __slots__ = ("text", "low", "cls", "_words")
+    __slots__ = ("text", "low", "cls", "words", "sym")
 
     def __init__(self, text: str):
         self.text = text
-        self.low = text.lower()
-        self.cls = classes(text, emoji=True)
-        self._words = None
-
-    @property
-    def words(self) -> list[str]:
-        if self._words is None:
-            self._words = letter_words(self.low, self.cls)
-        return self._words
+        self.low = low = text.lower()
+        if text.isascii():  # classes() and letter_words() inline: ASCII is the common case
+            raw = text.encode("ascii")
+            self.cls = raw.translate(_ASCII_CLS).decode("ascii")
+            self.sym = raw.translate(_ASCII_RARE, _L_BYTES).decode("ascii")
+            self.words = (raw.translate(_ASCII_LOW_SPACE).decode("ascii").split()
+                          if "'" not in text else WORD_RE.findall(low))
+            return
+        # classes(text, emoji=True) and letter_words(low, cls) with one codec choice: a text
+        # with a class string lowercases to one that the same codec takes.
+        enc = _encode(text, True)
+        cls = sym = None
+        if enc is not None:
+            raw, (codec, table, space, rare), errors = enc
+            cls = raw.translate(table).decode("ascii")
+            if "x" in cls:
+                cls = None
+            else:
+                sym = raw.translate(rare, _L_BYTES).decode("ascii")
+        self.cls, self.sym = cls, sym
+        if cls is not None and "'" not in low and "’" not in low:
+            self.words = low.encode(codec, errors).translate(space).decode(codec).split()
+        else:
+            self.words = WORD_RE.findall(low)
 
 
 def facts(text: str, ctx=None) -> TextFacts:

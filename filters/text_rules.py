@@ -51,10 +51,14 @@ Rules 16-18 use the cleaner's configuration and models through ``ctx`` and write
 """
 from __future__ import annotations
 
+import functools
 import html
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass
+from itertools import islice
+from operator import eq as _eq
 from typing import Callable
 
 _HERE = os.path.join(os.path.dirname(__file__), "wordlists")
@@ -65,6 +69,11 @@ class Reject:
     """A rule's verdict to drop the text; ``what`` becomes the reason ``text_<what>``."""
 
     what: str
+
+
+# A frozen dataclass costs a few object.__setattr__ calls to make; rules drop many texts each, so
+# every reason's Reject is made once (it is immutable: sharing it changes nothing).
+_reject = functools.lru_cache(maxsize=None)(Reject)
 
 
 @dataclass(frozen=True)
@@ -167,7 +176,7 @@ _LATEX_RE = re.compile(r"\\[a-zA-Z]+ ?[{\[_^]|[_^]\{|\\(?:frac|sum|int|alpha|bet
 def markup(text, ctx=None):
     if "\\" in text or "{" in text:
         if _LATEX_RE.search(text):  # a formula's TeX source (Wikipedia math alt texts)
-            return Reject("markup")
+            return _reject("markup")
     if "&" in text:
         text = html.unescape(html.unescape(text))
     if "<" in text or "[" in text:
@@ -246,8 +255,17 @@ _CAMERA_HINTS = ("img", "dsc", "gopr", "gh", "pxl", "dji", "mvc", "pict", "imag"
                  "mg_", "screen")
 
 
+# The letter runs that a _CAMERA_RE match starts with (its prefixes end at "[ _-]" or a digit;
+# "P\d{7}" shows as seven digits in a row): as _AGENCY_KEYS below.
+_CAMERA_KEYS = frozenset("img dsc dscn dscf gopr gh pxl dji mvc cimg pict imag vid pano mg screen "
+                         "screenshot".split())
+
+
 def _camera_hint(low: str, cls: bytes) -> bool:
-    return "ddddddd" in cls or any(h in low for h in _CAMERA_HINTS)
+    # _CAMERA_HINTS written out: a chain of ``in`` tests, not a generator.
+    return ("ddddddd" in cls or "img" in low or "dsc" in low or "gopr" in low or "gh" in low
+            or "pxl" in low or "dji" in low or "mvc" in low or "pict" in low or "imag" in low
+            or "vid" in low or "pano" in low or "mg_" in low or "screen" in low)
 _HEX12_RE = re.compile(r"[0-9a-fA-F]{12}")
 
 
@@ -260,7 +278,8 @@ def filename(text, ctx=None):
         text, cls = _FILE_RE.sub(" ", text), None
     # Camera names and hashes hold three digits in a row.
     if ("ddd" in cls) if cls is not None else _DIGITS3_RE.search(text):
-        if cls is None or _camera_hint(f.low, cls):
+        if cls is None or ((not _CAMERA_KEYS.isdisjoint(f.words) or "ddddddd" in cls)
+                           and _camera_hint(f.low, cls)):
             text = _CAMERA_RE.sub(" ", text)
         if _HEX12_RE.search(text):
             text = _HASH_RE.sub(" ", text)
@@ -303,6 +322,15 @@ _AGENCY_WORDS = ("getty", "shutterstock", "istock", "adobe stock", "unsplash", "
                  "dreamstime", "alamy", "ap photo", "reuters", "afp", "dpa", "alliance")
 
 
+# The first word of each _AGENCY_RE alternative.  In a text with a class string, re.IGNORECASE
+# folds no other character onto their letters, and each is bounded by \b (or by "(", "[ _-]",
+# "\s"), so a match's first word is a letter run of the lowercased text: without one of these
+# runs _AGENCY_RE finds nothing, even in the text the label and copyright edits leave (they cut
+# at non-letters and join with a space).
+_AGENCY_KEYS = frozenset("getty shutterstock istock istockphoto adobe unsplash pexels pixabay "
+                         "dreamstime alamy ap reuters afp dpa picture".split())
+
+
 def _has_agency(low: str) -> bool:
     # Written out: a chain of ``in`` tests runs several times faster than any() over a
     # generator or an alternation pattern, and every text goes through it.
@@ -316,6 +344,12 @@ def _has_agency(low: str) -> bool:
 _LABEL_HINTS = ("photo", "image", "pic", "foto", "bild", "credit", "source", "quelle")
 
 
+def _has_label_hint(low: str) -> bool:
+    # _LABEL_HINTS written out, as in _has_agency.
+    return ("photo" in low or "image" in low or "pic" in low or "foto" in low or "bild" in low
+            or "credit" in low or "source" in low or "quelle" in low)
+
+
 def credit(text, ctx=None):
     f = facts(text, ctx)
     low = f.low
@@ -326,7 +360,7 @@ def credit(text, ctx=None):
         # claimed ..." credits only the next token.
         text = text[: m.start()] + (" " + rest.split(" ", 1)[1] if len(rest.split()) > 8 else "")
     text = _PAREN_CREDIT_RE.sub("", text) if text.endswith(")") else text
-    label = ":" in text and (f.cls is None or any(h in low for h in _LABEL_HINTS))
+    label = ":" in text and (f.cls is None or _has_label_hint(low))
     m = _CREDIT_LABEL_RE.search(text) if label else None
     if m is not None:
         rest = text[m.end():]
@@ -336,6 +370,8 @@ def credit(text, ctx=None):
         text = text[: m.start()] + " " + rest[len(cut):]
     if " by " in low or " courtesy " in low or " via " in low:
         text = _PHOTO_BY_RE.sub("", text)
+    if f.cls is not None and _AGENCY_KEYS.isdisjoint(f.words):
+        return text
     return _AGENCY_RE.sub(" ", text) if _has_agency(low) else text
 
 
@@ -353,19 +389,24 @@ _BOILER_PHRASES = PhraseSet(load_wordlist("boilerplate_phrases_en.txt"))
 def boilerplate(text, ctx=None):
     # The whole-text checks only need the start of a long text (the patterns are prefixes).
     f = facts(text, ctx)
-    low = f.low
+    low, words = f.low, f.words
     if f.cls is not None and len(low) <= 60 and "'" not in low and "’" not in low:
-        norm = " ".join(f.words)  # without apostrophes the words are the letter runs
+        norm = " ".join(words)  # without apostrophes the words are the letter runs
+        first = words[0] if words else ""
     else:
         norm = letter_norm(low[:60] if f.cls is not None else text[:60].lower())
+        first = norm.partition(" ")[0]
     if norm in _BOILERPLATE:
-        return Reject("boilerplate")
+        return _reject("boilerplate")
     # Each pattern names its first word, ends in "logo"/"icon"/"button" or holds "logo"; match,
     # not search: every alternative is anchored at the start.
     if ("logo" in norm or norm.endswith(("icon", "button"))
-            or norm.partition(" ")[0] in _BOILER_FIRST_WORDS) and _BOILER_PATTERN_RE.match(norm):
-        return Reject("boilerplate")
-    return Reject("boilerplate") if _BOILER_PHRASES.search(facts(text, ctx).words) else text
+            or first in _BOILER_FIRST_WORDS) and _BOILER_PATTERN_RE.match(norm):
+        return _reject("boilerplate")
+    # PhraseSet.search's first test, inline: most texts hold no phrase's key word.
+    if _BOILER_PHRASES.keys.isdisjoint(words):
+        return text
+    return _reject("boilerplate") if _BOILER_PHRASES.search(words) else text
 
 
 # 8-9. promotional spam and prices ------------------------------------------------------------
@@ -379,7 +420,7 @@ _PRICE_RE = re.compile(r"[$€£¥₹]\s?\d[\d.,]*" + _BIG + r"|\b\d[\d.,]*\s?(?
 
 def promo(text, ctx=None):
     if ("%" in text and _PERCENT_RE.search(text)) or _PROMO.search(facts(text, ctx).words):
-        return Reject("promo")
+        return _reject("promo")
     return text
 
 
@@ -394,7 +435,7 @@ def price(text, ctx=None):
             return text
     elif not DIGIT_RE.search(text):
         return text
-    return Reject("price") if _PRICE_RE.search(text) else text
+    return _reject("price") if _PRICE_RE.search(text) else text
 
 
 # 10-11. word lists ---------------------------------------------------------------------------
@@ -403,11 +444,11 @@ _SPAM = PhraseSet(load_wordlist("spam_en.txt"))
 
 
 def adult(text, ctx=None):
-    return Reject("adult") if _ADULT.search(facts(text, ctx).words) else text
+    return _reject("adult") if _ADULT.search(facts(text, ctx).words) else text
 
 
 def spam(text, ctx=None):
-    return Reject("spam") if _SPAM.search(facts(text, ctx).words) else text
+    return _reject("spam") if _SPAM.search(facts(text, ctx).words) else text
 
 
 # 12. punctuation and emoji -------------------------------------------------------------------
@@ -449,7 +490,7 @@ def punctuation(text, ctx=None):
         text = _RUN_RE.sub(_collapse, _EMOJI_RE.sub(" ", text))
         others = len(NOT_LETTER_RE.findall(text))  # digits and symbols (texts are mostly letters)
     letters = len(text) - text.count(" ") - others
-    return Reject("punctuation") if letters < others else text
+    return _reject("punctuation") if letters < others else text
 
 
 # 13-15. shouting, keyword stuffing, repetition -----------------------------------------------
@@ -463,8 +504,8 @@ def all_caps(text, ctx=None):
     if pairs < 3:  # fewer than 3 words could be upper case
         return text
     words = [w for w in letter_words(text, cls) if len(w) >= 2]
-    if len(words) >= 3 and sum(w.isupper() for w in words) * 5 >= len(words) * 4:
-        return Reject("all_caps")
+    if len(words) >= 3 and sum(map(str.isupper, words)) * 5 >= len(words) * 4:
+        return _reject("all_caps")
     return text
 
 
@@ -474,13 +515,21 @@ _HASHTAG_RE = re.compile(r"(?:^|\s)#\w")
 
 def keyword_list(text, ctx=None):
     if "#" in text and len(_HASHTAG_RE.findall(text)) >= 3:
-        return Reject("keyword_list")
+        return _reject("keyword_list")
     cls = facts(text, ctx).cls  # every separator is a symbol of class "p"
-    if (cls is not None and cls.count("p") < 4) or sum(map(text.count, ",;|/•·-–—")) < 4:
+    if cls is not None and cls.count("p") < 4:
+        return text
+    n_sep = sum(map(text.count, ",;|/•·-–—"))
+    if n_sep < 4:
+        return text
+    # Each separator match holds one of those characters: at most n_sep + 1 segments, so a
+    # text with more words than 2.5 times that is no list (most sentences with commas).
+    n_words = len(text.split())
+    if n_words > 2.5 * (n_sep + 1):
         return text
     segments = [s for s in _SEP_RE.split(text) if s]
-    if len(segments) >= 5 and len(text.split()) <= 2.5 * len(segments):
-        return Reject("keyword_list")
+    if len(segments) >= 5 and n_words <= 2.5 * len(segments):
+        return _reject("keyword_list")
     return text
 
 
@@ -492,31 +541,35 @@ STOPWORDS = frozenset("a an and are as at be by for from has he her his in is it
 
 def repeated_words(text, ctx=None):
     words = facts(text, ctx).words
-    if len(set(words)) == len(words):  # no word occurs twice: nothing to collapse or count
+    n_distinct = len(set(words))
+    if n_distinct == len(words):  # no word occurs twice: nothing to collapse or count
         return text
-    if any(a == b for a, b in zip(words, words[1:])):
+    # Comparisons and counting in C (map, Counter): long texts repeat "the" and "and".
+    if any(map(_eq, words, islice(words, 1, None))):
         text = _DUP_RE.sub(lambda m: m.group(0) if m.group(1).lower() in _DUP_OK else m.group(1), text)
         words = lower_words(text)
-    if len(words) >= 6 and len(words) - len(set(words)) >= 2:  # some word occurs 3 times
-        counts: dict[str, int] = {}
-        for w in words:
-            if len(w) >= 3 and w not in STOPWORDS:
-                counts[w] = counts.get(w, 0) + 1
-        n = max(counts.values(), default=0)
-        if n >= 3 and n * 10 >= len(words) * 3:
-            return Reject("repeated_words")
+        n_distinct = len(set(words))
+    n = len(words)
+    # Some word occurs 3 times, and could be 30% of the words: no word occurs more often than
+    # once plus the number of repeats (n - n_distinct).
+    if n >= 6 and n - n_distinct >= 2 and (n - n_distinct + 1) * 10 >= n * 3:
+        counts = Counter(words)
+        c = max((c for w, c in counts.items() if len(w) >= 3 and w not in STOPWORDS), default=0)
+        if c >= 3 and c * 10 >= n * 3:
+            return _reject("repeated_words")
     return text
 
 
 # 16-18. length window, language, out-of-vocabulary ratio (need the cleaner: ctx) --------------
 def length(text, ctx):
     cfg = ctx.config
-    n = len(text.split())
+    # The words of an unedited ASCII text are the parts the cleaner joined them from.
+    n = ctx.norm_words if text is ctx.norm else len(text.split())
     ctx.meta["n_words"] = n
     if n < cfg.min_words or len(text) < cfg.min_chars:
-        return Reject("too_short")
+        return _reject("too_short")
     if n > cfg.max_words or len(text) > cfg.max_chars:
-        return Reject("too_long")
+        return _reject("too_long")
     return text
 
 
@@ -532,13 +585,13 @@ def lang(text, ctx):
     if code in cfg.targets:
         return text
     if conf >= cfg.lang_min_conf:
-        return Reject("not_target")
+        return _reject("not_target")
     if cfg.second_opinion:  # unsure: langdetect decides
         ld, _ = ctx.lid.langdetect(text)
         ctx.meta["lang_langdetect"] = ld
-        return text if ld in cfg.targets else Reject("not_target")
+        return text if ld in cfg.targets else _reject("not_target")
     # Unsure on a short text: the page's language (already checked by the language step) stands.
-    return text if not ctx.page_lang or ctx.page_lang in cfg.targets else Reject("not_target")
+    return text if not ctx.page_lang or ctx.page_lang in cfg.targets else _reject("not_target")
 
 
 def lang_input(text: str, cfg) -> str:
@@ -554,13 +607,13 @@ def oov(text, ctx):
         words = [w.lower().replace("’", "'") for w in WORD_RE.findall(text)]
     if not words:
         ctx.meta["oov_ratio"] = 1.0
-        return Reject("oov")
+        return _reject("oov")
     # Counted in C: map the words to their Zipf frequencies, then to "below the threshold".
-    zipf = ctx.zipf_of(ctx.wordfreq_lang)
+    zipf = ctx.cleaner.zipf_for(ctx.meta.get("lang", ""))
     n_oov = sum(map(float(ctx.config.zipf_threshold).__gt__, map(zipf.__getitem__, words)))
     ratio = n_oov / len(words)
     ctx.meta["oov_ratio"] = round(ratio, 4)
-    return Reject("oov") if ratio > ctx.config.max_oov_ratio else text
+    return _reject("oov") if ratio > ctx.config.max_oov_ratio else text
 
 
 RULES: list[Rule] = [
@@ -596,43 +649,43 @@ RULE_NAMES = [r.name for r in RULES]
 #
 # | rule           | may fire when the text holds (else skipped)                               |
 # |----------------|---------------------------------------------------------------------------|
-# | markup         | a rare symbol (below: \ { & < [ mojibake, non-printable, ...)              |
+# | markup         | a rare symbol (RARE_CHARS: \ { & < [ mojibake, non-printable, ...)       |
 # | email          | "@", "[at]" or "(at)"                                                     |
 # | url            | a period before a letter, "www." or "://"                                 |
-# | filename       | a period before a letter, three digits in a row, or no space at all       |
-# | dimension      | two digits in a row and an "x", or a rare symbol ("×")                     |
-# | credit         | a rare symbol ("©"), a colon or parenthesis, or one of its words           |
-# | promo          | a rare symbol ("%") or the key word of a promo, adult or spam phrase       |
-# | price          | a digit and a currency word, or a rare symbol (currency signs)             |
+# | filename       | a period before a letter, three digits in a row, or one token with "_"/"-"|
+# | dimension      | two digits in a row and an "x" or "×"                                     |
+# | credit         | "©", "(c)", a final ")", a colon with a label word (photo, credit, ...),  |
+# |                | one of its words ("by", "via", "courtesy" only beside "photo", "image"    |
+# |                | or "picture")                                                             |
+# | promo          | "%" or the key word of a promo, adult or spam phrase                      |
+# | price          | a digit and a currency word or sign ($ € £ ¥)                             |
 # | adult, spam    | the key word (PhraseSet.keys) of a promo, adult or spam phrase            |
-# | punctuation    | an emoji, two symbols in a row, "...", or letters under half the rest     |
-# | all_caps       | three pairs of upper-case letters                                         |
-# | keyword_list   | four symbols, or a rare symbol ("#")                                      |
-# | repeated_words | a word twice                                                              |
+# | punctuation    | an emoji, three symbols in a row or "!!"-like, "...", or letters under     |
+# |                | half the rest                                                             |
+# | all_caps       | three pairs of upper-case letters, as many as 80% of the 2+ letter words  |
+# | keyword_list   | four symbols and at most 2.5 words per symbol plus one, or "#"            |
+# | repeated_words | a word twice in a row, or a word repeated often enough to be 30% of them  |
 #
 # The other rules always run.  Texts without a class string get every bit.
 BIT = {name: 1 << i for i, name in enumerate(RULE_NAMES)}
 GATED = frozenset(BIT) - {"boilerplate", "length", "lang", "oov"}
 _ALL = sum(BIT.values())
 _ALWAYS = _ALL - sum(BIT[n] for n in GATED)
-# Rare symbols: what markup acts on (escapes, tags, TeX, mojibake, the Latin-1 characters
-# that are not printable: Windows-1252's others all are), "@", "©", "%", currency signs, "#"
-# and "×".  Latin-1 only, so that re tests them with a bitmap; "€" is tested on its own.
-_RARE_RE = re.compile("[" + re.escape("\\{&<[ÃÂâ@©%$£¥#×" + "".join(
-    c for c in map(chr, range(256)) if not c.isprintable())) + "]")
-_RARE_BITS = sum(BIT[n] for n in ("markup", "dimension", "credit", "promo", "price",
-                                  "keyword_list"))
 _URL_FILE = BIT["url"] | BIT["filename"]
 _PHRASE_BITS = BIT["promo"] | BIT["adult"] | BIT["spam"]
 # Words (letter runs) without which the letter-led patterns cannot match: each of them is
 # bounded by \b there, so it is a whole letter run of the lowercased text.
-_CREDIT_WORDS = frozenset("copyright by courtesy via getty shutterstock istock istockphoto adobe "
+_CREDIT_WORDS = frozenset("copyright getty shutterstock istock istockphoto adobe "
                           "unsplash pexels pixabay dreamstime alamy ap reuters afp dpa "
                           "picture".split())
 _PRICE_WORDS = frozenset("usd eur gbp chf dollar dollars euro euros bucks us".split())
 # The key words of the promo, adult and spam phrases: a text with none holds no phrase.
 _PHRASE_KEYS = _PROMO.keys | _ADULT.keys | _SPAM.keys
-_TRIGGER_WORDS = _CREDIT_WORDS | _PRICE_WORDS | _PHRASE_KEYS
+# "by", "courtesy" and "via" are common words: credit acts on them only after "photo",
+# "photograph", "image" or "picture" (_PHOTO_BY_RE), so the gate asks for both.
+_BY_WORDS = frozenset("by courtesy via".split())
+_PHOTO_WORDS = frozenset("photo photograph image picture".split())
+_TRIGGER_WORDS = _CREDIT_WORDS | _PRICE_WORDS | _PHRASE_KEYS | _BY_WORDS
 
 
 def may_fire(f) -> int:
@@ -641,44 +694,83 @@ def may_fire(f) -> int:
     cls = f.cls
     if cls is None:
         return _ALL
-    text, words = f.text, f.words
+    text, words, sym, low = f.text, f.words, f.sym, f.low
+    # Counts come from ``sym`` (the class string without lowercase letters, a fraction of its
+    # length, "r" for rare symbols); a test on ``cls`` runs only when ``sym`` holds enough of
+    # what it looks for.
     bits = _ALWAYS
-    if _RARE_RE.search(text) or "€" in text:
-        bits |= _RARE_BITS
+    rare = "r" in sym  # RARE_CHARS (or an emoji): count on the class string itself
+    if rare:
+        bits |= BIT["markup"]
         if "@" in text or "[at]" in text:
             bits |= BIT["email"]
-    if ":" in text or "(" in text or ")" in text:  # a credit label, "(c)", "(DW/J. Hitz)"
-        bits |= BIT["credit"]
+        if "©" in text:
+            bits |= BIT["credit"]
+        if "%" in text:
+            bits |= BIT["promo"]
+        if "#" in text:
+            bits |= BIT["keyword_list"]
+        sym = cls
+    symbols = sym.count("p")
+    if symbols:
+        # credit's own tests: "(c)", a final parenthesis, a credit label.
+        if text.endswith(")") or "(c)" in low or (":" in text and _has_label_hint(low)):
+            bits |= BIT["credit"]
         if "://" in text:
             bits |= BIT["url"]
         if "(at)" in text:
             bits |= BIT["email"]
-    if ".l" in cls or ".u" in cls:  # a TLD or a file extension could follow
+    dots = sym.count(".")
+    if dots and (".l" in cls or ".u" in cls):  # a TLD or a file extension could follow
         bits |= _URL_FILE
-    elif "www." in f.low:
+    elif dots and "www." in low:
         bits |= BIT["url"]
-    if " " not in text or "ddd" in cls:  # a slug, a camera name or a hash
+    digits = sym.count("d")
+    # a slug (one token with "_" or "-"), a camera name or a hash (three digits in a row)
+    if ((" " not in text and ("_" in text or "-" in text))
+            or (digits >= 3 and "ddd" in cls)):
         bits |= BIT["filename"]
-    digits = "d" in cls
-    if digits and "dd" in cls and "x" in f.low:
+    if digits >= 2 and "dd" in cls and ("x" in low or (rare and "×" in text)):
         bits |= BIT["dimension"]
+    if digits and rare and ("$" in text or "€" in text or "£" in text or "¥" in text):
+        bits |= BIT["price"]
     if not _TRIGGER_WORDS.isdisjoint(words):
-        if not _CREDIT_WORDS.isdisjoint(words):
+        if not _CREDIT_WORDS.isdisjoint(words) or (
+                not _BY_WORDS.isdisjoint(words) and not _PHOTO_WORDS.isdisjoint(words)):
             bits |= BIT["credit"]
         if digits and not _PRICE_WORDS.isdisjoint(words):
             bits |= BIT["price"]
         if not _PHRASE_KEYS.isdisjoint(words):
             bits |= _PHRASE_BITS
-    if cls.count("uu") >= 3:
-        bits |= BIT["all_caps"]
-    symbols = cls.count("p")
+    if sym.count("u") >= 6:  # three pairs of upper-case letters: six of them
+        pairs = cls.count("uu")
+        # Each upper-case word of two letters or more holds a pair: all_caps needs 80% of
+        # those words upper case.
+        if pairs >= 3:
+            n2 = len(words) - list(map(len, words)).count(1)
+            if n2 >= 3 and pairs * 5 >= n2 * 4:
+                bits |= BIT["all_caps"]
+    spaces = sym.count(" ")
     if symbols >= 4:
-        bits |= BIT["keyword_list"]
+        # keyword_list's bound: a list has at most one segment per separator (a symbol) plus
+        # one, and 2.5 words a segment.  The words of a whitespace-normalised text are its
+        # spaces plus one.
+        if "s" in sym or "  " in text or text[:1] == " " or text[-1:] == " ":
+            n_words = len(text.split())
+        else:
+            n_words = spaces + 1
+        if n_words <= 2.5 * (symbols + 1):
+            bits |= BIT["keyword_list"]
     # punctuation's own tests: emoji, a run of symbols, or letters under half the rest.
-    others = symbols + cls.count(".") + cls.count("d")
-    if ("e" in cls or "pp" in cls or "..." in cls
-            or len(cls) - cls.count(" ") - others < others):
+    others = symbols + dots + digits
+    if ("e" in sym or (symbols >= 2 and "pp" in cls and (
+            "ppp" in cls or "!!" in text or "??" in text or "!?" in text or "?!" in text))
+            or (dots >= 3 and "..." in cls) or len(cls) - spaces - others < others):
         bits |= BIT["punctuation"]
-    if len(set(words)) != len(words):
+    # repeated_words' own tests: a word twice in a row, or one that could be 30% of them.
+    n = len(words)
+    repeats = n - len(set(words))
+    if repeats and (any(map(_eq, words, islice(words, 1, None)))
+                    or (n >= 6 and repeats >= 2 and (repeats + 1) * 10 >= n * 3)):
         bits |= BIT["repeated_words"]
     return bits

@@ -17,8 +17,8 @@ import pytest
 
 from filters.sentences import sentences_next_to_image
 from filters.text import TextCleaner, TextCleanerConfig
-from filters.text_facts import (HAS_LETTER, NON_LETTERS_RE, NOT_LETTER_RE, WORD_RE, TextFacts,
-                                classes, letter_norm)
+from filters.text_facts import (HAS_LETTER, NON_LETTERS_RE, NOT_LETTER_RE, RARE_CHARS, WORD_RE,
+                                TextFacts, classes, letter_norm)
 from filters import text_rules
 from pipeline.errors import ConfigError
 from pipeline.extract import Extractor
@@ -141,6 +141,39 @@ def test_class_string_answers_what_the_patterns_answer(all_candidates):
     assert classes("Café 😍") is None and classes("Привет") is None
 
 
+def test_sym_is_the_class_string_without_a_to_z_and_with_rare_symbols_marked(all_candidates):
+    """sym: the class string without "l", with "r" for a rare symbol or a caseless emoji beyond
+    Windows-1252 (which the class string shows as "e"); the gate counts on it."""
+    n_rare = 0
+    for text in sample_texts(all_candidates):
+        f = TextFacts(text)
+        if f.cls is None:
+            assert f.sym is None
+            continue
+        strict = classes(text) is not None  # no emoji beyond Windows-1252
+        want = "".join("r" if c in RARE_CHARS or (k == "e" and classes(c) is None) else k
+                       for c, k in zip(text, f.cls) if k != "l")
+        assert f.sym == want, text
+        assert ("r" in f.sym) == (any(c in RARE_CHARS for c in text) or not strict), text
+        n_rare += "r" in f.sym
+    assert n_rare > 500
+
+
+def test_word_count_of_the_normalisation_is_that_of_the_text(all_candidates):
+    """The length rule reads the number of words of an unedited ASCII text from the
+    normalisation (``_Ctx.norm_words``): it is ``len(text.split())``."""
+    from filters.text import _Ctx
+
+    cleaner = TextCleaner()
+    n = 0
+    for raw in sample_texts(all_candidates):
+        ctx = cleaner._begin(raw, "en", 0)  # normalised, no rule run
+        if isinstance(ctx, _Ctx) and ctx.norm:
+            assert ctx.norm_words == len(ctx.norm.split()) and ctx.text is ctx.norm, raw
+            n += 1
+    assert n > 2000
+
+
 def test_tidy_strips_edges_as_the_edge_pattern_did(all_candidates):
     edge = re.compile(r"^[\s\-–—|:;,/·•_~*+=>]+|[\s\-–—|:;,/·•_~*+=<(\[]+$")
     brackets = re.compile(r"\(\s*[,;:]?\s*\)|\[\s*\]")
@@ -224,3 +257,75 @@ def test_phrase_sets_find_each_of_their_phrases_through_the_key_word_test():
             for words in first:
                 assert phrases.search(["a", *words, "b"]), words
                 assert not phrases.keys.isdisjoint(words)
+
+
+# the rules' fast paths --------------------------------------------------------------------------
+
+def test_rules_with_fast_paths_answer_as_their_reference_code(all_candidates):
+    """Each rule rewritten for speed (C-level counting, bounds that skip a pattern, written-out
+    hint chains) gives what its straightforward version (tests/filters/text_reference.py)
+    gives, on the real pages' texts and their mutations, with and without shared facts."""
+    from filters.text import _Ctx
+    from tests.filters import text_reference
+
+    cleaner = TextCleaner()
+    seen = Counter()
+    for raw in sample_texts(all_candidates):
+        for text in {raw, " ".join(raw.split())}:
+            for name, reference in text_reference.RULES.items():
+                fast = getattr(text_rules, name)
+                ctx = _Ctx(cleaner, "en")
+                got, want = fast(text, ctx), reference(text, None)
+                assert got == want, (name, text)
+                seen[name, isinstance(want, text_rules.Reject) or want != text] += 1
+    assert all(seen[name, True] >= 20 for name in text_reference.RULES), seen  # they do fire
+
+
+def test_fasttext_many_asks_each_distinct_text_once():
+    from filters.language import LanguageId
+
+    lid = LanguageId()
+    lid.load()
+    texts = ["the cat sat on the mat", "der hund schläft im garten", "le chat dort", "", "12345"]
+    asked = []
+    real = lid._ft.f
+
+    class Spy:
+        def multilinePredict(self, lines, *args):
+            asked.append(list(lines))
+            return real.multilinePredict(lines, *args)
+
+    want = [lid.fasttext(t) for t in texts]
+    lid._ft.f = Spy()
+    try:
+        got = lid.fasttext_many(texts + texts[::-2])
+    finally:
+        lid._ft.f = real
+    assert got == want + want[::-2]
+    assert asked == [[t + "\n" for t in texts]]
+
+
+def test_written_out_hint_chains_hold_every_hint():
+    for low in text_rules._CAMERA_HINTS:
+        assert text_rules._camera_hint(low, "")
+    for low in text_rules._LABEL_HINTS:
+        assert text_rules._has_label_hint(low)
+    for low in text_rules._AGENCY_WORDS:
+        assert text_rules._has_agency(low)
+    assert not (text_rules._camera_hint("a b c", "lll") or text_rules._has_label_hint("a b c")
+                or text_rules._has_agency("a b c"))
+
+
+def test_edge_sentences_of_the_real_pages_are_those_of_split_sentences(all_candidates):
+    from filters.sentences import edge_sentence, split_sentences
+
+    n = 0
+    for cand in all_candidates:
+        for key in ("before", "after"):
+            text = cand.meta.get(key) or ""
+            if text.strip():
+                whole = split_sentences(text, cand.page_lang or "en")
+                assert edge_sentence(text, cand.page_lang or "en", True) == whole[-1:]
+                assert edge_sentence(text, cand.page_lang or "en", False) == whole[:1]
+                n += 1
+    assert n > 500

@@ -185,3 +185,16 @@ def test_describe_is_json_ready(cleaner):
 
     d = json.loads(json.dumps(cleaner.describe()))
     assert d["rules"][0] == "markup" and d["config"]["max_words"] == 50
+
+
+def test_edge_sentence_is_the_first_or_last_of_split_sentences():
+    from filters.sentences import edge_sentence
+
+    texts = ["", " ", "\n\n", "One. Two! Three?", "Dr. Smith met us in the U.S. office. It rained.\nNext part",
+             "First line\n\n  \nSecond line. More  ", " a. \n b. c. \n ", "…", "Ein Satz. Noch einer.",
+             "No end", "\n Only. \n"]
+    for text in texts:
+        for lang in ("en", "de", ""):
+            whole = split_sentences(text, lang)
+            assert edge_sentence(text, lang, True) == whole[-1:], text
+            assert edge_sentence(text, lang, False) == whole[:1], text

@@ -1,0 +1,87 @@
+"""The cleaning rules as they were written before their fast paths (round 3 of issue #5):
+straightforward code that the tests hold the fast versions to (same output on the real
+pages' texts and their mutations).  Patterns and word lists are the rules' own."""
+from filters.text_facts import facts, letter_words
+from filters.text_rules import (_AGENCY_RE, _AGENCY_WORDS, _CAMERA_HINTS, _CAMERA_RE,
+                                _COPYRIGHT_RE, _CREDIT_LABEL_RE, _DIGITS3_RE, _DUP_OK, _DUP_RE,
+                                _EXT_HINT_RE, _FILE_RE, _HASH_RE, _HASHTAG_RE, _HEX12_RE,
+                                _LABEL_HINTS, _PAREN_CREDIT_RE, _PHOTO_BY_RE, _SEP_RE, _SLUG_RE,
+                                _UPPER2_RE, STOPWORDS, Reject, _dot_letter, lower_words)
+
+
+def keyword_list(text, ctx=None):
+    if "#" in text and len(_HASHTAG_RE.findall(text)) >= 3:
+        return Reject("keyword_list")
+    cls = facts(text, ctx).cls
+    if (cls is not None and cls.count("p") < 4) or sum(map(text.count, ",;|/•·-–—")) < 4:
+        return text
+    segments = [s for s in _SEP_RE.split(text) if s]
+    if len(segments) >= 5 and len(text.split()) <= 2.5 * len(segments):
+        return Reject("keyword_list")
+    return text
+
+
+def repeated_words(text, ctx=None):
+    words = facts(text, ctx).words
+    if len(set(words)) == len(words):
+        return text
+    if any(a == b for a, b in zip(words, words[1:])):
+        text = _DUP_RE.sub(lambda m: m.group(0) if m.group(1).lower() in _DUP_OK else m.group(1), text)
+        words = lower_words(text)
+    if len(words) >= 6 and len(words) - len(set(words)) >= 2:
+        counts: dict[str, int] = {}
+        for w in words:
+            if len(w) >= 3 and w not in STOPWORDS:
+                counts[w] = counts.get(w, 0) + 1
+        n = max(counts.values(), default=0)
+        if n >= 3 and n * 10 >= len(words) * 3:
+            return Reject("repeated_words")
+    return text
+
+
+def all_caps(text, ctx=None):
+    cls = facts(text, ctx).cls
+    pairs = cls.count("uu") if cls is not None else len(_UPPER2_RE.findall(text))
+    if pairs < 3:
+        return text
+    words = [w for w in letter_words(text, cls) if len(w) >= 2]
+    if len(words) >= 3 and sum(w.isupper() for w in words) * 5 >= len(words) * 4:
+        return Reject("all_caps")
+    return text
+
+
+def filename(text, ctx=None):
+    if " " not in text and ("_" in text or "-" in text) and _SLUG_RE.match(text):
+        return ""
+    f = facts(text, ctx)
+    cls = f.cls
+    if "." in text and _dot_letter(cls) and _EXT_HINT_RE.search(text):
+        text, cls = _FILE_RE.sub(" ", text), None
+    if ("ddd" in cls) if cls is not None else _DIGITS3_RE.search(text):
+        if cls is None or "ddddddd" in cls or any(h in f.low for h in _CAMERA_HINTS):
+            text = _CAMERA_RE.sub(" ", text)
+        if _HEX12_RE.search(text):
+            text = _HASH_RE.sub(" ", text)
+    return text
+
+
+def credit(text, ctx=None):
+    f = facts(text, ctx)
+    low = f.low
+    m = _COPYRIGHT_RE.search(text) if "©" in text or "(c)" in low or "copyright" in low else None
+    if m is not None:
+        rest = text[m.end():]
+        text = text[: m.start()] + (" " + rest.split(" ", 1)[1] if len(rest.split()) > 8 else "")
+    text = _PAREN_CREDIT_RE.sub("", text) if text.endswith(")") else text
+    label = ":" in text and (f.cls is None or any(h in low for h in _LABEL_HINTS))
+    m = _CREDIT_LABEL_RE.search(text) if label else None
+    if m is not None:
+        rest = text[m.end():]
+        cut = rest if len(rest.split()) <= 5 else ""
+        text = text[: m.start()] + " " + rest[len(cut):]
+    if " by " in low or " courtesy " in low or " via " in low:
+        text = _PHOTO_BY_RE.sub("", text)
+    return _AGENCY_RE.sub(" ", text) if any(w in low for w in _AGENCY_WORDS) else text
+
+
+RULES = {f.__name__: f for f in (keyword_list, repeated_words, all_caps, filename, credit)}
