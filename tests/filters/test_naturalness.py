@@ -200,3 +200,13 @@ def test_bad_config_fails_fast():
         NaturalnessConfig(backbone="fp16").check()
     with pytest.raises(ConfigError, match="naturalness.flat_colors"):
         NaturalnessConfig(flat_share=0.0).check()
+
+
+def test_make_data_names_never_clash():
+    """KDE's wallpapers are all images/<size>.jpg: one source's files must not overwrite each
+    other's crops, and sources with distinct names keep them (the committed head's data)."""
+    from tools.train_naturalness import _stems
+
+    assert _stems(["/a/Aqua.jpg", "/b/Dune.jpg"]) == ["Aqua", "Dune"]
+    clash = _stems(["/w/Grey/images/2560x1600.jpg", "/w/Kite/images/2560x1600.jpg", "/w/x.png"])
+    assert clash == ["000_2560x1600", "001_2560x1600", "002_x"] and len(set(clash)) == 3
