@@ -14,6 +14,7 @@ IMAGE_PKGS  := mate-backgrounds openclipart-png opencv-doc plasma-workspace-wall
                palapeli-data
 SYSTEM_PKGS := $(IMAGE_PKGS) chromium
 MODELS := filters/models/.built
+FASTLID := $(VENV)/.fastlid
 
 export SPARK_LOCAL_IP ?= 127.0.0.1
 export PYSPARK_PYTHON := $(abspath $(BIN)/python)
@@ -21,7 +22,7 @@ export PYSPARK_DRIVER_PYTHON := $(abspath $(BIN)/python)
 
 .PHONY: setup demo test bench clean
 
-setup: $(STAMP) $(MODELS)
+setup: $(STAMP) $(MODELS) $(FASTLID)
 
 $(VENV)/.system: Makefile
 	@missing=""; for p in $(SYSTEM_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -48,6 +49,13 @@ $(STAMP): requirements.txt constraints.txt setup.py $(VENV)/.system
 	$(BIN)/pip install -q --no-deps --force-reinstall -r <(grep '^fasttext-wheel==' requirements.txt) 2>&1 | { grep -v 'is ignored: it is neither' || true; }
 	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
 	touch $(STAMP)
+
+# `pip install -e .` compiles filters/_fastlid.pyx (Cython, pinned in requirements.txt) into
+# the checkout; again when the .pyx changes.  Without a compiler it warns and the text step
+# asks fastText's own binding.
+$(FASTLID): $(STAMP) filters/_fastlid.pyx
+	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
+	touch $@
 
 demo: setup
 	$(BIN)/lait demo --out out/demo --web out/sample-web
