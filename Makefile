@@ -48,13 +48,13 @@ $(STAMP): requirements.txt constraints.txt setup.py $(VENV)/.system
 	# the pinned fasttext-wheel last so every machine runs the same fastText.
 	$(BIN)/pip install -q --no-deps --force-reinstall -r <(grep '^fasttext-wheel==' requirements.txt) 2>&1 | { grep -v 'is ignored: it is neither' || true; }
 	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
-	touch $(STAMP)
+	touch $(STAMP) $(FASTLID)
 
-# `pip install -e .` compiles filters/_fastlid.pyx (Cython, pinned in requirements.txt) into
-# the checkout; again when the .pyx changes.  Without a compiler it warns and the text step
-# asks fastText's own binding.
-$(FASTLID): $(STAMP) filters/_fastlid.pyx
-	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
+# `pip install -e .` (above) compiles filters/_fastlid.pyx (Cython, pinned in requirements.txt)
+# into the checkout; this compiles it again when only the .pyx changed.  Without a compiler
+# it warns and the text step asks fastText's own binding.
+$(FASTLID): filters/_fastlid.pyx | $(STAMP)
+	$(BIN)/python setup.py -q build_ext --inplace
 	touch $@
 
 demo: setup
