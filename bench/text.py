@@ -16,8 +16,9 @@ the later passes, each started with an EMPTY result cache, so repeats only count
 pass (as on a worker: the web repeats alt texts), never across passes.  fastText alone on the
 same texts is timed for scale, and a fixed pure-Python loop (``reference_loop_s``) plus the
 load average show how busy the machine was.  ``compiled`` says whether the compiled fastText
-predictor (``filters/_fastlid.pyx``) answered, or fastText's binding.  Process CPU time is reported beside wall time
-(``*_cpu``): on a shared machine it stays close to what an idle core would do.
+predictor (``filters/_fastlid.pyx``) answered, or fastText's binding.  Process CPU time is
+reported beside wall time (``*_cpu``): on a shared machine it stays close to what an idle
+core would do.
 
 ``--against REF`` also runs the text step of git revision REF (its ``filters/`` and
 ``pipeline/``) in a subprocess, alternating with this tree's, and reports both and whether the

@@ -1,4 +1,5 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# cython: language_level=3, boundscheck=False, wraparound=False
+# cython: cdivision=True, initializedcheck=False
 """fastText's ``predict`` for a quantized supervised model (lid.176.ftz), compiled.
 
 Why: the ``text`` step asks fastText about every text that reaches its lang rule, and about
@@ -43,7 +44,6 @@ cdef extern from "Python.h":
 _MAGIC, _VERSION = 793712314, 12
 _SUP, _HS = 3, 1  # fastText's model_name::sup and loss_name::hs
 _EOS = b"</s>"
-_LABEL = b"__label__"  # Args::label's default (not stored in the model file)
 cdef enum:
     KSUB = 256  # centroids per sub-quantizer (8-bit codes)
 
@@ -112,7 +112,8 @@ cdef class Model:
         free(self.p_norms)
 
     def __init__(self, bytes data):
-        o = 0
+        cdef Py_ssize_t r
+        o = 0  # a Python int: the nested readers below share it
 
         def take(fmt):
             nonlocal o
@@ -209,8 +210,8 @@ cdef class Model:
         self.p_norms = <float*>malloc(max(m, 1) * sizeof(float))
         if self.p_norms == NULL:
             raise MemoryError()
-        for i in range(m):
-            self.p_norms[i] = self.norm_centroids[self.norm_codes[i] * self.nlastdsub] \
+        for r in range(m):
+            self.p_norms[r] = self.norm_centroids[self.norm_codes[r] * self.nlastdsub] \
                 if qnorm else 1.0
         if prune_size < 0 and nwords + bucket > m:
             raise Unsupported("input matrix smaller than words + buckets")
@@ -365,6 +366,8 @@ cdef class Model:
                 for i in range(self.sub_start[wid], self.sub_start[wid + 1]):
                     self._add_row(self.p_sub_ids[i])
                 self.nrows += self.sub_start[wid + 1] - self.sub_start[wid]
+        # Out of the vocabulary: a word's subwords, unless it names a label ("__label__",
+        # Args::label's default: not stored in the model file) or is </s>.
         elif not (n >= 9 and memcmp(tok, b"__label__", 9) == 0) and not eos:
             self._alloc(self.dim, (n + 2) * self.maxn, n + 2)
             k = self._subwords(tok, n)
