@@ -15,8 +15,10 @@ The first pass (cold wordfreq cache) is reported alone; the steady-state figure 
 the later passes, each started with an EMPTY result cache, so repeats only count within one
 pass (as on a worker: the web repeats alt texts), never across passes.  fastText alone on the
 same texts is timed for scale, and a fixed pure-Python loop (``reference_loop_s``) plus the
-load average show how busy the machine was.  Process CPU time is reported beside wall time
-(``*_cpu``): on a shared machine it stays close to what an idle core would do.
+load average show how busy the machine was.  ``compiled`` says whether the compiled fastText
+predictor (``filters/_fastlid.pyx``) answered, or fastText's binding.  Process CPU time is
+reported beside wall time (``*_cpu``): on a shared machine it stays close to what an idle
+core would do.
 
 ``--against REF`` also runs the text step of git revision REF (its ``filters/`` and
 ``pipeline/``) in a subprocess, alternating with this tree's, and reports both and whether the
@@ -135,6 +137,10 @@ def measure(passes: int) -> dict:
     # The headline: the path the pipeline runs, steady state over every page's candidates.
     top = "batched" if "batched_texts_per_s" in result["all_pages"] else "single"
     result["path"] = top
+    # Which fastText predictor ran: the compiled one (filters/_fastlid.pyx, built by
+    # `make setup` / setup.py) or fastText's binding (not built, or a model it does not
+    # support).  getattr: --against runs revisions without it.
+    result["compiled"] = bool(getattr(stage._lid, "compiled", False))
     result["texts_per_s_per_core"] = result["all_pages"][f"{top}_texts_per_s"]
     result["texts_per_s_per_core_cpu"] = result["all_pages"][f"{top}_texts_per_s_cpu"]
     return result

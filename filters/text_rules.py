@@ -261,7 +261,7 @@ _CAMERA_KEYS = frozenset("img dsc dscn dscf gopr gh pxl dji mvc cimg pict imag v
                          "screenshot".split())
 
 
-def _camera_hint(low: str, cls: bytes) -> bool:
+def _camera_hint(low: str, cls: str) -> bool:
     # _CAMERA_HINTS written out: a chain of ``in`` tests, not a generator.
     return ("ddddddd" in cls or "img" in low or "dsc" in low or "gopr" in low or "gh" in low
             or "pxl" in low or "dji" in low or "mvc" in low or "pict" in low or "imag" in low
