@@ -8,6 +8,7 @@ setup`` builds it), so these tests never skip there; a bare ``pytest`` on a chec
 was never built skips them.
 """
 import os
+import random
 
 import pytest
 
@@ -67,6 +68,38 @@ def test_compiled_predictor_answers_as_fasttext_bit_for_bit(lean, fasttext_model
         assert got == want, repr(line)  # the same float32 probability, not a close one
         answered += 1
     assert answered > 10000
+
+
+def test_random_lines_answer_as_fasttext_bit_for_bit(lean, fasttext_model):
+    """Seeded random lines beyond the web's texts: words and runs of characters from many
+    scripts (controls, Latin, Greek, Cyrillic, Hebrew, Devanagari, kana, CJK, Hangul, emoji)
+    joined by assorted separators.  (About 197,000 lines of such character runs alone,
+    two other seeds, found no difference either.)"""
+    rng = random.Random(20261123)
+    ranges = [(0x20, 0x7F), (0xA0, 0x250), (0x370, 0x400), (0x400, 0x500), (0x590, 0x700),
+              (0x900, 0x980), (0x3040, 0x3100), (0x4E00, 0x4F00), (0xAC00, 0xAD00),
+              (0x1F300, 0x1F650), (0x1, 0x20)]
+    words = "the of photo image house garden river der die und le la les el los de".split()
+    answered = 0
+    for _ in range(3000):
+        parts = []
+        for _ in range(rng.randrange(1, 30)):
+            if rng.random() < 0.4:
+                parts.append(rng.choice(words))
+            else:
+                a, b = rng.choice(ranges)
+                parts.append("".join(chr(rng.randrange(a, b)) for _ in range(rng.randrange(1, 12))))
+        text = rng.choice([" ", "  ", "\t", " \u00a0", "", "\n"]).join(parts)
+        for line in (text.replace("\n", " ") + "\n", text):
+            want = fasttext_answer(fasttext_model, line)
+            try:
+                got = lean.predict([line])[0]
+            except language._fastlid.Unsupported:
+                assert want is None and "\n" not in line, repr(line)
+                continue
+            assert got == want, repr(line)
+            answered += 1
+    assert answered > 5000
 
 
 def test_a_batch_is_answered_as_its_lines_one_by_one(lean, fasttext_model, all_candidates):
