@@ -48,6 +48,21 @@ def fasttext_answer(ft, line: str):
     return (labels[0][0], float(probs[0][0])) if labels[0] else None
 
 
+def answers_as_fasttext(lean, ft, line: str) -> bool:
+    """Asserts the compiled predictor gives fastText's answer for ``line`` (the same float32
+    probability, not a close one); False where it declines, which it may only where fastText
+    gives no label: no input row at all, which needs a line without its newline (the
+    newline is the row of </s>)."""
+    want = fasttext_answer(ft, line)
+    try:
+        got = lean.predict([line])[0]
+    except language._fastlid.Unsupported:
+        assert want is None and "\n" not in line, repr(line)
+        return False
+    assert got == want, repr(line)
+    return True
+
+
 def test_compiled_predictor_answers_as_fasttext_bit_for_bit(lean, fasttext_model, all_candidates):
     texts = sample_texts(all_candidates) + _EDGES
     lines = set()
@@ -55,19 +70,7 @@ def test_compiled_predictor_answers_as_fasttext_bit_for_bit(lean, fasttext_model
         for s in (t, t[:120].lower()):
             lines.add(s.replace("\n", " ") + "\n")  # as LanguageId.fasttext_many writes them
         lines.add(t)  # no newline at all, or inner ones: fastText reads up to the first
-    answered = 0
-    for line in sorted(lines):
-        want = fasttext_answer(fasttext_model, line)
-        try:
-            got = lean.predict([line])[0]
-        except language._fastlid.Unsupported:
-            # It declines only where fastText gives no label: no input row at all, which
-            # needs a line without its newline (the newline is the row of </s>).
-            assert want is None and "\n" not in line, repr(line)
-            continue
-        assert got == want, repr(line)  # the same float32 probability, not a close one
-        answered += 1
-    assert answered > 10000
+    assert sum(answers_as_fasttext(lean, fasttext_model, line) for line in sorted(lines)) > 10000
 
 
 def test_random_lines_answer_as_fasttext_bit_for_bit(lean, fasttext_model):
@@ -80,7 +83,7 @@ def test_random_lines_answer_as_fasttext_bit_for_bit(lean, fasttext_model):
               (0x900, 0x980), (0x3040, 0x3100), (0x4E00, 0x4F00), (0xAC00, 0xAD00),
               (0x1F300, 0x1F650), (0x1, 0x20)]
     words = "the of photo image house garden river der die und le la les el los de".split()
-    answered = 0
+    lines = []
     for _ in range(3000):
         parts = []
         for _ in range(rng.randrange(1, 30)):
@@ -90,16 +93,8 @@ def test_random_lines_answer_as_fasttext_bit_for_bit(lean, fasttext_model):
                 a, b = rng.choice(ranges)
                 parts.append("".join(chr(rng.randrange(a, b)) for _ in range(rng.randrange(1, 12))))
         text = rng.choice([" ", "  ", "\t", " \u00a0", "", "\n"]).join(parts)
-        for line in (text.replace("\n", " ") + "\n", text):
-            want = fasttext_answer(fasttext_model, line)
-            try:
-                got = lean.predict([line])[0]
-            except language._fastlid.Unsupported:
-                assert want is None and "\n" not in line, repr(line)
-                continue
-            assert got == want, repr(line)
-            answered += 1
-    assert answered > 5000
+        lines += [text.replace("\n", " ") + "\n", text]
+    assert sum(answers_as_fasttext(lean, fasttext_model, line) for line in lines) > 5000
 
 
 def test_a_batch_is_answered_as_its_lines_one_by_one(lean, fasttext_model, all_candidates):
