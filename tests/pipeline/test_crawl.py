@@ -1,9 +1,9 @@
 """CrawlSource against loopback servers: robots.txt, rate limits, limits, policies, retries."""
 import pytest
 
-from pipeline.crawl import CrawlSource, page_links, site_of
-from pipeline.http import canonical_url
-from pipeline.stage import Drop, Keep
+from pipeline.steps.crawl import CrawlSource, page_links, site_of
+from pipeline.web.http import canonical_url
+from pipeline.core.stage import Drop, Keep
 from tests.faultweb import FaultWeb, body, html
 
 LOOPBACK = ["127.0.0.1/32"]

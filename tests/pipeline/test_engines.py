@@ -1,7 +1,8 @@
 """The same plan on the local executor, Beam (FnApiRunner) and Spark gives the same counts."""
-from pipeline import beam_driver, spark_driver
-from pipeline.executor import run_local
-from pipeline.plan import Plan, Step
+from pipeline.engines import beam as beam_engine
+from pipeline.engines import spark as spark_engine
+from pipeline.engines.local import run_local
+from pipeline.core.plan import Plan, Step
 from tests.pipeline.test_stage import Halve, Numbers, Parity
 
 
@@ -13,12 +14,12 @@ PARTS = ["1,2,bad,4", "7,8,boom", "10,12,14,16,18,20,22", "3,5,bad,bad"]
 
 def toy_plan(tmp_path):
     return Plan([Step("source", Numbers(PARTS)), Step("map", Halve()), Step("group", Parity()),
-                 Step("map", HalveAgain())], parts=sorted(PARTS), out_dir=str(tmp_path))
+                 Step("map", HalveAgain())], parts=sorted(PARTS))
 
 
 def test_same_counts_on_every_engine(tmp_path, spark):
-    runs = [run_local(toy_plan(tmp_path)), beam_driver.run(toy_plan(tmp_path)),
-            spark_driver.run(toy_plan(tmp_path), spark)]
+    runs = [run_local(toy_plan(tmp_path)), beam_engine.run(toy_plan(tmp_path)),
+            spark_engine.run(toy_plan(tmp_path), spark)]
     local, beam, sp = ([s.to_dict() for s in r.steps] for r in runs)
     assert local == beam == sp
     # the reject samples are the same too, whatever the partitioning

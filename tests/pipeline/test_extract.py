@@ -9,10 +9,10 @@ from urllib.parse import urljoin
 import pytest
 
 from pipeline.config import ConfigError, ExtractConfig
-from pipeline.extract import Extractor
-from pipeline.html_images import find_images
-from pipeline.records import TEXT_SOURCES, Candidate, Page
-from pipeline.stage import Drop, Keep
+from pipeline.steps.extract import Extractor
+from pipeline.steps.html_images import find_images
+from pipeline.core.records import TEXT_SOURCES, Candidate, Page
+from pipeline.core.stage import Drop, Keep
 
 REPO = Path(__file__).resolve().parents[2]
 PAGES_DIR = REPO.parent / "shared" / "data" / "real_pages"
@@ -363,9 +363,9 @@ def test_cp1252_real_pages_decode_right():
 def test_real_warc_pages_through_extraction():
     from collections import Counter
 
-    from pipeline.sources import WarcSource
+    from pipeline.steps.read import WarcReader
 
-    src, stage, got = WarcSource([str(WARC_DIR)]), Extractor(), Counter()
+    src, stage, got = WarcReader([str(WARC_DIR)]), Extractor(), Counter()
     titles = []
     for part in src.parts():
         for ev in src.events(part):
@@ -384,11 +384,11 @@ def test_real_warc_pages_through_extraction():
 
 @pytest.mark.skipif(not WARC_DIR.is_dir(), reason="../shared/data absent")
 def test_source_and_extract_under_the_local_executor():
-    from pipeline.executor import run_local
-    from pipeline.plan import Plan, Step
-    from pipeline.sources import WarcSource
+    from pipeline.engines.local import run_local
+    from pipeline.core.plan import Plan, Step
+    from pipeline.steps.read import WarcReader
 
-    src = WarcSource([str(WARC_DIR / "*.warc.gz")], part_size=2)
+    src = WarcReader([str(WARC_DIR / "*.warc.gz")], part_size=2)
     plan = Plan([Step("source", src), Step("map", Extractor())], parts=src.parts())
     read, extract = run_local(plan).steps
     assert read.balanced() and extract.balanced()

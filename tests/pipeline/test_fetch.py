@@ -5,8 +5,8 @@ import time
 import pytest
 from PIL import Image
 
-from pipeline.fetch import FetchError, ImageFetcher, check_address
-from pipeline.records import Candidate
+from pipeline.steps.fetch import FetchError, ImageFetcher, check_address
+from pipeline.core.records import Candidate
 from tests.conftest import serve_bytes
 
 

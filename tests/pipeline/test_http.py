@@ -4,9 +4,9 @@ import time
 
 import pytest
 
-from pipeline.http import (AddressPolicy, FetchError, HttpClient, opt_out_tokens,
+from pipeline.web.http import (AddressPolicy, FetchError, HttpClient, opt_out_tokens,
                            retry_after_seconds)
-from pipeline.politeness import HostLimiter
+from pipeline.web.politeness import HostLimiter
 from tests.faultweb import FaultWeb, body
 
 

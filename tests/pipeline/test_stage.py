@@ -1,10 +1,10 @@
 """The stage contract: events, reasons, exception safety, and the in = kept + dropped rule."""
 import pytest
 
-from pipeline.plan import Plan, Step
-from pipeline.stage import BatchMapStage, Drop, GroupStage, Keep, MapStage, Source, snake
-from pipeline.executor import run_local
-from pipeline.stats import StepStats, merge_all
+from pipeline.core.plan import Plan, Step
+from pipeline.core.stage import BatchMapStage, Drop, GroupStage, Keep, MapStage, Source, snake
+from pipeline.engines.local import run_local
+from pipeline.core.stats import StepStats, merge_all
 
 
 class Numbers(Source):
@@ -107,7 +107,7 @@ class Batched(BatchMapStage):
 
 
 def test_batch_stage_gets_batches_and_isolates_a_bad_record():
-    from pipeline.executor import run_map_partition
+    from pipeline.core.executor import run_map_partition
 
     Batched.calls = []
     items = [("r", x) for x in range(10)] + [("s", "passes through")] + [("r", 13), ("r", 14)]

@@ -4,10 +4,10 @@ import pickle
 import pytest
 
 from pipeline.config import from_dict
-from pipeline.http import canonical_url
-from pipeline.plan import build_jobs
-from pipeline.records import Candidate
-from pipeline.work import WorkSink, WorkSource
+from pipeline.web.http import canonical_url
+from pipeline.jobs import build_jobs
+from pipeline.core.records import Candidate
+from pipeline.steps.work import WorkSink, WorkSource
 
 SPELLINGS = ["http://example.com/img/a.jpg", "HTTP://Example.COM:80/img/a.jpg",
              "http://example.com/img/a.jpg#top"]
@@ -18,7 +18,7 @@ def cand(url: str, page: str) -> Candidate:
 
 
 def test_spellings_of_one_image_url_share_a_bucket_and_the_fetch_key():
-    from pipeline.fetch import ImageFetcher
+    from pipeline.steps.fetch import ImageFetcher
 
     sink = WorkSink("/unused", 997, "image_url", canonical_url)
     fetcher = ImageFetcher()
@@ -33,7 +33,7 @@ def test_pages_job_buckets_by_the_canonical_image_url(tmp_path):
     (tmp_path / "none.warc.gz").write_bytes(b"")  # never read: only the plan is built
     cfg = from_dict({"input": {"warc": [str(tmp_path / "none.warc.gz")]}, "run": {"buckets": 997}})
     pages = build_jobs(cfg, str(tmp_path / "out"), str(tmp_path / "work"))[0]
-    plan = pages().make_plan([], str(tmp_path / "wave"))
+    plan = pages().plan([], str(tmp_path / "wave"))
     sink = plan.steps[-1].stage
     assert isinstance(sink, WorkSink)
     assert len({sink.key(cand(u, f"http://p/{i}")) for i, u in enumerate(SPELLINGS)}) == 1
@@ -53,33 +53,33 @@ def test_sink_and_source_round_trip(tmp_path):
 def test_resume_refuses_other_models_or_work_format(tmp_path, monkeypatch):
     """A resume must not mix work files written by other model files or under another
     work-file format with new ones; the error names what differs."""
-    from pipeline import run
-    from pipeline.errors import ConfigError
+    from pipeline import waves
+    from pipeline.core.errors import ConfigError
 
     out, cfg = str(tmp_path / "out"), {"a": 1}
-    run.check_work_dir(out, cfg)
-    run.check_work_dir(out, cfg)  # same config, format and models: resumes
+    waves.check_work_dir(out, cfg)
+    waves.check_work_dir(out, cfg)  # same config, format and models: resumes
     with monkeypatch.context() as m:
-        m.setattr(run, "models_digest", lambda: "0" * 16)
+        m.setattr(waves, "models_digest", lambda: "0" * 16)
         with pytest.raises(ConfigError, match="other model files"):
-            run.check_work_dir(out, cfg)
+            waves.check_work_dir(out, cfg)
     with monkeypatch.context() as m:
-        m.setattr(run, "WORK_FORMAT", run.WORK_FORMAT + 1)
+        m.setattr(waves, "WORK_FORMAT", waves.WORK_FORMAT + 1)
         with pytest.raises(ConfigError, match="another version of the work files"):
-            run.check_work_dir(out, cfg)
+            waves.check_work_dir(out, cfg)
     with pytest.raises(ConfigError, match="another configuration"):
-        run.check_work_dir(out, {"a": 2})
+        waves.check_work_dir(out, {"a": 2})
 
 
 def test_models_digest_follows_model_bytes(tmp_path, monkeypatch):
-    from pipeline import run
+    from pipeline import waves
 
-    monkeypatch.setattr(run, "_ROOT", str(tmp_path))
+    monkeypatch.setattr(waves, "_ROOT", str(tmp_path))
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "head.onnx").write_bytes(b"one")
     (tmp_path / "m" / ".built").write_bytes(b"stamp")
-    first = run.models_digest(("m",))
+    first = waves.models_digest(("m",))
     (tmp_path / "m" / ".built").write_bytes(b"other stamp")
-    assert run.models_digest(("m",)) == first  # build stamps do not count
+    assert waves.models_digest(("m",)) == first  # build stamps do not count
     (tmp_path / "m" / "head.onnx").write_bytes(b"two")
-    assert run.models_digest(("m",)) != first
+    assert waves.models_digest(("m",)) != first
