@@ -92,7 +92,7 @@ class LanguageId:
         with contextlib.redirect_stderr(io.StringIO()):
             self._ft = fasttext.load_model(path)
         self._lean = _lean_model(path)
-        if self.use_langdetect:
+        if self.use_langdetect:  # the second opinion only: most configurations never load it
             from langdetect import DetectorFactory
             from langdetect.detector_factory import init_factory
 
@@ -137,6 +137,7 @@ class LanguageId:
         return [by_text[t] for t in texts]
 
     def langdetect(self, text: str) -> tuple[str, float]:
+        # langdetect: imported where used, as in load()
         from langdetect import DetectorFactory, detect_langs
         from langdetect.lang_detect_exception import LangDetectException
 

@@ -95,6 +95,7 @@ def lemma(word: str) -> str:
 
 
 def lemmas(text: str) -> set[str]:
+    # sklearn (with scipy) takes about a second to import: only workers that score pay it
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     return {lemma(w) for w in words(text) if w not in ENGLISH_STOP_WORDS and len(w) > 1}
@@ -207,7 +208,7 @@ class FeatureExtractor:
 
 
 def text_features(text: str, pair: Pair) -> dict[str, float]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # on use, as in lemmas()
 
     c, m = pair.candidate, pair.candidate.meta or {}
     ws = words(text)

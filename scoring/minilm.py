@@ -36,6 +36,7 @@ class MiniLM:
     def load(self) -> "MiniLM":
         if self._weights is not None:
             return self
+        # torch loads with the weights (in the workers that score), not with this module
         import torch
         from safetensors.torch import load_file
         from tokenizers import Tokenizer

@@ -39,7 +39,7 @@ class ScorerModel:
     @classmethod
     def fit(cls, X: np.ndarray, y: np.ndarray, names: list[str], C: float = 0.5,
             weight: np.ndarray | None = None, **kw) -> "ScorerModel":
-        from sklearn.linear_model import LogisticRegression
+        from sklearn.linear_model import LogisticRegression  # training only (heavy import)
 
         X = np.asarray(X, np.float64)
         with warnings.catch_warnings():  # a feature missing everywhere gets median 0

@@ -90,6 +90,7 @@ class _Reader(CalibrationDataReader):
 
 
 def quantize(src: str, dst: str, input_name: str, arrays: list[np.ndarray]) -> None:
+    # onnxruntime.quantization and torch load slowly: each step imports what it needs
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 

@@ -24,7 +24,7 @@ _WORDS = None
 
 
 def _fonts() -> list[str]:
-    import matplotlib
+    import matplotlib  # heavy; and its backend is chosen in render() before pyplot loads
 
     d = os.path.join(os.path.dirname(matplotlib.__file__), "mpl-data", "fonts", "ttf")
     return sorted(os.path.join(d, f) for f in os.listdir(d) if f.startswith("DejaVu") and f.endswith(".ttf"))
