@@ -6,7 +6,7 @@ CPU, one thread per native library and per onnxruntime session.  Images are the 
 graphics, small images).
 
 The headline (``default``) is the chain as a pipeline worker runs it: the steps of
-``pipeline.core.plan.image_steps`` from ``image_size`` to ``labels``, built from the default config,
+``pipeline.jobs.image_steps`` from ``image_size`` to ``labels``, built from the default config,
 in the plan's order, each fed through the executor's ``StepRunner`` (so batch stages get
 ``batch_size`` records at a time, as in a run).  Side variants run in the same process so
 their ratios to the headline are fair: record by record, NSFW before naturalness, each model

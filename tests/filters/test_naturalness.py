@@ -45,12 +45,10 @@ def test_graphics_are_dropped(image_models, kind):
 
 @pytest.mark.parametrize("kind", ["chart", "ui", "flat"])
 def test_flat_graphics_are_dropped_before_the_backbone(image_models, kind):
-    from filters.backbone import _BACKBONE_ATTR, _VIEW_ATTR
-
     item = _graphic(kind)
     assert NaturalnessFilter().process(item) == Drop("naturalness_flat_graphic")
     assert item.natural is None  # no head score: the backbone never ran
-    assert getattr(item, _BACKBONE_ATTR, None) is None and getattr(item, _VIEW_ATTR, None) is None
+    assert item.backbone_out is None and item.view is None
 
 
 def test_flat_precheck_spares_photos(image_models):
