@@ -73,13 +73,13 @@ def main(argv=None) -> int:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from bench.fetch_job import plan_for as plan  # by module name: workers unpickle it
-    from pipeline.engines import spark as spark_driver
+    from pipeline.engines import spark as spark_engine
 
-    spark = spark_driver.session(f"local[{args.processes}]", app_name="lait-bench-fetch",
+    spark = spark_engine.session(f"local[{args.processes}]", app_name="lait-bench-fetch",
                                  conf={"spark.ui.enabled": "false",
                                        "spark.default.parallelism": str(args.processes)})
-    summary = spark_driver.run(plan(args.urls, os.path.abspath(args.out), args.threads,
-                                        args.shards), spark)
+    summary = spark_engine.run(plan(args.urls, os.path.abspath(args.out), args.threads,
+                                    args.shards), spark)
     spark.stop()
     steps = [s.to_dict() for s in summary.steps]
     print(json.dumps({"written": steps[-1]["in"], "steps": steps}))
