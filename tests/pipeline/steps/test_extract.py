@@ -14,7 +14,7 @@ from pipeline.steps.html_images import find_images
 from pipeline.core.records import TEXT_SOURCES, Candidate, Page
 from pipeline.core.stage import Drop, Keep
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 PAGES_DIR = REPO.parent / "shared" / "data" / "real_pages"
 WARC_DIR = REPO.parent / "shared" / "data" / "warc"
 URL = "https://example.com/blog/post.html"

@@ -3,7 +3,7 @@ from pipeline.engines import beam as beam_engine
 from pipeline.engines import spark as spark_engine
 from pipeline.engines.local import run_local
 from pipeline.core.plan import Plan, Step
-from tests.pipeline.test_stage import Halve, Numbers, Parity
+from tests.pipeline.core.test_stage import Halve, Numbers, Parity
 
 
 class HalveAgain(Halve):

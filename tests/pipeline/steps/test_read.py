@@ -16,7 +16,7 @@ from pipeline.core.records import Page
 from pipeline.steps.read import PART_SEP, WarcReader, decode_body, parse_http_head, sniff_html
 from pipeline.core.stage import Drop, Keep
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 WARC_DIR = REPO.parent / "shared" / "data" / "warc"
 needs_data = pytest.mark.skipif(not WARC_DIR.is_dir(), reason="../shared/data absent")
 
