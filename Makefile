@@ -36,7 +36,7 @@ $(VENV)/.system: Makefile
 # rebuilt when the code that exports or calibrates them changes, so a checkout never runs
 # stale int8 models.
 $(MODELS): $(STAMP) tools/build_image_models.py tools/image_sources.py filters/backbone.py \
-           model/efficientnet.py
+           filters/efficientnet.py
 	$(BIN)/python -m tools.build_image_models --force
 	touch $@
 

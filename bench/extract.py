@@ -23,9 +23,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, REPO)
 
-from pipeline.extract import Extractor  # noqa: E402
-from pipeline.html_images import BLOCK_TAGS  # noqa: E402
-from pipeline.sources import WarcSource  # noqa: E402
+from pipeline.steps.extract import Extractor  # noqa: E402
+from pipeline.steps.html_images import BLOCK_TAGS  # noqa: E402
+from pipeline.steps.read import WarcReader  # noqa: E402
 
 PAGES = os.path.join(REPO, "..", "shared", "data", "real_pages")
 
@@ -52,7 +52,7 @@ def build_warc(path: str, copies: int) -> int:
 
 
 def ours(path: str) -> tuple[int, int]:
-    source, extractor = WarcSource([path]), Extractor()
+    source, extractor = WarcReader([path]), Extractor()
     pages = cands = 0
     for ev in source.read(path):
         for page in getattr(ev, "outputs", ()):

@@ -13,8 +13,8 @@ import json
 import os
 import sys
 
-from pipeline.records import Candidate
-from pipeline.stage import Keep, Source
+from pipeline.core.records import Candidate
+from pipeline.core.stage import Keep, Source
 
 
 class UrlList(Source):
@@ -42,11 +42,12 @@ class UrlList(Source):
 
 
 def plan_for(urls: str, out: str, threads: int, num_shards: int):
-    from filters.image import ImageDecode, ImageSize
-    from pipeline.fetch import ImageFetcher
-    from pipeline.plan import Plan, Step
-    from pipeline.writer import ShardWriter
-    from scoring.aggregate import ImagePairs
+    from filters.image_decode import ImageDecode
+    from filters.image_size import ImageSize
+    from pipeline.steps.fetch import ImageFetcher
+    from pipeline.core.plan import Plan, Step
+    from pipeline.steps.write import ShardWriter
+    from scoring.pairs import ImagePairs
 
     src = UrlList(urls)
     steps = [
@@ -58,7 +59,7 @@ def plan_for(urls: str, out: str, threads: int, num_shards: int):
         Step("map", ImagePairs()),
         Step("group", ShardWriter(out, num_shards)),
     ]
-    return Plan(steps, parts=src.parts(), out_dir=out)
+    return Plan(steps, parts=src.parts())
 
 
 def main(argv=None) -> int:
@@ -72,13 +73,13 @@ def main(argv=None) -> int:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from bench.fetch_job import plan_for as plan  # by module name: workers unpickle it
-    from pipeline import spark_driver
+    from pipeline.engines import spark as spark_engine
 
-    spark = spark_driver.session(f"local[{args.processes}]", app_name="lait-bench-fetch",
+    spark = spark_engine.session(f"local[{args.processes}]", app_name="lait-bench-fetch",
                                  conf={"spark.ui.enabled": "false",
                                        "spark.default.parallelism": str(args.processes)})
-    summary = spark_driver.run(plan(args.urls, os.path.abspath(args.out), args.threads,
-                                        args.shards), spark)
+    summary = spark_engine.run(plan(args.urls, os.path.abspath(args.out), args.threads,
+                                    args.shards), spark)
     spark.stop()
     steps = [s.to_dict() for s in summary.steps]
     print(json.dumps({"written": steps[-1]["in"], "steps": steps}))

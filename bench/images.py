@@ -6,7 +6,7 @@ CPU, one thread per native library and per onnxruntime session.  Images are the 
 graphics, small images).
 
 The headline (``default``) is the chain as a pipeline worker runs it: the steps of
-``pipeline.plan.image_steps`` from ``image_size`` to ``labels``, built from the default config,
+``pipeline.jobs.image_steps`` from ``image_size`` to ``labels``, built from the default config,
 in the plan's order, each fed through the executor's ``StepRunner`` (so batch stages get
 ``batch_size`` records at a time, as in a run).  Side variants run in the same process so
 their ratios to the headline are fair: record by record, NSFW before naturalness, each model
@@ -42,9 +42,9 @@ sys.path.insert(0, ROOT)
 from PIL import Image  # noqa: E402
 
 from pipeline.config import Config  # noqa: E402
-from pipeline.executor import StepRunner  # noqa: E402
-from pipeline.plan import image_steps  # noqa: E402
-from pipeline.records import ImageItem  # noqa: E402
+from pipeline.core.executor import StepRunner  # noqa: E402
+from pipeline.jobs import image_steps  # noqa: E402
+from pipeline.core.records import ImageItem  # noqa: E402
 from tools.build_image_models import ensure_built  # noqa: E402
 from tools.sampleweb.images import build_images  # noqa: E402
 

@@ -46,9 +46,9 @@ PAGES = os.path.join(HERE, "..", "shared", "data", "real_pages")
 
 def candidates(english_only: bool):
     from filters.language import PageLanguage
-    from pipeline.extract import Extractor
-    from pipeline.records import Page
-    from pipeline.stage import Keep
+    from pipeline.steps.extract import Extractor
+    from pipeline.core.records import Page
+    from pipeline.core.stage import Keep
 
     lang, ext = PageLanguage(), Extractor()
     out = []
@@ -85,7 +85,7 @@ def timed(stage, run, cands) -> tuple[float, float, list]:
 
 def digest(events) -> str:
     """A hash of every decision (reason, or kept records with their meta key order)."""
-    from pipeline.stage import Keep
+    from pipeline.core.stage import Keep
 
     h = hashlib.sha256()
     for ev in events:
@@ -97,7 +97,7 @@ def digest(events) -> str:
 
 def measure(passes: int) -> dict:
     from filters.text import TextCleaner
-    from pipeline.stage import Keep
+    from pipeline.core.stage import Keep
 
     t0 = time.perf_counter()
     sum(range(10_000_000))  # a fixed pure-Python loop: recognises busy or different machines

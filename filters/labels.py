@@ -10,24 +10,25 @@ Facts written to ``item.meta`` (JSON-serialisable, stored in ``<key>.json`` / pa
 * ``label_entropy``: entropy (nats) of the full 1000-class distribution (low = one clear
   object; high = a scene or something ImageNet has no class for);
 * ``phash``: imagehash's 64-bit perceptual hash (hex) of the stored image (near-duplicates);
-* ``embedding`` (if ``store_embedding``): the pooled 1280-d EfficientNet-lite0 embedding as
-  base64 of little-endian float16 (3.4 kB; :func:`decode_embedding` reads it back) for the
-  image-text scoring features.  The writer may drop it from the stored metadata.
+* ``embedding`` (if ``store_embedding``): the pooled 1280-d EfficientNet-lite0 embedding as a
+  float16 array, for the image-text scoring features; the writer stores it as base64
+  (``pipeline.core.records.encode_embedding`` / ``decode_embedding``: the one codec).
 
 Width, height, original format and size, sha256, NSFW and natural scores are typed fields of
 the item (set by the fetch, decode, NSFW and naturalness steps).
 """
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass
 
+import imagehash
 import numpy as np
 
-from filters.backbone import Backbone, as_image, clear_transient, pixels_of
+from filters.backbone import Backbone, as_image, pixels_of
 from filters.batched import ImageBatchStage
-from pipeline.errors import ConfigError
-from pipeline.records import ImageItem
+from filters.imagenet import imagenet_classes
+from pipeline.core.errors import ConfigError
+from pipeline.core.records import ImageItem
 
 
 @dataclass
@@ -47,15 +48,6 @@ class LabelsConfig:
         return self
 
 
-def encode_embedding(vec: np.ndarray) -> str:
-    return base64.b64encode(np.asarray(vec, "<f2").tobytes()).decode("ascii")
-
-
-def decode_embedding(text: str) -> np.ndarray:
-    """``meta["embedding"]`` -> float32 vector [1280]."""
-    return np.frombuffer(base64.b64decode(text), "<f2").astype(np.float32)
-
-
 def softmax(logits: np.ndarray) -> np.ndarray:
     z = logits.astype(np.float64) - logits.max()
     e = np.exp(z)
@@ -64,8 +56,6 @@ def softmax(logits: np.ndarray) -> np.ndarray:
 
 def phash(pixels) -> str:
     """imagehash's phash of the stored image (PIL, or an RGB uint8 array)."""
-    import imagehash
-
     return str(imagehash.phash(as_image(pixels)))
 
 
@@ -81,8 +71,6 @@ class ImageLabeler(ImageBatchStage):
         self._names: list[str] | None = None
 
     def setup(self) -> None:
-        from model.efficientnet import imagenet_classes
-
         self._names = imagenet_classes()
 
     def describe(self):
@@ -103,7 +91,9 @@ class ImageLabeler(ImageBatchStage):
                 if self.config.phash:
                     item.meta["phash"] = phash(pixels_of(item))
                 if self.config.store_embedding:
-                    item.meta["embedding"] = encode_embedding(emb)
-                clear_transient(item)
+                    # float16 now: what the shards store, so the scorer in this job sees
+                    # the same values as one reading the shards later
+                    item.meta["embedding"] = np.asarray(emb, "<f2")
+                item.clear_model_cache()  # the last model of the chain has read them
                 results[i] = [item]
         return results

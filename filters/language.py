@@ -32,10 +32,13 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from pipeline.charset import decode_html
-from pipeline.errors import ConfigError
-from pipeline.records import Page
-from pipeline.stage import MapStage
+import fasttext
+from selectolax.lexbor import LexborHTMLParser
+
+from pipeline.core.errors import ConfigError
+from pipeline.core.records import Page
+from pipeline.core.stage import MapStage
+from pipeline.web.charset import decode_html
 
 try:  # fastText's predict compiled without its string handling (filters/_fastlid.pyx)
     from filters import _fastlid
@@ -81,7 +84,6 @@ class LanguageId:
     def load(self) -> None:
         if self._ft is not None:
             return
-        import fasttext
 
         path = self.model_path or default_model_path()
         if not os.path.isfile(path):
@@ -90,7 +92,7 @@ class LanguageId:
         with contextlib.redirect_stderr(io.StringIO()):
             self._ft = fasttext.load_model(path)
         self._lean = _lean_model(path)
-        if self.use_langdetect:
+        if self.use_langdetect:  # the second opinion only: most configurations never load it
             from langdetect import DetectorFactory
             from langdetect.detector_factory import init_factory
 
@@ -135,6 +137,7 @@ class LanguageId:
         return [by_text[t] for t in texts]
 
     def langdetect(self, text: str) -> tuple[str, float]:
+        # langdetect: imported where used, as in load()
         from langdetect import DetectorFactory, detect_langs
         from langdetect.lang_detect_exception import LangDetectException
 
@@ -193,8 +196,6 @@ class PageLanguageConfig:
 def visible_text(html: str, max_chars: int) -> tuple[str, str]:
     """``(<html lang> value, visible text)``: lexbor parse, scripts/styles stripped, whitespace
     collapsed, cut at ``max_chars``."""
-    from selectolax.lexbor import LexborHTMLParser
-
     tree = LexborHTMLParser(html)
     root = tree.css_first("html")
     html_lang = ""

@@ -5,7 +5,7 @@ A small head (logistic regression, ``filters/models/naturalness_head.onnx``, tra
 cached on the item, so the labeler that runs later reuses it instead of running it again.
 
 Before the backbone (~10 ms an image), a pre-check costing ~0.05 ms drops clear flat graphics
-(logos, icons, clip art, charts, UI) as ``natural_flat_graphic``: on a 64x64 nearest-neighbour
+(logos, icons, clip art, charts, UI) as ``naturalness_flat_graphic``: on a 64x64 nearest-neighbour
 sample of the stored pixels, a photo never has 80% of its pixels in 8 exact colours (sensor
 noise, shading; a grey photo has 256 levels), flat artwork mostly does; and what is not the
 most common colour (the background) must be flat too, so a small product on a white
@@ -25,8 +25,8 @@ from PIL import Image
 from filters.backbone import (HEAD_FILE, Backbone, as_image, decode_pixels, make_session,
                               pixels_of, square_view)
 from filters.batched import ImageBatchStage
-from pipeline.errors import ConfigError
-from pipeline.records import ImageItem
+from pipeline.core.errors import ConfigError
+from pipeline.core.records import ImageItem
 
 PRECISIONS = ("auto", "float", "int8")
 
@@ -155,10 +155,10 @@ class Naturalness:
 
 
 class NaturalnessFilter(ImageBatchStage):
-    """Keeps natural photographs: sets ``item.natural``; drops ``natural_flat_graphic`` (the
-    pre-check, no score) and ``natural_not_natural`` (the head, below the threshold)."""
+    """Keeps natural photographs: sets ``item.natural``; drops ``naturalness_flat_graphic`` (the
+    pre-check, no score) and ``naturalness_not_natural`` (the head, below the threshold)."""
 
-    name = "natural"
+    name = "naturalness"
 
     def __init__(self, config: NaturalnessConfig | None = None):
         self.config = (config or NaturalnessConfig()).check()

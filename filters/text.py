@@ -22,13 +22,24 @@ import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from wordfreq import available_languages, zipf_frequency
+
 from filters.language import LanguageId, primary_subtag
 from filters.sentences import sentences_next_to_image
 from filters.text_facts import TextFacts
-from filters.text_rules import BIT, GATED, HAS_LETTER, RULE_NAMES, RULES, Reject, may_fire, tidy
-from pipeline.errors import ConfigError
-from pipeline.records import Candidate
-from pipeline.stage import BatchMapStage, Drop
+from filters.text_rules import (
+    BIT,
+    GATED,
+    HAS_LETTER,
+    RULE_NAMES,
+    RULES,
+    Reject,
+    may_fire,
+    tidy,
+)
+from pipeline.core.errors import ConfigError
+from pipeline.core.records import Candidate
+from pipeline.core.stage import BatchMapStage, Drop
 
 
 @dataclass
@@ -176,8 +187,6 @@ class TextCleaner(BatchMapStage):
         self._cache: OrderedDict = OrderedDict()
 
     def setup(self) -> None:
-        from wordfreq import available_languages, zipf_frequency
-
         self._lid.load()
         self._zipf = _ZipfByLang(zipf_frequency)
         self._zipf_for = {}

@@ -61,6 +61,8 @@ from itertools import islice
 from operator import eq as _eq
 from typing import Callable
 
+import ftfy
+
 _HERE = os.path.join(os.path.dirname(__file__), "wordlists")
 
 
@@ -89,8 +91,17 @@ class Rule:
 
 
 # HAS_LETTER and WORD_RE are defined beside the facts that shortcut them; re-exported here.
-from filters.text_facts import (DIGIT_RE, EMOJI_RE, HAS_LETTER, NOT_LETTER_RE,  # noqa: E402
-                                WORD_RE, classes, facts, letter_norm, letter_words)
+from filters.text_facts import (  # noqa: E402
+    DIGIT_RE,
+    EMOJI_RE,
+    HAS_LETTER,
+    NOT_LETTER_RE,
+    WORD_RE,
+    classes,
+    facts,
+    letter_norm,
+    letter_words,
+)
 
 
 def load_wordlist(name: str) -> list[str]:
@@ -185,8 +196,6 @@ def markup(text, ctx=None):
     # Cc, Cf, Zl, Zp): isprintable() spares nearly every text those scans.
     if not text.isascii():
         if ("Ã" in text or "Â" in text or "â€" in text) and _MOJIBAKE_RE.search(text):
-            import ftfy
-
             text = ftfy.fix_text(text)
         if not text.isprintable():
             text = _INVISIBLE_RE.sub("", text)

@@ -1,25 +1,30 @@
 """The trainer's `lait` subcommands: features, train, finetune, eval.
 
 `tools/cli.py` calls `register(subparsers)`; `python -m model.commands ...` runs them alone.
-Every handler takes the parsed args and returns an exit code.
+Every handler takes the parsed args and returns an exit code.  The trainer's modules (torch,
+webdataset) are imported inside the handlers: building the `lait` parser, and every pipeline
+command, must not load torch.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import logging
+import os
 import sys
+
+import numpy as np
+
+from .config import ConfigError, load_config
 
 log = logging.getLogger("lait.model")
 
 
 def _config(args):
-    from .config import load_config
     return load_config(args.config, args.set)
 
 
 def cmd_features(args) -> int:
-    import numpy as np
     from .features import GridExtractor, OnnxDetector, run_features
     if args.onnx:
         ex = OnnxDetector(args.onnx, size=args.onnx_size, min_score=args.min_score,
@@ -42,7 +47,6 @@ def cmd_train(args) -> int:
 
 
 def cmd_finetune(args) -> int:
-    import os
     from .retrieval import finetune
     from .train import stage_dir
     cfg = _config(args)
@@ -52,7 +56,6 @@ def cmd_finetune(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    import os
     from .retrieval import evaluate
     from .train import stage_dir
     cfg = _config(args)
@@ -110,7 +113,6 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m model.commands")
     register(ap.add_subparsers(dest="command", required=True))
     args = ap.parse_args(argv)
-    from .config import ConfigError
     try:
         return args.func(args)
     except ConfigError as e:

@@ -13,12 +13,16 @@ import logging
 import os
 import random
 
+import braceexpand
 import numpy as np
 import torch
 import webdataset as wds
+from PIL import Image
+from tokenizers import BertWordPieceTokenizer
 from torch.utils.data import DataLoader, IterableDataset, get_worker_info
 
 from .config import Config, ConfigError
+from .encoder import minilm_dir, resolve_bert_dir
 
 log = logging.getLogger(__name__)
 IGNORE = -100
@@ -37,7 +41,6 @@ def list_shards(spec: str) -> list[str]:
             found = sorted(glob.glob(os.path.join(part, "*.tar"))) or \
                 sorted(glob.glob(os.path.join(part, "shards", "*.tar")))
         else:
-            import braceexpand
             found = sorted(f for p in braceexpand.braceexpand(part) for f in glob.glob(p))
         out += found
     if not out:
@@ -49,7 +52,6 @@ class Tokenizer:
     """BERT WordPiece through the `tokenizers` library; [CLS] text [SEP], truncated."""
 
     def __init__(self, vocab: str, lowercase: bool = True):
-        from tokenizers import BertWordPieceTokenizer
         if not os.path.exists(vocab):
             raise ConfigError(f"vocab file not found: {vocab}")
         self.tok = BertWordPieceTokenizer(vocab, lowercase=lowercase)
@@ -72,7 +74,6 @@ class Tokenizer:
 def tokenizer_for(cfg: Config) -> Tokenizer:
     vocab = cfg.data.vocab
     if vocab is None:
-        from .encoder import minilm_dir, resolve_bert_dir
         d = resolve_bert_dir(cfg.model.init_from) if cfg.model.init_from else minilm_dir()
         vocab = os.path.join(d, "vocab.txt")
     tok = Tokenizer(vocab, cfg.data.lowercase)
@@ -108,7 +109,6 @@ def decode_sample(s: dict, cfg: Config, tok: Tokenizer, text_only: bool = False)
     if text_only:
         return out
     if cfg.model.visual == "pixels":
-        from PIL import Image
         size = cfg.model.image_size
         im = Image.open(io.BytesIO(s["jpg"])).convert("RGB").resize((size, size), Image.BILINEAR)
         out["image"] = np.asarray(im, dtype=np.uint8).transpose(2, 0, 1).copy()

@@ -14,6 +14,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from filters.efficientnet import FEATURE_DIM, EfficientNetLite0
+
 from .config import ModelConfig
 
 
@@ -89,7 +91,6 @@ class PixelEncoder(nn.Module):
             self.cnn = TinyCNN()
             self.mean = self.std = None
         else:
-            from .efficientnet import EfficientNetLite0, FEATURE_DIM
             self.cnn = EfficientNetLite0()  # ImageNet weights loaded by load_pretrained()
             del self.cnn._fc                # the classifier is unused here (and DDP wants no unused params)
             self.cnn.out_dim = FEATURE_DIM
@@ -98,7 +99,6 @@ class PixelEncoder(nn.Module):
         self.sample = cfg.pixel_sample
 
     def load_pretrained(self):
-        from .efficientnet import EfficientNetLite0
         if isinstance(self.cnn, EfficientNetLite0):
             sd = EfficientNetLite0.from_pretrained().state_dict()
             self.cnn.load_state_dict({k: v for k, v in sd.items() if not k.startswith("_fc.")})

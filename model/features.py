@@ -28,10 +28,12 @@ import tarfile
 import time
 
 import numpy as np
+import onnxruntime as ort
 import torch
 from PIL import Image
+from tqdm import tqdm
 
-from .efficientnet import EfficientNetLite0
+from filters.efficientnet import EfficientNetLite0
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +80,6 @@ class OnnxDetector:
 
     def __init__(self, path: str, size: int = 600, min_score: float = 0.5, min_regions: int = 10,
                  max_regions: int = 100, scale_255: bool = False):
-        import onnxruntime as ort
         prov = [p for p in ("CUDAExecutionProvider", "CPUExecutionProvider") if p in ort.get_available_providers()]
         self.sess = ort.InferenceSession(path, providers=prov)
         self.input = self.sess.get_inputs()[0].name
@@ -198,7 +199,6 @@ def run_features(src_dir: str, dst_dir: str, extractor, batch_size: int = 32, dt
              "with_regions": 0, "bad_image": 0}
     bar = None
     if progress:
-        from tqdm import tqdm
         bar = tqdm(desc="features", unit="img", dynamic_ncols=True)
     t0 = time.time()
     for s in todo:

@@ -20,6 +20,7 @@ import time
 import torch
 import torch.distributed as dist
 from safetensors.torch import load_file, save_file
+from tqdm import tqdm
 
 from .config import Config, ConfigError, StageConfig, to_dict
 from .data import make_loader, tokenizer_for
@@ -197,7 +198,6 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
 
     bar = None
     if progress and rank == 0:
-        from tqdm import tqdm
         bar = tqdm(total=s.steps, initial=start, desc=f"stage {stage}", dynamic_ncols=True)
     metrics_f = open(os.path.join(sdir, "metrics.jsonl"), "a") if rank == 0 else None
     sums: dict[str, float] = {}

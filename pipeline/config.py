@@ -6,20 +6,23 @@ values out of range), instead of surfacing hours later on a worker.
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
+import types
 import typing
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
-
 from filters.labels import LabelsConfig
 from filters.language import PageLanguageConfig
 from filters.naturalness import NaturalnessConfig
 from filters.nsfw import NsfwConfig
 from filters.text import TextCleanerConfig
-from pipeline.errors import ConfigError
-from scoring.model import ScorerConfig
+from pipeline.core.errors import ConfigError
+from pipeline.steps.crawl import LINK_POLICIES
+from pipeline.web.http import OPT_OUT_TOKENS, USER_AGENT
+from scoring.score import ScorerConfig
 
 __all__ = ["Config", "ConfigError", "load", "from_dict"]
 
@@ -46,8 +49,6 @@ class ExtractConfig:
         _positive("extract.max_text_chars", self.max_text_chars)
 
 
-OPT_OUT_TOKENS = ("noai", "noimageai", "noindex", "noimageindex")
-USER_AGENT = "lait-builder/0.1 (+https://github.com/lait-builder)"
 
 
 @dataclass
@@ -82,7 +83,7 @@ class FetchConfig:
 
 @dataclass
 class CrawlConfig:
-    """Seed URLs -> pages (pipeline/crawl.py), instead of input.warc.  Polite defaults."""
+    """Seed URLs -> pages (pipeline/steps/crawl.py), instead of input.warc.  Polite defaults."""
 
     seeds: list[str] = field(default_factory=list)  # start URLs (http/https)
     seeds_per_part: int = 1  # hosts per part: a host is crawled by one part, one worker
@@ -127,7 +128,6 @@ class CrawlConfig:
         _check_networks("crawl.allow_networks", self.allow_networks)
 
 
-LINK_POLICIES = ("same_site", "same_host", "open")
 
 
 @dataclass
@@ -149,11 +149,14 @@ class ImageConfig:
 
 
 @dataclass
-class AggregateConfig:
+class TextShareConfig:
+    """``text_share:`` section (called ``aggregate:`` before the step names said what they do;
+    that name is still read)."""
+
     max_images_per_text: int = 10  # a text shared by more distinct images is dropped
 
     def check(self):
-        _positive("aggregate.max_images_per_text", self.max_images_per_text)
+        _positive("text_share.max_images_per_text", self.max_images_per_text)
 
 
 @dataclass
@@ -190,7 +193,7 @@ class Config:
     nsfw: NsfwConfig = field(default_factory=NsfwConfig)
     labels: LabelsConfig = field(default_factory=LabelsConfig)
     score: ScorerConfig = field(default_factory=ScorerConfig)
-    aggregate: AggregateConfig = field(default_factory=AggregateConfig)
+    text_share: TextShareConfig = field(default_factory=TextShareConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
     run: RunConfig = field(default_factory=RunConfig)
 
@@ -225,8 +228,6 @@ def _check_opt_out(name: str, tokens) -> None:
 
 
 def _check_networks(name: str, networks) -> None:
-    import ipaddress
-
     for n in networks:
         try:
             ipaddress.ip_network(n, strict=False)
@@ -266,7 +267,7 @@ def _coerce(hint, value, where):
         if not isinstance(value, dict):
             raise ConfigError(f"{where}: expected a mapping")
         return dict(value)
-    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+    if origin in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(hint) if a is not type(None)]
         if value is None:
             return None
@@ -290,8 +291,18 @@ def _coerce(hint, value, where):
     return value
 
 
+# Sections renamed with their step (README "Changelog"): old name -> new name.
+RENAMED_SECTIONS = {"aggregate": "text_share"}
+
+
 def from_dict(data: dict[str, Any]) -> Config:
-    return _build(Config, data or {}, "").check()
+    data = dict(data or {})
+    for old, new in RENAMED_SECTIONS.items():
+        if old in data:
+            if new in data:
+                raise ConfigError(f"give {new}: or its old name {old}:, not both")
+            data[new] = data.pop(old)
+    return _build(Config, data, "").check()
 
 
 def load(path: str, overrides: dict[str, Any] | None = None) -> Config:

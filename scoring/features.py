@@ -19,15 +19,17 @@ Cross-modal features compare the text with what the image shows, in three ways:
 """
 from __future__ import annotations
 
-import base64
 import math
 import re
 from collections import OrderedDict
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
+from tqdm import tqdm
+from wordfreq import zipf_frequency
 
-from pipeline.records import TEXT_SOURCES, Pair
+from pipeline.core.records import TEXT_SOURCES, Pair, decode_embedding
+from scoring.minilm import MiniLM
 
 WORD_RE = re.compile(r"[^\W\d_]+", re.UNICODE)
 YEAR_RE = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
@@ -93,6 +95,7 @@ def lemma(word: str) -> str:
 
 
 def lemmas(text: str) -> set[str]:
+    # sklearn (with scipy) takes about a second to import: only workers that score pay it
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     return {lemma(w) for w in words(text) if w not in ENGLISH_STOP_WORDS and len(w) > 1}
@@ -106,16 +109,6 @@ def url_words(url: str) -> tuple[str, str]:
     name = re.sub(r"\.[A-Za-z0-9]{2,5}$", "", parts[-1]) if parts else ""
     split = lambda s: " ".join(re.findall(r"[A-Za-z]{2,}", s.replace("_", " ")))  # noqa: E731
     return split(name), split(" ".join(parts[:-1]))
-
-
-def decode_embedding(text) -> np.ndarray | None:
-    """``image_meta["embedding"]`` (base64 little-endian float16, the labels step's format)."""
-    if not text:
-        return None
-    try:
-        return np.frombuffer(base64.b64decode(text), "<f2").astype(np.float32)
-    except (ValueError, TypeError):
-        return None
 
 
 def jaccard(a: set, b: set) -> float:
@@ -133,8 +126,6 @@ class FeatureExtractor:
     names = FEATURE_NAMES
 
     def __init__(self, projection=None, encoder=None):
-        from scoring.minilm import MiniLM
-
         self.projection = projection
         self.encoder = encoder or MiniLM()
         self._cache: OrderedDict = OrderedDict()
@@ -154,8 +145,6 @@ class FeatureExtractor:
     def transform(self, pairs: list[Pair], progress: bool = False) -> np.ndarray:
         it = pairs
         if progress:
-            from tqdm import tqdm
-
             it = tqdm(pairs, desc="features", unit="pair", mininterval=1.0)
         rows = [self.pair_features(p) for p in it]
         out = np.array([[r.get(n, math.nan) for n in self.names] for r in rows], np.float32)
@@ -170,7 +159,7 @@ class FeatureExtractor:
         return f
 
     def cross_features(self, text: str, pair: Pair) -> dict[str, float]:
-        c, meta = pair.candidate, pair.image_meta or {}
+        c, meta = pair.candidate, pair.image.meta or {}
         f: dict[str, float] = {}
         t = self.embed(text)
         labels = [(str(n), float(p)) for n, p in (meta.get("labels") or [])[:TOPK]]
@@ -189,12 +178,12 @@ class FeatureExtractor:
             f["label_word_jaccard"] = jaccard(tw, lw)
             f["label_overlap_prob"] = sum(p for n, p in labels if {lemma(w) for w in words(n)} & tw)
         tw = lemmas(text)
-        fname, dirs = url_words(pair.image_url)
+        fname, dirs = url_words(pair.image.image_url)
         fw = lemmas(fname)
         f["cos_filename"] = _cos(t, self.embed(fname)) if fname else math.nan
         f["filename_overlap"] = len(tw & fw)
         f["filename_jaccard"] = jaccard(tw, fw)
-        base = urlsplit(pair.image_url or "").path.rsplit("/", 1)[-1]
+        base = urlsplit(pair.image.image_url or "").path.rsplit("/", 1)[-1]
         f["filename_is_camera"] = float(bool(CAMERA_RE.match(base)))
         f["url_path_overlap"] = len(tw & lemmas(dirs))
         title = c.page_title or ""
@@ -209,8 +198,8 @@ class FeatureExtractor:
             if labels:
                 lv = sum(p * self.embed(n) for n, p in labels)
                 f["proj_cos_label"] = _cos(self.projection.image_vector(emb), lv / (np.linalg.norm(lv) or 1))
-            if pair.natural is not None:
-                f["proj_x_natural"] = f["proj_cos"] * pair.natural
+            if pair.image.natural is not None:
+                f["proj_x_natural"] = f["proj_cos"] * pair.image.natural
         if labels and self.projection is not None and self.projection.label_bank is not None:
             # How the text's fit to these labels compares with its fit to typical labels.
             bank = self.projection.label_bank @ t
@@ -219,8 +208,7 @@ class FeatureExtractor:
 
 
 def text_features(text: str, pair: Pair) -> dict[str, float]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-    from wordfreq import zipf_frequency
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # on use, as in lemmas()
 
     c, m = pair.candidate, pair.candidate.meta or {}
     ws = words(text)
@@ -290,18 +278,18 @@ def _distance(text: str, m: dict) -> tuple[float, float]:
 
 
 def image_features(pair: Pair) -> dict[str, float]:
-    meta = pair.image_meta or {}
-    w, h = pair.width or 0, pair.height or 0
-    ow, oh = pair.orig_width or w, pair.orig_height or h
-    fmt = (pair.orig_format or "").lower().replace("jpg", "jpeg")
+    meta = pair.image.meta or {}
+    w, h = pair.image.width or 0, pair.image.height or 0
+    ow, oh = pair.image.orig_width or w, pair.image.orig_height or h
+    fmt = (pair.image.orig_format or "").lower().replace("jpg", "jpeg")
     f = {
         "width": w, "height": h, "log_area": math.log1p(w * h),
         "log_aspect": math.log(w / h) if w and h else math.nan, "orig_width": ow, "orig_height": oh,
-        "log_orig_pixels": math.log1p(ow * oh), "log_orig_bytes": math.log1p(pair.orig_bytes or 0),
-        "orig_bytes_per_pixel": (pair.orig_bytes or 0) / max(ow * oh, 1),
+        "log_orig_pixels": math.log1p(ow * oh), "log_orig_bytes": math.log1p(pair.image.orig_bytes or 0),
+        "orig_bytes_per_pixel": (pair.image.orig_bytes or 0) / max(ow * oh, 1),
         "was_resized": float(ow * oh > w * h),
         "format_other": float(fmt not in FORMATS),
-        "nsfw": _num(pair.nsfw), "natural": _num(pair.natural),
+        "nsfw": _num(pair.image.nsfw), "natural": _num(pair.image.natural),
         "label_entropy": _num(meta.get("label_entropy")),
     }
     for x in FORMATS:

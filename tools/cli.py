@@ -5,11 +5,13 @@ import argparse
 import os
 import sys
 
+from pipeline.build import build
+from pipeline.core.errors import ConfigError
+from pipeline.core.stats import format_funnel, read_stats
+from tools import demo, report
+
 
 def _cmd_build(args) -> int:
-    from pipeline.build import build
-    from pipeline.stats import format_funnel
-
     doc = build(args.config, args.out, engine=args.engine, engine_args=args.engine_args)
     print(format_funnel(doc))
     print(f"\nshards: {os.path.join(os.path.abspath(args.out), 'shards')}")
@@ -17,23 +19,17 @@ def _cmd_build(args) -> int:
 
 
 def _cmd_stats(args) -> int:
-    from pipeline.stats import format_funnel, read_stats
-
     path = args.dir if args.dir.endswith(".json") else os.path.join(args.dir, "stats.json")
     print(format_funnel(read_stats(path)))
     return 0
 
 
 def _cmd_report(args) -> int:
-    from tools.report import main as report_main
-
-    return report_main(args)
+    return report.main(args)
 
 
 def _cmd_demo(args) -> int:
-    from tools.demo import main as demo_main
-
-    return demo_main(args)
+    return demo.main(args, lait=main)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -64,7 +60,8 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--no-train", action="store_true", help="skip the trainer part of the demo")
     d.set_defaults(func=_cmd_demo)
 
-    try:  # the trainer's commands (features, train, eval) live with the model
+    try:  # the trainer's commands (features, train, eval) live with the model; imported here
+        # because the model needs torch, which a pipeline-only install may lack
         from model.commands import register
     except ImportError:
         pass
@@ -74,8 +71,6 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from pipeline.errors import ConfigError
-
     p = parser()
     args, extra = p.parse_known_args(argv)
     if extra and not getattr(args, "passthrough", False):

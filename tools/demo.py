@@ -10,12 +10,14 @@ from __future__ import annotations
 import os
 
 from pipeline.build import build
-from pipeline.stats import format_funnel
+from pipeline.core.stats import format_funnel
+from tools import sampleweb
+from tools.report import write_report
 
 
-def main(args) -> int:
-    from tools import sampleweb
-
+def main(args, lait) -> int:
+    """``lait`` is the CLI's entry point (``tools.cli.main``, which calls this): the trainer
+    part runs its commands exactly as a user types them."""
     web = os.path.abspath(args.web)
     base_url = f"http://127.0.0.1:{args.port}"
     print(f"[demo] generating the sample web into {web}")
@@ -33,18 +35,14 @@ def main(args) -> int:
     print(f"[demo] against the ground truth: precision {quality['precision']:.3f}, "
           f"recall {quality['recall']:.3f} ({quality['n_output']} samples)")
     print(f"[demo] shards: {shards}")
-    from tools.report import write_report
-
     print(f"[demo] report: {write_report(os.path.abspath(args.out))}")
     if args.no_train:
         return 0
-    return train_demo(os.path.abspath(args.out))
+    return train_demo(os.path.abspath(args.out), lait)
 
 
-def train_demo(out: str) -> int:
+def train_demo(out: str, lait) -> int:
     """The trainer commands on the demo's shards, exactly as a user types them."""
-    from tools.cli import main as lait
-
     feats = os.path.join(out, "features")
     shards = os.path.join(feats, "shards")
     common = ["--config", "configs/imagebert_tiny.yaml", "--set", f"out_dir={out}/imagebert"]

@@ -28,6 +28,8 @@ import glob
 import hashlib
 import os
 
+from PIL import Image, ImageOps
+
 SPLITS = ("train", "val", "test")
 
 MATE = "/usr/share/backgrounds/mate"
@@ -253,3 +255,21 @@ def calibration_photos() -> list[str]:
 def missing(groups: dict[str, list[str]]) -> list[str]:
     """Source names with no file on this machine (a package not installed)."""
     return [k for k, v in groups.items() if not v or not all(os.path.isfile(p) for p in v)]
+
+
+def flatten(im: Image.Image, bg=(255, 255, 255)) -> Image.Image:
+    """RGB, with any transparency composited on ``bg`` (as the decode stage does on white)."""
+    im = ImageOps.exif_transpose(im)
+    if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
+        rgba = im.convert("RGBA")
+        base = Image.new("RGBA", rgba.size, bg + (255,))
+        return Image.alpha_composite(base, rgba).convert("RGB")
+    return im.convert("RGB")
+
+
+def spread(files: list[str], n: int) -> list[str]:
+    """n files evenly spread over the sorted list (deterministic, covers sub-folders)."""
+    if len(files) <= n:
+        return files
+    step = len(files) / n
+    return [files[int(i * step)] for i in range(n)]

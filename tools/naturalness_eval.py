@@ -23,8 +23,16 @@ import sys
 import numpy as np
 from PIL import Image
 
-from tools.image_sources import SPLITS, missing, natural_sources, nonnatural_sources
-from tools.train_naturalness import _spread, flatten
+from filters.backbone import square_view
+from filters.naturalness import Naturalness
+from tools.image_sources import (
+    SPLITS,
+    flatten,
+    missing,
+    natural_sources,
+    nonnatural_sources,
+    spread,
+)
 
 CLIPART_PER_CATEGORY = 40
 MIN_SIDE, MAX_PIXELS = 300, 100_000_000  # the pipeline's size step runs before naturalness
@@ -70,7 +78,7 @@ def split_set(split: str = "test") -> list[tuple[str, int, str, np.ndarray]]:
     for source, files in oth.items():
         files = [p for p in files if eligible(_header_size(p))]
         if source.startswith("openclipart"):
-            files = _spread(files, CLIPART_PER_CATEGORY)
+            files = spread(files, CLIPART_PER_CATEGORY)
         for path in files:
             out.append((source, 0, path, stored_pixels(Image.open(path))))
     return out
@@ -78,8 +86,6 @@ def split_set(split: str = "test") -> list[tuple[str, int, str, np.ndarray]]:
 
 def embed_set(data, backbone) -> np.ndarray:
     """Backbone embeddings [N, 1280] of ``split_set`` rows."""
-    from filters.backbone import square_view
-
     return np.concatenate([backbone.run([square_view(px) for *_, px in data[i:i + 32]])[0]
                            for i in range(0, len(data), 32)])
 
@@ -119,8 +125,6 @@ def evaluate(model=None, threshold: float = 0.5, split: str = "test", backbone: 
     """Scores ``split`` as the filter decides with ``model`` (default: the shipped pre-check
     and head on the ``backbone``): a flat graphic scores 0, the others the head's
     probability.  ``without_precheck`` holds the head's figures alone."""
-    from filters.naturalness import Naturalness
-
     model = model or Naturalness(backbone)
     data = split_set(split)
     head = model.head(embed_set(data, model.backbone))

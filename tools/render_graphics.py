@@ -16,14 +16,15 @@ import os
 import random
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+from wordfreq import top_n_list
 
 KINDS = ("chart", "text", "ui", "flat", "abstract")
 _WORDS = None
 
 
 def _fonts() -> list[str]:
-    import matplotlib
+    import matplotlib  # heavy; and its backend is chosen in render() before pyplot loads
 
     d = os.path.join(os.path.dirname(matplotlib.__file__), "mpl-data", "fonts", "ttf")
     return sorted(os.path.join(d, f) for f in os.listdir(d) if f.startswith("DejaVu") and f.endswith(".ttf"))
@@ -32,8 +33,6 @@ def _fonts() -> list[str]:
 def _words() -> list[str]:
     global _WORDS
     if _WORDS is None:
-        from wordfreq import top_n_list
-
         _WORDS = top_n_list("en", 2000)
     return _WORDS
 
@@ -182,8 +181,6 @@ def flat(rng: random.Random) -> Image.Image:
 def abstract(rng: random.Random) -> Image.Image:
     """Abstract backgrounds: soft blurred colour clouds on dark or light, optionally mirrored
     into a kaleidoscope (desktop wallpapers, hero-image backdrops, glow effects)."""
-    from PIL import ImageFilter
-
     w, h = _size(rng)
     im = Image.new("RGB", (w, h), _colour(rng, light=rng.random() < 0.3))
     d = ImageDraw.Draw(im)

@@ -19,6 +19,10 @@ import tarfile
 from collections import Counter
 
 import numpy as np
+import pyarrow.parquet as pq
+from PIL import Image
+
+from pipeline.core.stats import read_stats
 
 KEPT_SAMPLES = 24  # kept pairs shown (spread evenly over the corpus in key order)
 THUMB = 160
@@ -127,8 +131,6 @@ def _fmt(v) -> str:
 
 # ---------------------------------------------------------------- data
 def read_rows(out_dir: str) -> list[dict]:
-    import pyarrow.parquet as pq
-
     rows = []
     for f in sorted(glob.glob(os.path.join(out_dir, "shards", "*.parquet"))):
         rows += pq.read_table(f).to_pylist()
@@ -137,8 +139,6 @@ def read_rows(out_dir: str) -> list[dict]:
 
 
 def read_rejects(out_dir: str) -> list[dict]:
-    import pyarrow.parquet as pq
-
     path = os.path.join(out_dir, "rejects.parquet")
     return pq.read_table(path).to_pylist() if os.path.exists(path) else []
 
@@ -159,8 +159,6 @@ def thumb_uri(data: bytes | None) -> str | None:
     if not data:
         return None
     try:
-        from PIL import Image
-
         with Image.open(io.BytesIO(data)) as im:
             im = im.convert("RGB")
             im.thumbnail((THUMB, THUMB))
@@ -179,8 +177,6 @@ def cell(uri: str | None, text: str, meta: str) -> str:
 
 # ---------------------------------------------------------------- the page
 def render(out_dir: str) -> str:
-    from pipeline.stats import read_stats
-
     doc = read_stats(os.path.join(out_dir, "stats.json"))
     steps = doc.get("steps", [])
     rows = read_rows(out_dir)

@@ -54,10 +54,21 @@ import sys
 import time
 
 import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
 from PIL import Image, ImageEnhance, ImageOps
+from sklearn.linear_model import LogisticRegression
 
 from filters.backbone import Backbone, decode_pixels, square_view
-from tools.image_sources import missing, natural_sources, nonnatural_sources
+from tools.image_sources import (
+    flatten,
+    missing,
+    natural_sources,
+    nonnatural_sources,
+    spread,
+)
+from tools.naturalness_eval import embed_set, split_set
+from tools.render_graphics import KINDS, render
 
 PHOTO_CROPS = 50
 PHOTO_JITTERED = 40
@@ -68,16 +79,6 @@ C_GRID = (0.0003, 0.001, 0.003, 0.01, 0.03, 0.1)
 C = 0.003  # chosen by `select` on the val split (int8 backbone)
 THRESHOLD = 0.62  # likewise; folded into the exported bias
 TRAIN_SPLITS = ("train",)  # the shipped head (a refit on train + val scored lower: docstring)
-
-
-def flatten(im: Image.Image, bg=(255, 255, 255)) -> Image.Image:
-    """RGB, with any transparency composited on ``bg`` (as the decode stage does on white)."""
-    im = ImageOps.exif_transpose(im)
-    if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
-        rgba = im.convert("RGBA")
-        base = Image.new("RGBA", rgba.size, bg + (255,))
-        return Image.alpha_composite(base, rgba).convert("RGB")
-    return im.convert("RGB")
 
 
 def _save(im: Image.Image, path: str, rng: random.Random) -> None:
@@ -125,14 +126,6 @@ def _jitter(im: Image.Image, rng: random.Random) -> Image.Image:
     return im
 
 
-def _spread(files: list[str], n: int) -> list[str]:
-    """n files evenly spread over the sorted list (deterministic, covers sub-folders)."""
-    if len(files) <= n:
-        return files
-    step = len(files) / n
-    return [files[int(i * step)] for i in range(n)]
-
-
 def _stems(files: list[str]) -> list[str]:
     """Output names for a source's files: the file stem, or, where two files of the source
     share one (KDE's wallpapers are all ``images/<size>.jpg``), ``NNN_stem`` by position, so
@@ -148,8 +141,6 @@ def _stems(files: list[str]) -> list[str]:
 def make_data(out: str, seed: int = 0, splits=TRAIN_SPLITS) -> dict[str, int]:
     """Writes ``out/natural/<source>/*.jpg`` and ``out/other/<source>/*.jpg`` from the
     sources of ``splits`` (never the test split)."""
-    from tools.render_graphics import KINDS, render
-
     if "test" in splits:
         sys.exit("the test split is for the final score only: make-data takes train and val")
     nat, oth = {}, {}
@@ -184,7 +175,7 @@ def make_data(out: str, seed: int = 0, splits=TRAIN_SPLITS) -> dict[str, int]:
                 crops(path, ARTWORK_CROPS, "other", source, path, stem)
             counts[source] = len(files) * ARTWORK_CROPS
             continue
-        picked = _spread(files, CLIPART_PER_CATEGORY)
+        picked = spread(files, CLIPART_PER_CATEGORY)
         for i, path in enumerate(picked):
             rng = random.Random(f"{seed}:{source}:{i}")
             bg = (255, 255, 255) if rng.random() < 0.75 else tuple(rng.randrange(170, 256) for _ in range(3))
@@ -229,9 +220,6 @@ def export_head(mean: np.ndarray, std: np.ndarray, w: np.ndarray, b: float, path
                 threshold: float = 0.5) -> None:
     """(embedding - mean) / std . w + b -> sigmoid, as a 5-node ONNX graph.  ``threshold``
     (chosen on val) is folded into the bias, so the pipeline's 0.5 cut is that threshold."""
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-
     f32 = np.float32
     b -= float(np.log(threshold / (1 - threshold)))
     inits = [numpy_helper.from_array(mean[None].astype(f32), "mean"),
@@ -258,8 +246,6 @@ def export_head(mean: np.ndarray, std: np.ndarray, w: np.ndarray, b: float, path
 
 def fit(x: np.ndarray, y: np.ndarray, c: float):
     """Logistic regression on the standardised embedding: (mean, std, classifier)."""
-    from sklearn.linear_model import LogisticRegression
-
     mean, std = x.mean(0), x.std(0) + 1e-3
     clf = LogisticRegression(C=c, class_weight="balanced", max_iter=3000)
     clf.fit((x - mean) / std, y)
@@ -295,7 +281,6 @@ def select(natural: list[str], other: list[str], precision: str = "int8") -> dic
     """Chooses C and the threshold on the val split (never the test split): fits each C of
     the grid on the training folders and keeps the best balanced accuracy on val; then the
     threshold in 0.30..0.70 that maximises it (ties: the nearest to 0.5)."""
-    from tools.naturalness_eval import embed_set, split_set
 
     backbone = Backbone(precision)
     paths, y = _folders(natural, other)

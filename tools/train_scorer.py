@@ -1,4 +1,4 @@
-"""Train the weak image-text semantic model (``scoring/model.py``) and measure it.
+"""Train the weak image-text semantic model (``scoring/scorer_model.py``) and measure it.
 
 Two kinds of training data, used together:
 
@@ -24,13 +24,44 @@ The last line printed is a JSON object with the figures.
 from __future__ import annotations
 
 import argparse
+import copy
+import io
 import json
 import os
 import sys
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from PIL import Image
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import GroupKFold
+from tqdm import tqdm
 
-from pipeline.records import Candidate, ImageItem, Pair
+from filters.image_decode import ImageDecode
+from filters.labels import ImageLabeler
+from filters.naturalness import NaturalnessFilter
+from filters.nsfw import NsfwFilter
+from pipeline.build import build
+from pipeline.core.records import (
+    Candidate,
+    ImageFacts,
+    ImageItem,
+    Pair,
+    decode_embedding,
+)
+from scoring.features import (
+    CROSS_FEATURES,
+    FEATURE_NAMES,
+    TEXT_ONLY,
+    TOPK,
+    FeatureExtractor,
+)
+from scoring.projection import Projection
+from scoring.scorer_model import ScorerModel
+from tools import sampleweb
+from tools.sampleweb import labelled_pairs as sw_pairs
+from tools.sampleweb.evaluate import read_output
 
 SEED = 0
 
@@ -38,8 +69,6 @@ SEED = 0
 # ---------------------------------------------------------------- loading data
 def corpus_pairs(out_dirs: list[str]) -> list[Pair]:
     """The real pairs of built corpora (rows of ``OUT/shards/*.parquet``), in a fixed order."""
-    from tools.sampleweb.evaluate import read_output
-
     pairs = []
     for d in out_dirs:
         shards = os.path.join(d, "shards")
@@ -57,31 +86,24 @@ def row_pair(r: dict) -> Pair:
                   raw_text=r.get("raw_text") or r.get("caption") or "",
                   page_title=r.get("page_title") or "", page_lang=r.get("page_lang") or "",
                   meta=meta(r.get("text_meta")))
-    return Pair(key=r.get("key") or "", candidate=c, image_url=c.image_url, data=b"",
-                width=r.get("width") or 0, height=r.get("height") or 0,
-                orig_width=r.get("original_width") or 0, orig_height=r.get("original_height") or 0,
-                orig_format=r.get("original_format") or "", orig_bytes=r.get("original_bytes") or 0,
-                sha256=r.get("sha256") or "", nsfw=r.get("nsfw"), natural=r.get("natural"),
-                score=r.get("score"), image_meta=meta(r.get("image_meta")))
+    image = ImageFacts(image_url=c.image_url, data=b"", width=r.get("width") or 0,
+                       height=r.get("height") or 0, orig_width=r.get("original_width") or 0,
+                       orig_height=r.get("original_height") or 0,
+                       orig_format=r.get("original_format") or "",
+                       orig_bytes=r.get("original_bytes") or 0, sha256=r.get("sha256") or "",
+                       nsfw=r.get("nsfw"), natural=r.get("natural"), meta=meta(r.get("image_meta")))
+    return Pair(key=r.get("key") or "", candidate=c, image=image, score=r.get("score"))
 
 
-class ImageFacts:
+class ImageAnalyser:
     """Runs the pipeline's image stages on raw bytes (without dropping anything) to get the
     facts a Pair carries: stored size, NSFW, naturalness, labels and embedding."""
 
     def __init__(self):
-        from filters.image import ImageDecode
-        from filters.labels import ImageLabeler
-        from filters.naturalness import NaturalnessFilter
-        from filters.nsfw import NsfwFilter
-
         self.decode = ImageDecode()
         self.models = [NsfwFilter(), NaturalnessFilter(), ImageLabeler()]
 
     def item(self, data: bytes, url: str) -> ImageItem:
-        from PIL import Image
-        import io
-
         item = ImageItem(image_url=url, data=data, candidates=[], orig_bytes=len(data))
         with Image.open(io.BytesIO(data)) as im:
             item.orig_width, item.orig_height, item.orig_format = im.width, im.height, (im.format or "").lower()
@@ -94,11 +116,8 @@ class ImageFacts:
 
 def labelled_pairs(path: str) -> tuple[list[Pair], np.ndarray, np.ndarray]:
     """(pairs, labels, groups) from a labelled parquet."""
-    import pyarrow.parquet as pq
-    from tqdm import tqdm
-
     rows = pq.read_table(path).to_pylist()
-    facts, items = ImageFacts(), {}
+    facts, items = ImageAnalyser(), {}
     pairs, y, groups = [], [], []
     for r in tqdm(rows, desc="labelled images", unit="pair", mininterval=1.0):
         url = r.get("image_url") or r.get("image_path") or ""
@@ -111,10 +130,9 @@ def labelled_pairs(path: str) -> tuple[list[Pair], np.ndarray, np.ndarray]:
         it = items[url]
         c = Candidate(page_url="", image_url=url, text_source=r.get("text_source") or "",
                       text=r["text"], raw_text=r["text"], page_title=r.get("page_title") or "")
-        pairs.append(Pair(key=it.sha256[:24], candidate=c, image_url=url, data=b"", width=it.width,
-                          height=it.height, orig_width=it.orig_width, orig_height=it.orig_height,
-                          orig_format=it.orig_format, orig_bytes=it.orig_bytes, sha256=it.sha256,
-                          nsfw=it.nsfw, natural=it.natural, image_meta=dict(it.meta)))
+        image = it.facts()
+        image.data = b""
+        pairs.append(Pair(key=it.sha256[:24], candidate=c, image=image))
         y.append(int(r["label"]))
         groups.append(str(r.get("group") or url))
     return pairs, np.array(y), np.array(groups)
@@ -122,11 +140,6 @@ def labelled_pairs(path: str) -> tuple[list[Pair], np.ndarray, np.ndarray]:
 
 def export_sampleweb(web_dir: str, out_path: str) -> int:
     """The sample web's labelled pairs as a labelled parquet (image bytes inline)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from tools.sampleweb import labelled_pairs as sw_pairs
-
     rows = []
     for p in sw_pairs(os.path.join(web_dir, "truth.jsonl")):
         with open(p["image_path"], "rb") as f:
@@ -142,8 +155,8 @@ def _phash_groups(pairs: list[Pair], max_distance: int = 10) -> np.ndarray:
     so that a shuffled text never lands on another copy of its own picture."""
     hashes = {}
     for p in pairs:
-        h = (p.image_meta or {}).get("phash")
-        hashes.setdefault(p.sha256, int(h, 16) if h else None)
+        h = (p.image.meta or {}).get("phash")
+        hashes.setdefault(p.image.sha256, int(h, 16) if h else None)
     keys = sorted(hashes)
     parent = {k: k for k in keys}
 
@@ -159,7 +172,7 @@ def _phash_groups(pairs: list[Pair], max_distance: int = 10) -> np.ndarray:
                 ha, hb = hashes[a], hashes[b]
                 if ha is not None and hb is not None and bin(ha ^ hb).count("1") <= max_distance:
                     parent[find(b)] = find(a)
-    return np.array([find(p.sha256) for p in pairs])
+    return np.array([find(p.image.sha256) for p in pairs])
 
 
 def shuffled_negatives(pairs: list[Pair], groups: np.ndarray, seed: int = SEED) -> list[Pair]:
@@ -167,8 +180,6 @@ def shuffled_negatives(pairs: list[Pair], groups: np.ndarray, seed: int = SEED) 
     negative exactly once and the negatives' texts look like the positives' (only the match
     differs).  A text never lands on a near-duplicate of its own picture nor on an image
     that already has that text."""
-    import copy
-
     rng = np.random.default_rng(seed)
     texts_of: dict[str, set] = {}
     for p, g in zip(pairs, groups):
@@ -194,17 +205,15 @@ def shuffled_negatives(pairs: list[Pair], groups: np.ndarray, seed: int = SEED) 
 
 def embeddings(pairs: list[Pair], fx) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(image embeddings, text vectors, label vectors, has-embedding mask) of pairs."""
-    from scoring.features import TOPK, decode_embedding
-
     ok, embs, texts, labels = [], [], [], []
     for p in pairs:
-        e = decode_embedding((p.image_meta or {}).get("embedding"))
+        e = decode_embedding((p.image.meta or {}).get("embedding"))
         ok.append(e is not None)
         if e is None:
             continue
         embs.append(e)
         texts.append(fx.embed(p.candidate.text))
-        ls = (p.image_meta.get("labels") or [])[:TOPK]
+        ls = (p.image.meta.get("labels") or [])[:TOPK]
         probs = sum(float(q) for _, q in ls) or 1.0
         labels.append(sum(float(q) * fx.embed(n) for n, q in ls) / probs if ls else np.zeros(384))
     return np.array(embs), np.array(texts), np.array(labels), np.array(ok)
@@ -213,8 +222,6 @@ def embeddings(pairs: list[Pair], fx) -> tuple[np.ndarray, np.ndarray, np.ndarra
 def fit_projection(pairs, fx, dims=None, alpha=1.0):
     """Ridge from the image embedding to the text vector; by default on half as many PCA
     dimensions as there are pairs (at most 128): a small corpus supports only a coarse map."""
-    from scoring.projection import Projection
-
     e, t, lv, ok = embeddings(pairs, fx)
     if ok.sum() < 8:
         return None
@@ -225,14 +232,12 @@ def fit_projection(pairs, fx, dims=None, alpha=1.0):
 def self_supervised_set(pairs: list[Pair], fx, folds: int = 4):
     """Features and labels of the corpus's real pairs (1) and shuffled pairs (0); each row's
     projection features come from a projection fitted without its near-duplicate group."""
-    from tqdm import tqdm
-
     groups = _phash_groups(pairs)
     neg = shuffled_negatives(pairs, groups)
     allp = pairs + neg
     # A negative belongs to its image's group (the image decides which projection it may see).
-    img_group = {p.sha256: g for p, g in zip(pairs, groups)}
-    allg = np.array([img_group[p.sha256] for p in allp])
+    img_group = {p.image.sha256: g for p, g in zip(pairs, groups)}
+    allg = np.array([img_group[p.image.sha256] for p in allp])
     y = np.array([1] * len(pairs) + [0] * len(neg))
     uniq = sorted(set(allg))
     fold_of = {g: i % folds for i, g in enumerate(uniq)}
@@ -250,8 +255,6 @@ def self_supervised_set(pairs: list[Pair], fx, folds: int = 4):
 
 # ---------------------------------------------------------------- training and evaluation
 def _auc(y, p) -> float:
-    from sklearn.metrics import roc_auc_score
-
     return float(roc_auc_score(y, p)) if len(set(y)) == 2 else float("nan")
 
 
@@ -260,12 +263,6 @@ SELFSUP_C = 0.02  # the shuffled rows are few and alike: a strongly regularised 
 
 def evaluate(XL, yL, gL, XS, yS, names, folds: int = 5, C: float = 0.5) -> dict:
     """Held-out ROC AUC on the labelled pairs, folds by photo group."""
-    from sklearn.model_selection import GroupKFold
-    from tqdm import tqdm
-
-    from scoring.features import CROSS_FEATURES, TEXT_ONLY
-    from scoring.model import ScorerModel
-
     text_cols = [names.index(n) for n in TEXT_ONLY]
     cross_cols = [names.index(n) for n in CROSS_FEATURES]
     preds = {k: np.zeros(len(yL)) for k in ("text_only", "self_supervised", "combined")}
@@ -285,8 +282,6 @@ def evaluate(XL, yL, gL, XS, yS, names, folds: int = 5, C: float = 0.5) -> dict:
 
 def fit_combined(XL, yL, XS, yS, names, C=0.5, **kw):
     """One model on labelled and self-supervised rows, each source weighing half."""
-    from scoring.model import ScorerModel
-
     if not len(XS):
         return ScorerModel.fit(XL, yL, names, C=C, **kw)
     w = np.concatenate([np.full(len(XL), 0.5 / len(XL)), np.full(len(XS), 0.5 / len(XS))])
@@ -295,9 +290,6 @@ def fit_combined(XL, yL, XS, yS, names, C=0.5, **kw):
 
 
 def train(labelled: str | None, corpora: list[str], out: str, folds: int = 5, C: float = 0.5) -> dict:
-    from scoring.features import FEATURE_NAMES, FeatureExtractor
-    from scoring.projection import Projection
-
     fx = FeatureExtractor()
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     cpairs = corpus_pairs(corpora) if corpora else []
@@ -336,9 +328,6 @@ def recipe(out: str, work: str = "out/scorer-recipe", seed: int = 1, rounds: int
     measured on the training pages), build it with scoring off, export its labelled pairs,
     train; each further round rebuilds with the last model and retrains on the cleaner corpus.
     """
-    from pipeline.build import build
-    from tools import sampleweb
-
     work = os.path.abspath(work)
     web = os.path.join(work, "web")
     sampleweb.generate(web, seed=seed, base_url=f"http://127.0.0.1:{port}")

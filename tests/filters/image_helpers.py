@@ -7,8 +7,8 @@ import os
 import pytest
 from PIL import Image
 
-from filters.image import ImageDecode
-from pipeline.records import ImageItem
+from filters.image_decode import ImageDecode
+from pipeline.core.records import ImageItem
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ASSETS = os.path.join(REPO, "tools", "sampleweb_assets")

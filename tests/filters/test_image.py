@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from filters.image import ImageDecode, ImageSize
-from pipeline.fetch import ImageFetcher
-from pipeline.records import ImageItem
+from filters.image_decode import ImageDecode
+from filters.image_size import ImageSize
+from pipeline.steps.fetch import ImageFetcher
+from pipeline.core.records import ImageItem
 
 
 def encode(im, fmt, **kw) -> bytes:
@@ -136,7 +137,7 @@ def test_decode_is_deterministic():
 def test_store_after_the_filters_gives_the_decode_stage_bytes():
     """The plan encodes the stored JPEG in ``image_store``, after the model filters: the same
     bytes and sha256 as encoding at decode; until then the item keeps the fetched bytes."""
-    from filters.image import ImageStore
+    from filters.image_store import ImageStore
 
     data = encode(photo("meadow.jpg").rotate(90, expand=True), "PNG")
     (early,) = ImageDecode(512, 90).process(item(data))

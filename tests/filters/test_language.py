@@ -5,9 +5,9 @@ import pickle
 import pytest
 
 from filters.language import LanguageId, PageLanguage, PageLanguageConfig, primary_subtag
-from pipeline.errors import ConfigError
-from pipeline.records import Page
-from pipeline.stage import Drop, Keep
+from pipeline.core.errors import ConfigError
+from pipeline.core.records import Page
+from pipeline.core.stage import Drop, Keep
 
 EN = ("The harbour was quiet in the early morning. Fishing boats came back with their catch, "
       "and the gulls followed them all the way to the pier. We had coffee by the water.")

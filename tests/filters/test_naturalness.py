@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from filters.naturalness import Naturalness, NaturalnessConfig, NaturalnessFilter
-from pipeline.errors import ConfigError
-from pipeline.stage import Drop
+from pipeline.core.errors import ConfigError
+from pipeline.core.stage import Drop
 from tests.filters.image_helpers import REPO, asset, decoded_item, image_models  # noqa: F401
 from tools.render_graphics import render
 
@@ -35,22 +35,20 @@ def test_graphics_are_dropped(image_models, kind):
     # By the head alone (pre-check off) ...
     item = _graphic(kind)
     assert NaturalnessFilter(NaturalnessConfig(flat_check=False)).process(item) \
-        == Drop("natural_not_natural")
+        == Drop("naturalness_not_natural")
     assert item.natural < 0.5
     # ... and as shipped, where the flat ones never reach it.
     item = _graphic(kind)
-    assert NaturalnessFilter().process(item) in (Drop("natural_flat_graphic"),
-                                                 Drop("natural_not_natural"))
+    assert NaturalnessFilter().process(item) in (Drop("naturalness_flat_graphic"),
+                                                 Drop("naturalness_not_natural"))
 
 
 @pytest.mark.parametrize("kind", ["chart", "ui", "flat"])
 def test_flat_graphics_are_dropped_before_the_backbone(image_models, kind):
-    from filters.backbone import _BACKBONE_ATTR, _VIEW_ATTR
-
     item = _graphic(kind)
-    assert NaturalnessFilter().process(item) == Drop("natural_flat_graphic")
+    assert NaturalnessFilter().process(item) == Drop("naturalness_flat_graphic")
     assert item.natural is None  # no head score: the backbone never ran
-    assert getattr(item, _BACKBONE_ATTR, None) is None and getattr(item, _VIEW_ATTR, None) is None
+    assert item.backbone_out is None and item.view is None
 
 
 def test_flat_precheck_spares_photos(image_models):
@@ -91,7 +89,7 @@ def test_flat_precheck_spares_photos(image_models):
     assert 0 < sum(is_flat_graphic(decoded_item(p).pixels, cfg) for p in clipart) < len(clipart)
     # switched off, a flat graphic goes to the head like any image
     off = NaturalnessConfig(flat_check=False)
-    assert NaturalnessFilter(off).process(_graphic("flat")) == Drop("natural_not_natural")
+    assert NaturalnessFilter(off).process(_graphic("flat")) == Drop("naturalness_not_natural")
 
 
 def test_threshold_zero_keeps_everything(image_models):

@@ -6,8 +6,8 @@ import pytest
 
 from filters.backbone import square_view
 from filters.nsfw import NsfwConfig, NsfwFilter, NsfwModel
-from pipeline.errors import ConfigError
-from pipeline.stage import Drop
+from pipeline.core.errors import ConfigError
+from pipeline.core.stage import Drop
 from tests.filters.image_helpers import asset, decoded_item, image_models  # noqa: F401
 
 # scikit-image's photos (tools/sampleweb_assets/SOURCES.md): never used to calibrate int8.
@@ -40,7 +40,7 @@ def test_threshold_decides_the_drop(image_models):
 
 
 def test_events_count_an_undecodable_item(image_models):
-    from pipeline.records import ImageItem
+    from pipeline.core.records import ImageItem
 
     stage = NsfwFilter()
     bad = ImageItem(image_url="http://x/broken.jpg", data=b"\xff\xd8 not really", candidates=[])

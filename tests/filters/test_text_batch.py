@@ -20,10 +20,10 @@ from filters.text import TextCleaner, TextCleanerConfig
 from filters.text_facts import (HAS_LETTER, NON_LETTERS_RE, NOT_LETTER_RE, RARE_CHARS, WORD_RE,
                                 TextFacts, classes, letter_norm)
 from filters import text_rules
-from pipeline.errors import ConfigError
-from pipeline.extract import Extractor
-from pipeline.records import Candidate, Page
-from pipeline.stage import Drop, Keep
+from pipeline.core.errors import ConfigError
+from pipeline.steps.extract import Extractor
+from pipeline.core.records import Candidate, Page
+from pipeline.core.stage import Drop, Keep
 
 PAGES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "real_pages")
 

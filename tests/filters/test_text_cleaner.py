@@ -6,9 +6,9 @@ import pytest
 
 from filters.sentences import sentences_next_to_image, split_sentences
 from filters.text import TextCleaner, TextCleanerConfig
-from pipeline.errors import ConfigError
-from pipeline.records import Candidate
-from pipeline.stage import Drop, Keep
+from pipeline.core.errors import ConfigError
+from pipeline.core.records import Candidate
+from pipeline.core.stage import Drop, Keep
 
 GOOD = "A small red boat on the lake at sunset, with mountains behind it."
 

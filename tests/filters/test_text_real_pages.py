@@ -13,10 +13,10 @@ import pytest
 from filters.language import PageLanguage
 from filters.text import TextCleaner
 from filters.text_rules import RULES
-from pipeline.extract import Extractor
-from pipeline.records import TEXT_SOURCES, Page
-from pipeline.stage import Keep
-from pipeline.stats import StepStats
+from pipeline.steps.extract import Extractor
+from pipeline.core.records import TEXT_SOURCES, Page
+from pipeline.core.stage import Keep
+from pipeline.core.stats import StepStats
 
 PAGES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "real_pages")
 

@@ -4,7 +4,7 @@ import pytest
 import torch
 from PIL import Image
 
-from model.efficientnet import EfficientNetLite0, imagenet_classes
+from filters.efficientnet import EfficientNetLite0, imagenet_classes
 
 SKLEARN_IMAGES = None
 try:

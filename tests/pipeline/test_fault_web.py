@@ -12,7 +12,7 @@ from PIL import Image
 import yaml
 
 from pipeline.build import build
-from pipeline.stats import read_stats
+from pipeline.core.stats import read_stats
 from tests.faultweb import EXPECTED_IMAGES, EXPECTED_PAGES, NEVER_FOLLOWED, FaultWeb
 
 LOOPBACK = ["127.0.0.1/32"]  # the only private network these runs may reach

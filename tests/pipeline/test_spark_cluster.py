@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from pipeline.build import build
-from pipeline.stats import read_stats
+from pipeline.core.stats import read_stats
 from tests.faultweb import FaultWeb
 from tests.pipeline.test_fault_web import fault_config
 

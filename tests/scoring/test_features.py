@@ -4,9 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from pipeline.records import Candidate, Pair
-from scoring.features import (CROSS_FEATURES, FEATURE_NAMES, FeatureExtractor, TEXT_ONLY,
-                              decode_embedding, lemmas, url_words)
+from pipeline.core.records import Candidate, ImageFacts, Pair, decode_embedding
+from scoring.features import CROSS_FEATURES, FEATURE_NAMES, TEXT_ONLY, FeatureExtractor, lemmas, url_words
 
 
 def pair(text, labels=None, url="http://site/images/tabby_cat.jpg", source="alt", meta=None,
@@ -19,9 +18,10 @@ def pair(text, labels=None, url="http://site/images/tabby_cat.jpg", source="alt"
         im["label_entropy"] = 1.2
     if embedding is not None:
         im["embedding"] = embedding
-    return Pair(key="k" * 24, candidate=c, image_url=url, data=b"", width=480, height=320,
-                orig_width=960, orig_height=640, orig_format="jpeg", orig_bytes=120_000,
-                sha256="a" * 64, nsfw=0.01, natural=0.9, image_meta=im)
+    image = ImageFacts(image_url=url, data=b"", width=480, height=320, orig_width=960,
+                       orig_height=640, orig_format="jpeg", orig_bytes=120_000, sha256="a" * 64,
+                       nsfw=0.01, natural=0.9, meta=im)
+    return Pair(key="k" * 24, candidate=c, image=image)
 
 
 @pytest.fixture(scope="module")

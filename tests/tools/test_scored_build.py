@@ -87,7 +87,7 @@ def test_train_scorer_on_the_built_corpus(scored, sample_web, tmp_path):
     the shipped model (made by the same recipe on another seed of the sample web)."""
     from scipy.stats import spearmanr
 
-    from scoring.model import DEFAULT_MODEL, load_scorer
+    from scoring.scorer_model import DEFAULT_MODEL, load_scorer
     from tools import train_scorer as ts
 
     out, _ = scored

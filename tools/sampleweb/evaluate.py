@@ -16,6 +16,8 @@ import re
 import unicodedata
 from pathlib import Path
 
+import pyarrow.parquet as pq
+
 MIN_PARTIAL_WORDS = 5
 
 
@@ -41,8 +43,6 @@ def _url_info(truth: list[dict], truth_path) -> dict[str, tuple[str, str]]:
 
 def read_output(shards_dir) -> list[dict]:
     """Rows of every parquet file in ``shards_dir`` (or in ``shards_dir/shards``)."""
-    import pyarrow.parquet as pq
-
     files = sorted(glob.glob(os.path.join(str(shards_dir), "*.parquet")))
     if not files:
         files = sorted(glob.glob(os.path.join(str(shards_dir), "shards", "*.parquet")))

@@ -1,0 +1,105 @@
+"""A small, deterministic sample of what each step dropped, for the report.
+
+Each worker keeps, per (step, reason), the K dropped records with the smallest content hash;
+merging keeps the K smallest again.  A bottom-K sample merges the same way whatever the
+partitioning, so both engines write the same rejects.parquet.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from PIL import Image
+
+from pipeline.core.records import Candidate, ImageItem, Page, Pair
+
+PER_REASON = 6
+THUMB = 160  # px, longest side of the thumbnails kept for dropped images
+
+
+def _thumb(data: bytes | None, pixels=None) -> bytes | None:
+    """A small JPEG of a dropped image: from its decoded pixels (PIL RGB, upright) when a
+    decode stage left them on the record, else from its bytes (which, for an image dropped
+    before the store step, are the fetched file: decoding that again would cost more)."""
+    try:
+        if pixels is not None:
+            # a copy (thumbnail() works in place); an RGB array is accepted as well
+            im = pixels.convert("RGB") if hasattr(pixels, "convert") else Image.fromarray(pixels)
+        else:
+            im = Image.open(io.BytesIO(data))
+            im.draft("RGB", (THUMB, THUMB))
+            im = im.convert("RGB")
+        im.thumbnail((THUMB, THUMB))
+        buf = io.BytesIO()
+        im.save(buf, "JPEG", quality=80)
+        return buf.getvalue()
+    except Exception:
+        return None
+
+
+def identity(record) -> tuple[str, dict]:
+    """(hash, cheap fields) of a dropped record; the thumbnail is made only if it is sampled."""
+    if isinstance(record, Page):
+        f = {"page_url": record.url}
+    elif isinstance(record, Candidate):
+        f = {"page_url": record.page_url, "image_url": record.image_url,
+             "text_source": record.text_source, "text": record.text, "raw_text": record.raw_text}
+    elif isinstance(record, ImageItem):
+        c = record.candidates[0] if record.candidates else None
+        f = {"image_url": record.image_url, "page_url": c.page_url if c else "",
+             "text_source": c.text_source if c else "", "text": c.text if c else "",
+             "raw_text": c.raw_text if c else ""}
+    elif isinstance(record, Pair):
+        c = record.candidate
+        f = {"image_url": record.image.image_url, "page_url": c.page_url, "text_source": c.text_source,
+             "text": c.text, "raw_text": c.raw_text}
+    else:
+        f = {"text": repr(record)[:200]}
+    h = hashlib.sha1("\x1f".join(f"{k}={v}" for k, v in sorted(f.items())).encode()).hexdigest()
+    return h, f
+
+
+@dataclass
+class RejectSample:
+    step: str
+    by_reason: dict[str, list[tuple[str, dict]]] = field(default_factory=dict)
+
+    def offer(self, reason: str, record) -> None:
+        h, fields = identity(record)
+        got = self.by_reason.setdefault(reason, [])
+        if len(got) >= PER_REASON and h >= got[-1][0]:
+            return
+        if any(h == g[0] for g in got):
+            return
+        image = record.image if isinstance(record, Pair) else record
+        data, pixels = getattr(image, "data", None), getattr(image, "pixels", None)
+        fields = dict(fields, thumb=_thumb(data, pixels) if data or pixels is not None else None)
+        got.append((h, fields))
+        got.sort(key=lambda g: g[0])
+        del got[PER_REASON:]
+
+    def merge(self, other: "RejectSample") -> "RejectSample":
+        for reason, got in other.by_reason.items():
+            mine = {h: f for h, f in self.by_reason.get(reason, [])}
+            mine.update(dict(got))
+            self.by_reason[reason] = sorted(mine.items())[:PER_REASON]
+        return self
+
+
+SCHEMA = pa.schema([("step", pa.string()), ("reason", pa.string()), ("page_url", pa.string()),
+                    ("image_url", pa.string()), ("text_source", pa.string()), ("text", pa.string()),
+                    ("raw_text", pa.string()), ("thumb", pa.binary())])
+
+
+def write_rejects(path: str, samples: list[RejectSample], step_order: list[str]) -> int:
+    rows = []
+    for s in sorted(samples, key=lambda s: step_order.index(s.step)):
+        for reason in sorted(s.by_reason):
+            for _, f in s.by_reason[reason]:
+                rows.append({"step": s.step, "reason": reason, **{k: f.get(k) for k in SCHEMA.names[2:]}})
+    cols = {n: [r.get(n) for r in rows] for n in SCHEMA.names}
+    pq.write_table(pa.table(cols, schema=SCHEMA), path, compression="zstd")
+    return len(rows)

@@ -1,0 +1,102 @@
+"""Per-step counters that merge by addition, and the funnel written to stats.json.
+
+Counts travel through the pipeline as data (see ``pipeline/core/executor.py``) rather than as
+engine metrics: Spark accumulators updated inside transformations may count twice when a task
+is retried, and data counted once per produced output is exact on every engine.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from pipeline.core.stage import Drop
+
+MAX_REASONS = 64  # distinct reasons per step; the rest fold into "<step>_other"
+
+
+@dataclass
+class StepStats:
+    name: str
+    n_in: int = 0
+    kept: int = 0
+    out: int = 0
+    dropped: Counter = field(default_factory=Counter)
+
+    def add_event(self, event) -> None:
+        self.n_in += 1
+        if isinstance(event, Drop):
+            self.dropped[event.reason] += 1
+        else:
+            self.kept += 1
+            self.out += len(event.outputs)
+
+    def merge(self, other: "StepStats") -> "StepStats":
+        assert other.name == self.name, (self.name, other.name)
+        self.n_in += other.n_in
+        self.kept += other.kept
+        self.out += other.out
+        self.dropped.update(other.dropped)
+        return self
+
+    def capped(self) -> dict[str, int]:
+        if len(self.dropped) <= MAX_REASONS:
+            return dict(sorted(self.dropped.items()))
+        top = sorted(self.dropped.items(), key=lambda kv: (-kv[1], kv[0]))
+        kept = dict(top[: MAX_REASONS - 1])
+        kept[f"{self.name}_other"] = sum(v for _, v in top[MAX_REASONS - 1 :])
+        return dict(sorted(kept.items()))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "in": self.n_in, "kept": self.kept, "out": self.out,
+                "dropped": self.capped()}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "StepStats":
+        return cls(d["name"], d["in"], d["kept"], d["out"], Counter(d["dropped"]))
+
+    def balanced(self) -> bool:
+        return self.n_in == self.kept + sum(self.dropped.values())
+
+
+def merge_all(step_names: list[str], partials: Iterable[StepStats]) -> list[StepStats]:
+    """Merge partial counts into one StepStats per step, in plan order (steps with no
+    input still appear, with zeros, so every run's funnel has the same rows)."""
+    total = {n: StepStats(n) for n in step_names}
+    for p in partials:
+        total[p.name].merge(p)
+    return [total[n] for n in step_names]
+
+
+def write_stats(path: str, steps: list[StepStats], **extra: Any) -> dict[str, Any]:
+    doc = {"steps": [s.to_dict() for s in steps], **extra}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=2, sort_keys=False, ensure_ascii=False)
+        f.write("\n")
+    return doc
+
+
+def read_stats(path: str) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def format_funnel(doc: dict[str, Any]) -> str:
+    """The funnel as a text table: step, in, kept, out, then each drop reason indented."""
+    rows = [("step", "in", "kept", "out", "dropped")]
+    for s in doc["steps"]:
+        rows.append((s["name"], str(s["in"]), str(s["kept"]), str(s["out"]),
+                     str(sum(s["dropped"].values()))))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    lines = []
+    for i, r in enumerate(rows):
+        lines.append("  ".join(c.ljust(widths[0]) if j == 0 else c.rjust(widths[j])
+                               for j, c in enumerate(r)))
+        if i == 0:
+            lines.append("  ".join("-" * w for w in widths))
+            continue
+        step = doc["steps"][i - 1]
+        for reason, n in sorted(step["dropped"].items(), key=lambda kv: (-kv[1], kv[0])):
+            lines.append(f"    {reason}: {n}")
+    return "\n".join(lines)

@@ -1,0 +1,55 @@
+"""Runs a plan on Apache Spark (RDD API).  Stage logic lives in the cores; this file only
+translates.
+
+Default master is ``local[*]``; under ``spark-submit --master ...`` the session that
+spark-submit configured is used as is.  Counts travel with the data (see executor.py) and are
+collected on the driver at the end, so task retries never count twice.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from pyspark.sql import SparkSession
+
+from pipeline.core import executor
+from pipeline.core.plan import Plan
+
+
+def session(master: str | None = None, app_name: str = "lait-build", conf: dict | None = None):
+    """The active SparkSession, or a new one (local[*] unless ``master`` says otherwise)."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+
+    active = SparkSession.getActiveSession()
+    if active is not None and master is None:
+        return active
+    builder = SparkSession.builder.appName(app_name)
+    # Under spark-submit the JVM starts this interpreter with a gateway port and the master
+    # it was given; only a plain `python`/`lait` run needs a default master.
+    if master or "PYSPARK_GATEWAY_PORT" not in os.environ:
+        builder = builder.master(master or "local[*]")
+    conf = {"spark.ui.showConsoleProgress": "false", **(conf or {})}
+    for k, v in conf.items():
+        builder = builder.config(k, v)
+    return builder.getOrCreate()
+
+
+def run(plan: Plan, spark=None, num_partitions: int | None = None) -> executor.RunSummary:
+    spark = spark or session()
+    sc = spark.sparkContext
+    n = num_partitions or max(sc.defaultParallelism, 1)
+    rdd = sc.parallelize(plan.parts, max(1, min(len(plan.parts), n)) if plan.parts else 1)
+    for i, step in enumerate(plan.steps):
+        if step.kind == "source":
+            rdd = rdd.mapPartitions(lambda it, s=step: executor.run_source_partition(s, it))
+            if n > 1:
+                rdd = rdd.repartition(n)  # a few big WARC files must not cap parallelism
+        elif step.kind == "map":
+            rdd = rdd.mapPartitions(lambda it, s=step: executor.run_map_partition(s, it))
+        else:
+            rdd = (rdd.map(lambda it, s=step: (executor.group_key(s, it), it))
+                   .groupByKey(n)
+                   .mapPartitions(lambda groups, s=step: executor.run_group_partition(s, groups)))
+    items = rdd.filter(lambda it: it[0] != "r").collect()
+    return executor.RunSummary(plan.step_names, items)

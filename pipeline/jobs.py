@@ -1,0 +1,104 @@
+"""Plan assembly: the three jobs of a run as flat step lists, built from one config.
+
+This is the one module that knows which filters and scoring stages make up a run and in what
+order; it sits above ``filters/`` and ``scoring/`` and is imported only by ``build``.  The
+jobs themselves (waves, resume) are run by ``pipeline/waves.py``, which sees only step lists.
+"""
+from __future__ import annotations
+
+from filters.image_decode import ImageDecode
+from filters.image_size import ImageSize
+from filters.image_store import ImageStore
+from filters.labels import ImageLabeler
+from filters.language import PageLanguage
+from filters.naturalness import NaturalnessFilter
+from filters.nsfw import NsfwFilter
+from filters.text import TextCleaner
+from pipeline.core.plan import Step
+from pipeline.core.stage import Source
+from pipeline.steps.crawl import CrawlSource
+from pipeline.steps.extract import Extractor
+from pipeline.steps.fetch import ImageFetcher
+from pipeline.steps.read import WarcReader
+from pipeline.steps.write import ShardWriter
+from pipeline.waves import Job, finished_wave_dirs, sink, source
+from pipeline.web.http import canonical_url
+from scoring.best_text import BestText
+from scoring.pairs import ImagePairs
+from scoring.score import Scorer
+from scoring.text_share import SharedText
+
+
+def page_steps(cfg) -> list[Step]:
+    """Job 1 (per input part): English pages to cleaned candidate texts.  Cheap steps first:
+    a candidate with no usable text is never downloaded."""
+    return [
+        Step("map", PageLanguage(cfg.language)),
+        Step("map", Extractor.from_config(cfg.extract)),
+        Step("map", TextCleaner(cfg.text)),
+    ]
+
+
+def image_steps(cfg) -> list[Step]:
+    """Job 2 (per image-URL bucket): fetch each URL once, filter images (the model-based
+    filters only see images that passed the size check), make (image, text) pairs.
+
+    Naturalness runs before NSFW (bench/images.py: NSFW then only sees natural photos), and
+    the labeler reuses the EfficientNet pass that naturalness made.  The stored JPEG is
+    encoded after the filters (``image_store``), only for the images that passed them."""
+    f = cfg.fetch
+    scoring = [Step("map", Scorer(cfg.score))] if cfg.score.enabled else []
+    return [
+        Step("group", ImageFetcher.from_config(f)),
+        Step("map", ImageSize(cfg.image.min_width, cfg.image.min_height, cfg.image.max_pixels)),
+        Step("map", ImageDecode(cfg.image.resize_longest, cfg.image.jpeg_quality, store=False)),
+        Step("map", NaturalnessFilter(cfg.naturalness)),
+        Step("map", NsfwFilter(cfg.nsfw)),
+        Step("map", ImageLabeler(cfg.labels, backbone=cfg.naturalness.backbone,
+                                 threads=cfg.naturalness.threads)),
+        Step("map", ImageStore(cfg.image.jpeg_quality)),
+        Step("map", ImagePairs()),
+        *scoring,  # LAIT step 4: each pair scored once, here, so a resumed run keeps scores
+    ]
+
+
+def corpus_steps(cfg, out_dir: str) -> list[Step]:
+    """Job 3 (whole corpus): over-shared texts, best text per image, shards.
+
+    Texts shared by more than K distinct images are counted over all pairs, before the best
+    text of each image is chosen: a generic caption ("Stock photo") then cannot survive as
+    the winner on a few images, and an image that had one can still keep a specific text."""
+    return [
+        Step("group", SharedText(cfg.text_share.max_images_per_text)),
+        Step("group", BestText()),
+        Step("group", ShardWriter(out_dir, cfg.output.num_shards)),
+    ]
+
+
+def input_source(cfg) -> Source:
+    """The run's input: a crawl from seed URLs, or the WARC files."""
+    if cfg.crawl.seeds:
+        return CrawlSource.from_config(cfg.crawl)
+    return WarcReader.from_config(cfg.input)
+
+
+def build_jobs(cfg, out_dir: str, work: str):
+    """The run's three jobs (see pipeline/waves.py), each made when the job before it has
+    finished: a job's units (the buckets that job wrote) are known only then."""
+    buckets, wave = cfg.run.buckets, cfg.run.wave_size
+
+    def pages():
+        src = input_source(cfg)
+        return Job("pages", src.parts(), src, page_steps(cfg), wave_size=wave,
+                   sink=lambda d: sink(d, buckets, "image_url", canonical_url))
+
+    def images():
+        src = source(finished_wave_dirs(work, "pages"), buckets)
+        return Job("images", src.parts(), src, image_steps(cfg), wave_size=wave,
+                   sink=lambda d: sink(d, buckets, "image.sha256"))
+
+    def corpus():
+        src = source(finished_wave_dirs(work, "images"), buckets)
+        return Job("corpus", ["corpus"], src, corpus_steps(cfg, out_dir), parts=src.parts())
+
+    return [pages, images, corpus]

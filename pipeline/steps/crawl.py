@@ -1,0 +1,239 @@
+"""``CrawlSource``: seed URLs -> pages, politely.
+
+A part is a small group of seed hosts (``seeds_per_part``), so under the default link
+policies one host is crawled by one part on one worker and the per-host limits hold for the
+whole run.  Inside a part the crawl goes breadth-first, one depth level at a time: the level's
+URLs are fetched concurrently (a thread pool, with the per-host rate and concurrency caps of
+:class:`pipeline.web.politeness.HostLimiter`), then their results are taken in the level's order.
+So the pages put out, and the links followed, do not depend on thread timing.
+
+What is never fetched: a URL robots.txt disallows (robots.txt is fetched once per host per
+worker and obeyed for the robots.txt group naming our user agent's product token), a URL
+beyond ``max_depth`` or ``max_pages``, an off-site link under ``same_site`` / ``same_host``, a
+URL seen before (after :func:`pipeline.web.http.canonical_url`), anything but http(s), and any
+address the SSRF guard refuses.  What is fetched but not put out: non-HTML responses, pages
+over the byte cap, and pages that opt out through ``X-Robots-Tag`` or ``<meta name=robots>``
+(noai, noimageai, noindex, noimageindex by default); ``nofollow`` pages are put out but their
+links are not followed.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urljoin, urlsplit
+
+from selectolax.lexbor import LexborHTMLParser
+
+from pipeline.core.records import Page
+from pipeline.core.stage import Drop, Keep, Source
+from pipeline.web.http import (
+    OPT_OUT_TOKENS,
+    FetchError,
+    canonical_url,
+    opt_out_tokens,
+    stage_client,
+)
+from pipeline.web.robots import RobotsCache, agent_token
+
+LINK_POLICIES = ("same_site", "same_host", "open")
+
+
+def site_of(url: str) -> str:
+    """The host a same-site crawl stays on: the seed's host without a leading ``www.``."""
+    host = (urlsplit(url).hostname or "").lower()
+    return host[4:] if host.startswith("www.") else host
+
+
+def meta_robots(tree: LexborHTMLParser, agent: str) -> list[str]:
+    """The directives of ``<meta name="robots">`` and of a meta naming our own agent."""
+    names = ("robots", agent.lower())
+    values = []
+    for node in tree.css("meta[name]"):
+        attrs = node.attributes
+        if (attrs.get("name") or "").strip().lower() in names and attrs.get("content"):
+            values.append(attrs["content"])
+    return values
+
+
+def page_links(tree: LexborHTMLParser, page_url: str) -> list[str]:
+    """Absolute http(s) links of ``<a href>`` / ``<area href>``, fragments removed, in page
+    order; ``rel=nofollow`` links are skipped."""
+    base = page_url
+    node = tree.css_first("base[href]")
+    if node is not None and node.attributes.get("href"):
+        base = urljoin(page_url, node.attributes["href"].strip())
+    links = []
+    for a in tree.css("a[href], area[href]"):
+        if "nofollow" in (a.attributes.get("rel") or "").lower().split():
+            continue
+        href = (a.attributes.get("href") or "").strip()
+        if not href or href.startswith("#"):
+            continue
+        try:
+            url = urljoin(base, href).split("#")[0]
+        except ValueError:
+            continue
+        if url.lower().startswith(("http://", "https://")):
+            links.append(url)
+    return links
+
+
+class CrawlSource(Source):
+    """Crawls from seed URLs and yields one :class:`Page` per HTML page fetched.
+
+    Events: ``Keep((page,))`` per page put out, ``Drop("crawl_<reason>")`` per URL taken into
+    the crawl but not put out (``robots_disallowed``, ``http_404``, ``timeout``,
+    ``opt_out_header``, ``page_limit``, ...).  Links refused by the link policy or depth are
+    not records and are not counted."""
+
+    name = "crawl"
+
+    def __init__(self, seeds, seeds_per_part: int = 1, link_policy: str = "same_site",
+                 max_depth: int = 2, max_pages: int = 1000,
+                 user_agent: str = "lait-builder/0.1", robots: bool = True,
+                 rate_per_host: float = 1.0, per_host_concurrency: int = 2,
+                 concurrency: int = 8, timeout_s: float = 10.0, max_time_s: float = 30.0,
+                 max_bytes: int = 5_000_000, max_redirects: int = 5, retries: int = 2,
+                 backoff_s: float = 1.0, max_retry_after_s: float = 60.0,
+                 content_types=("text/html", "application/xhtml+xml"),
+                 opt_out=OPT_OUT_TOKENS, allow_private: bool = False, allow_networks=()):
+        if link_policy not in LINK_POLICIES:
+            raise ValueError(f"link_policy must be one of {LINK_POLICIES}")
+        self.seeds = list(seeds)
+        self.seeds_per_part = seeds_per_part
+        self.link_policy = link_policy
+        self.max_depth = max_depth
+        self.max_pages = max_pages
+        self.user_agent = user_agent
+        self.robots = robots
+        self.rate_per_host = rate_per_host
+        self.per_host_concurrency = per_host_concurrency
+        self.concurrency = concurrency
+        self.timeout_s = timeout_s
+        self.max_time_s = max_time_s
+        self.max_bytes = max_bytes
+        self.max_redirects = max_redirects
+        self.retries = retries
+        self.backoff_s = backoff_s
+        self.max_retry_after_s = max_retry_after_s
+        self.content_types = [t.lower() for t in content_types]
+        self.opt_out = list(opt_out)
+        self.allow_private = allow_private
+        self.allow_networks = list(allow_networks)
+        self._http = self._robots = None
+
+    @classmethod
+    def from_config(cls, cc) -> "CrawlSource":
+        """From ``pipeline.config.CrawlConfig``."""
+        return cls(**{k: getattr(cc, k) for k in (
+            "seeds", "seeds_per_part", "link_policy", "max_depth", "max_pages", "user_agent",
+            "robots", "rate_per_host", "per_host_concurrency", "concurrency", "timeout_s",
+            "max_time_s", "max_bytes", "max_redirects", "retries", "backoff_s",
+            "max_retry_after_s", "content_types", "opt_out", "allow_private",
+            "allow_networks")})
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_http"] = state["_robots"] = None
+        return state
+
+    def setup(self) -> None:
+        self._http, limiter = stage_client(self, "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1")
+        self._robots = RobotsCache(self._http, self.user_agent, limiter) if self.robots else None
+
+    def parts(self) -> list[str]:
+        """Seeds grouped by host (sorted), ``seeds_per_part`` hosts per part, one URL a line."""
+        by_host: dict[str, set[str]] = {}
+        for seed in self.seeds:
+            by_host.setdefault(site_of(seed), set()).add(seed.strip())
+        hosts = sorted(by_host)
+        n = self.seeds_per_part
+        return ["\n".join(sorted(u for h in hosts[i:i + n] for u in by_host[h]))
+                for i in range(0, len(hosts), n)]
+
+    def _follows(self, link: str, site: str) -> bool:
+        if self.link_policy == "open":
+            return True
+        host = (urlsplit(link).hostname or "").lower()
+        if self.link_policy == "same_host":
+            return site_of(link) == site
+        return host == site or host.endswith("." + site)
+
+    def read(self, part: str):
+        if self._http is None:
+            self.setup()
+        seeds = [s for s in part.split("\n") if s]
+        seen = set()
+        frontier = []  # (url, seed site) of the current depth, in discovery order
+        for seed in seeds:
+            key = canonical_url(seed)
+            if key not in seen:
+                seen.add(key)
+                frontier.append((seed, site_of(seed)))
+        put_out = set()  # canonical final URLs of the pages put out (redirects can converge)
+        budget = self.max_pages
+        with ThreadPoolExecutor(max(1, self.concurrency), thread_name_prefix="crawl") as pool:
+            for depth in range(self.max_depth + 1):
+                if not frontier:
+                    break
+                batch, over = frontier[:budget], frontier[budget:]
+                budget -= len(batch)
+                results = pool.map(lambda u: self._fetch_page(u[0]), batch)
+                nxt = []
+                for (url, site), result in zip(batch, results):
+                    if isinstance(result, Drop):
+                        yield result
+                        continue
+                    page, links = result
+                    final = canonical_url(page.url)
+                    if final in put_out:
+                        yield self.drop("duplicate")
+                        continue
+                    put_out.add(final)
+                    seen.add(final)
+                    page.meta.update({"depth": depth, "seed_site": site})
+                    yield Keep((page,))
+                    if depth == self.max_depth:
+                        continue
+                    for link in links:
+                        key = canonical_url(link)
+                        if key not in seen and self._follows(link, site):
+                            seen.add(key)
+                            nxt.append((link, site))
+                for _ in over:
+                    yield self.drop("page_limit")
+                frontier = nxt if budget > 0 else []
+                if budget <= 0:
+                    for _ in nxt:
+                        yield self.drop("page_limit")
+
+    def _fetch_page(self, url: str):
+        """One page: ``(Page, links)`` or a :class:`Drop`.  Runs in a pool thread."""
+        try:
+            self._http.policy.check_url(url)
+            if self._robots is not None:
+                self._robots.check(url)
+            resp = self._http.get(url, accept=self._accept, type_name="html",
+                                  max_bytes=self.max_bytes)
+        except FetchError as exc:
+            return self.drop(exc.reason)
+        except Exception as exc:  # a bug or an odd URL must cost one page, not the part
+            return self.error_drop(exc)
+        if self.opt_out and opt_out_tokens(resp.robots_tags, self.opt_out, agent_token(self.user_agent)):
+            return self.drop("opt_out_header")
+        try:
+            tree = LexborHTMLParser(resp.body)
+            directives = meta_robots(tree, agent_token(self.user_agent))
+            links = page_links(tree, resp.url)
+        except Exception:
+            return self.drop("unparsable")
+        tokens = set(opt_out_tokens(directives, self.opt_out + ["none", "nofollow"]))
+        if tokens & (set(self.opt_out) | ({"none"} if "noindex" in self.opt_out else set())):
+            return self.drop("opt_out_meta")
+        if tokens & {"nofollow", "none"}:
+            links = []
+        page = Page(url=resp.url, body=resp.body, content_type=resp.mime,
+                    headers=resp.headers, source="crawl", meta={"requested_url": url})
+        return page, links
+
+    def _accept(self, mime: str) -> bool:
+        return mime in self.content_types

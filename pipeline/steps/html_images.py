@@ -1,0 +1,324 @@
+"""Finding a page's images and their texts (alt, title, figcaption, surrounding text).
+
+The page is parsed once with selectolax's lexbor backend (an HTML5 parser, so broken markup
+comes out as a browser would build it) and walked once in document order.  The walk collects
+the ``<img>`` elements and a flat list of text tokens, noting for every image where it sits in
+that list and the token range of its nearest block element, so the text before and after an
+image is a slice of the list rather than a second search of the tree.
+"""
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+from dataclasses import dataclass, field
+from urllib.parse import urldefrag, urljoin, urlsplit
+
+from selectolax.lexbor import LexborHTMLParser
+
+# Elements that end the "surrounding text" of an image and separate words in running text.
+BLOCK_TAGS = frozenset(
+    "address article aside blockquote body center dd details dialog dir div dl dt fieldset "
+    "figcaption figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr html legend li main menu "
+    "nav ol p pre section summary table tbody thead tfoot tr td th caption ul".split())
+# Subtrees whose text is not page text (and whose <img>, if any, are not shown to readers).
+SKIP_TAGS = frozenset(
+    "script style template svg math iframe textarea select object noframes head".split())
+# Attributes where lazy-loading scripts keep the real URL, in order of trust; after them any
+# other data-*src attribute (data-retina-src, data-dejavu-src...) is tried.
+LAZY_URL_ATTRS = ("data-src", "data-lazy-src", "data-original", "data-lazy", "data-origin",
+                  "data-normal")
+SRCSET_ATTRS = ("srcset", "data-srcset", "data-lazy-srcset")
+_DATA_SRC_RE = re.compile(r"^data-[\w-]*src$")
+# File names that only hold the place of a lazily loaded image (leer.gif, shim.gif,
+# lazyload-transparent-image-data.gif, 1x1.trans.gif, missing-image.svg, ...).
+_PLACEHOLDER_RE = re.compile(
+    r"(?:^|[^a-z])(?:blank|spacer|pixel|transparent|trans|placeholder|lazy[a-z]*|loading|loader"
+    r"|empty|leer|shim|dummy|grey|gray|1x1|clear|missing-image|no-?image|default)(?=[^a-z]|$)")
+_URL_JUNK_RE = re.compile(r"[\t\n\r]")
+_PLAIN_URL_RE = re.compile(r"^https?://[^/\s#?\\@\[\]]+(?:[/?][^\s#\\]*)?$")
+_DIM_RE = re.compile(r"^\s*(\d{1,6})(?:\.\d+)?\s*(?:px)?\s*$", re.I)
+_ESCAPED_ENTITY_RE = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]{2,8});")
+
+
+def collapse(text: str | None) -> str:
+    """Whitespace runs (incl. no-break space) -> one space; twice-escaped entities decoded."""
+    if not text:
+        return ""
+    text = " ".join(text.split())
+    # The parser decoded entities once; "&amp;eacute;" in the source leaves "&eacute;" behind.
+    if "&" in text and _ESCAPED_ENTITY_RE.search(text):
+        text = " ".join(html.unescape(text).split())
+    return text
+
+
+def cut(text: str, limit: int, keep_end: bool = False) -> str:
+    """At most ``limit`` chars of collapsed ``text`` (its end if ``keep_end``), whole words."""
+    if len(text) <= limit:
+        return text
+    if keep_end:
+        part = text[-limit:]
+        if text[-limit - 1] != " " and " " in part:
+            part = part.split(" ", 1)[1]
+        return part.strip()
+    part = text[:limit]
+    if text[limit] != " " and " " in part:
+        part = part.rsplit(" ", 1)[0]
+    return part.strip()
+
+
+def first_srcset_url(srcset: str | None) -> str:
+    """The first URL of a ``srcset`` ("a.jpg 1x, b.jpg 2x" -> "a.jpg")."""
+    if not srcset:
+        return ""
+    parts = srcset.strip().split(None, 1)
+    return parts[0].rstrip(",") if parts else ""
+
+
+def resolve(base: str, ref: str | None) -> str:
+    """An absolute http(s) URL without fragment, or "" (empty, data:, javascript:, ...)."""
+    if not ref:
+        return ""
+    if ref.startswith(("https://", "http://")) and _PLAIN_URL_RE.match(ref):
+        return ref  # already absolute and clean: skip urljoin, the costly part
+    ref = _URL_JUNK_RE.sub("", ref.strip())
+    if not ref or ref.lower().startswith(("data:", "javascript:", "about:", "blob:", "#")):
+        return ""
+    try:
+        url = urldefrag(urljoin(base, ref))[0]
+        parts = urlsplit(url)
+    except ValueError:  # e.g. an invalid IPv6 host
+        return ""
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return ""
+    return url.replace(" ", "%20")
+
+
+def html_dim(value: str | None) -> int | None:
+    """An img width/height attribute as pixels ("300", "300px"), None if not a number."""
+    m = _DIM_RE.match(value) if value else None
+    return int(m.group(1)) if m else None
+
+
+@dataclass
+class ImageRef:
+    """One ``<img>`` as found on a page, before texts are turned into candidates."""
+
+    index: int  # position among the page's <img> elements (document order)
+    src_url: str  # the resolved src ("" when missing or unusable)
+    lazy_url: str  # the first usable lazy-loading URL (see lazy_url)
+    lazy_attr: str
+    srcset_url: str  # the first URL of the img's srcset
+    picture_url: str  # the first URL of its <picture>'s first <source srcset>
+    attrs: dict
+    pos: int = 0  # token position of the image
+    block: list | None = None  # [start, end) tokens of the nearest block element
+    figure: list | None = None  # [start, end) tokens of the enclosing figure's figcaption
+    in_link: bool = False
+    alt: str = ""
+    title: str = ""
+    caption: str = ""
+    before: str = ""
+    after: str = ""
+    url: str = ""  # the chosen absolute URL, "" when none is usable
+    url_attr: str = ""
+
+
+@dataclass
+class PageImages:
+    title: str = ""
+    lang: str = ""
+    base: str = ""
+    images: list[ImageRef] = field(default_factory=list)
+
+
+def lazy_url(attrs: dict, base: str) -> tuple[str, str]:
+    """``(url, attribute)`` of the first usable lazy-loading attribute, or ``("", "")``."""
+    for name in LAZY_URL_ATTRS:
+        if attrs.get(name):
+            url = resolve(base, attrs[name])
+            if url:
+                return url, name
+    for name in SRCSET_ATTRS[1:]:
+        if attrs.get(name):
+            url = resolve(base, first_srcset_url(attrs[name]))
+            if url:
+                return url, name
+    for name, value in attrs.items():
+        if value and name not in LAZY_URL_ATTRS and _DATA_SRC_RE.match(name):
+            url = resolve(base, value)
+            if url:
+                return url, name
+    return "", ""
+
+
+def is_placeholder(url: str) -> bool:
+    return bool(_PLACEHOLDER_RE.search(posixpath.basename(urlsplit(url).path).lower()))
+
+
+def choose_urls(images: list["ImageRef"]) -> None:
+    """Sets each image's ``url`` and ``url_attr``.
+
+    The src wins unless it is unusable (missing, empty, data:, javascript:) or a placeholder
+    while a lazy-loading attribute holds another URL.  A placeholder src has a placeholder-like
+    file name or is shared by images whose lazy URLs differ (one src, many real images).  With
+    no usable src, the img's own ``srcset`` and then its ``<picture>``'s first ``<source>``
+    are tried.
+    """
+    lazy_by_src: dict[str, set] = {}
+    for img in images:
+        if img.src_url and img.lazy_url:
+            lazy_by_src.setdefault(img.src_url, set()).add(img.lazy_url)
+    for img in images:
+        src = img.src_url
+        if img.lazy_url and (not src or len(lazy_by_src.get(src, ())) >= 2
+                             or is_placeholder(src)):
+            img.url, img.url_attr = img.lazy_url, img.lazy_attr
+        elif src:
+            img.url, img.url_attr = src, "src"
+        elif img.srcset_url:
+            img.url, img.url_attr = img.srcset_url, "srcset"
+        elif img.picture_url:
+            img.url, img.url_attr = img.picture_url, "picture"
+
+
+_PLAIN, _BLOCK, _FIGURE, _FIGCAPTION, _PICTURE, _LINK = range(6)
+
+
+def walk(root, base: str) -> tuple[list[str], list[ImageRef]]:
+    """Text tokens and images of ``root`` in document order (see the module docstring).
+
+    Iterative, so pages nested thousands of elements deep do not hit the recursion limit.
+    Block frames are ``[start, end]`` token ranges; figure frames ``[cap_start, cap_end]``
+    of their first figcaption (-1 while unknown).
+    """
+    tokens: list[str] = []
+    images: list[ImageRef] = []
+    blocks = [[0, -1]]
+    figures: list[list[int]] = []
+    pictures: list[list[str]] = []
+    links = 0
+    stack: list[tuple] = []
+    push = stack.append
+    add = tokens.append
+    node = root.child
+    while True:
+        if node is None:
+            if not stack:
+                break
+            parent, kind = stack.pop()
+            node = parent.next
+            if kind:  # leaving an element that opened a frame
+                if kind == _LINK:
+                    links -= 1
+                elif kind == _PICTURE:
+                    pictures.pop()
+                else:
+                    blocks.pop()[1] = len(tokens)
+                    if kind == _FIGURE:
+                        figures.pop()
+                    elif kind == _FIGCAPTION and figures and figures[-1][0] >= 0 \
+                            and figures[-1][1] < 0:
+                        figures[-1][1] = len(tokens)  # the figure's first figcaption ends
+                    add(" ")
+            continue
+        tag = node.tag
+        if tag == "-text":
+            add(node.text_content or "")
+        elif tag == "img":
+            attrs = node.attributes
+            lazy, lazy_attr = lazy_url(attrs, base)
+            images.append(ImageRef(
+                len(images), resolve(base, attrs.get("src")), lazy, lazy_attr,
+                resolve(base, first_srcset_url(attrs.get("srcset"))),
+                pictures[-1][0] if pictures else "", attrs, len(tokens), blocks[-1],
+                figures[-1] if figures else None, links > 0))
+        elif tag == "br" or tag == "hr":
+            add(" ")
+        elif tag == "source":
+            if pictures and not pictures[-1][0] and node.parent.tag == "picture":
+                attrs = node.attributes
+                pictures[-1][0] = resolve(base, first_srcset_url(
+                    attrs.get("srcset") or attrs.get("data-srcset")))
+        elif tag not in SKIP_TAGS and tag[0] not in "-_":
+            child = node.child
+            kind = _PLAIN
+            if tag in BLOCK_TAGS:
+                add(" ")
+                blocks.append([len(tokens), -1])
+                kind = _BLOCK
+                if tag == "figure":
+                    figures.append([-1, -1])
+                    kind = _FIGURE
+                elif tag == "figcaption":
+                    kind = _FIGCAPTION
+                    if figures and figures[-1][0] < 0:
+                        figures[-1][0] = len(tokens)
+            elif tag == "picture":
+                pictures.append([""])
+                kind = _PICTURE
+            elif tag == "a":
+                links += 1
+                kind = _LINK
+            if child is not None:
+                push((node, kind))
+                node = child
+                continue
+            if kind:  # an empty element: open and close at once
+                push((node, kind))
+                node = None
+                continue
+        node = node.next
+    blocks[0][1] = len(tokens)
+    return tokens, images
+
+
+def _before(tokens: list[str], start: int, pos: int, limit: int) -> str:
+    got, n, i = [], 0, pos - 1
+    while i >= start and n <= limit:
+        got.append(tokens[i])
+        n += len(tokens[i].strip())
+        i -= 1
+    return cut(collapse("".join(reversed(got))), limit, keep_end=True)
+
+
+def _after(tokens: list[str], pos: int, end: int, limit: int) -> str:
+    got, n, i = [], 0, pos
+    while i < end and n <= limit:
+        got.append(tokens[i])
+        n += len(tokens[i].strip())
+        i += 1
+    return cut(collapse("".join(got)), limit)
+
+
+def find_images(text: str, page_url: str, surrounding_chars: int = 300,
+                max_text_chars: int = 1000) -> PageImages:
+    """Every ``<img>`` of an HTML document with its URL and its texts (not yet de-duplicated)."""
+    tree = LexborHTMLParser(text)
+    base_node = tree.css_first("base[href]")
+    base = resolve(page_url, base_node.attributes.get("href")) if base_node else ""
+    base = base or page_url
+    title_node = tree.css_first("head > title") or tree.css_first("title")
+    root = tree.root
+    lang = ""
+    if root is not None:
+        attrs = root.attributes
+        lang = (attrs.get("lang") or attrs.get("xml:lang") or "").strip()
+        lang = lang.replace("_", "-").split("-", 1)[0].lower()
+    out = PageImages(title=cut(collapse(title_node.text() if title_node else ""), max_text_chars),
+                     lang=lang, base=base)
+    body = tree.body or root
+    if body is None:
+        return out
+    tokens, out.images = walk(body, base)
+    choose_urls(out.images)
+    for img in out.images:
+        img.alt = cut(collapse(img.attrs.get("alt")), max_text_chars)
+        img.title = cut(collapse(img.attrs.get("title")), max_text_chars)
+        fig = img.figure
+        if fig is not None and fig[1] >= 0:
+            img.caption = cut(collapse("".join(tokens[fig[0]:fig[1]])), max_text_chars)
+        if img.url:
+            img.before = _before(tokens, img.block[0], img.pos, surrounding_chars)
+            img.after = _after(tokens, img.pos, img.block[1], surrounding_chars)
+    return out

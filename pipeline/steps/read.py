@@ -1,0 +1,332 @@
+"""Input sources: WARC files read with FastWARC into :class:`~pipeline.core.records.Page` records.
+
+The reader parses each response's HTTP head itself (FastWARC runs with ``parse_http=False``)
+because real archives break the parsers' assumptions: ClueWeb09 (WARC/0.18) ends HTTP header
+lines with a bare LF, so a CRLF-only parser runs on into the HTML; and a clipped gzip member is
+only visible as a record block shorter than its WARC ``Content-Length``, which we can compare
+only on the raw block.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import re
+import zlib
+from typing import Iterator
+
+from fastwarc.warc import ArchiveIterator, WarcRecordType
+
+from pipeline.core.errors import ConfigError
+from pipeline.core.records import Page
+from pipeline.core.stage import Drop, Keep, Source, keep
+
+PART_SEP = "\n"  # joins the files of one part; a newline never occurs in a real WARC path
+WARC_SUFFIXES = (".warc", ".warc.gz", ".warc.zst", ".warc.lz4")
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+# Content types that say nothing, so the body is sniffed (WHATWG "unknown type").
+UNKNOWN_TYPES = ("", "unknown/unknown", "application/unknown", "*/*")
+HEAD_CHUNK = 64 * 1024  # first read of a record: the HTTP head and the bytes to sniff
+MAX_HEAD = 64 * 1024  # an HTTP head longer than this is not a head (read_bad_record)
+OK_STATUSES = (200, 203)  # 203: a 200 passed on by a transforming proxy
+
+_STATUS_RE = re.compile(rb"^HTTP/\d(?:\.\d)?[ \t]+(\d{3})\b")
+_CHUNK_LINE_RE = re.compile(rb"[0-9a-fA-F]+[ \t]*(?:;[^\r\n]*)?\r?\n")
+# WHATWG MIME sniffing: the tags that make an untyped body HTML (after leading whitespace).
+_HTML_SNIFF_RE = re.compile(
+    rb"^(?:<!--|<(?:!doctype html|html|head|script|iframe|h1|div|font|table|a|style|title|b"
+    rb"|body|br|p)(?=[ \t\n\f\r>]|$))", re.I)
+_BOMS = (b"\xef\xbb\xbf", b"\xfe\xff", b"\xff\xfe")
+
+
+class BadRecord(ValueError):
+    """A response whose HTTP message cannot be parsed or decoded."""
+
+
+class Truncated(ValueError):
+    """A response whose body ends before its declared end."""
+
+
+class TooLarge(ValueError):
+    """A response whose decoded body exceeds ``max_page_bytes``."""
+
+
+def expand_patterns(patterns: list[str]) -> list[str]:
+    """Local paths, globs (``**`` allowed) or directories -> sorted, de-duplicated WARC paths.
+
+    A directory stands for the WARC files directly inside it.  A pattern that matches nothing
+    is a configuration error, raised at once rather than read as an empty input.
+    """
+    found: set[str] = set()
+    for pat in patterns:
+        if os.path.isdir(pat):
+            hits = [os.path.join(pat, f) for f in os.listdir(pat) if f.endswith(WARC_SUFFIXES)]
+        else:
+            hits = [p for p in glob.glob(pat, recursive=True) if os.path.isfile(p)]
+        if not hits:
+            raise ConfigError(f"input.warc: {pat!r} matches no WARC file")
+        found.update(hits)
+    return sorted(found)
+
+
+def parse_http_head(block: bytes) -> tuple[int, dict[str, str], int]:
+    """``(status, headers, body_offset)`` of an HTTP response message.
+
+    Header names are lower-cased; repeated headers are joined with ``", "``.  Lines may end in
+    CRLF or a bare LF (ClueWeb09); folded continuation lines are joined to the previous one.
+    """
+    m = _STATUS_RE.match(block)
+    if not m:
+        raise BadRecord("no HTTP status line")
+    ends = [(i, n) for i, n in ((block.find(b"\r\n\r\n"), 4), (block.find(b"\n\n"), 2)) if i >= 0]
+    if not ends:
+        raise BadRecord("HTTP head never ends")
+    end, sep = min(ends)
+    if end > MAX_HEAD:
+        raise BadRecord("HTTP head too long")
+    headers: dict[str, str] = {}
+    last = None
+    for line in block[:end].decode("latin-1").split("\n")[1:]:
+        line = line.rstrip("\r")
+        if line[:1] in (" ", "\t") and last:  # obsolete line folding
+            headers[last] += " " + line.strip()
+            continue
+        name, colon, value = line.partition(":")
+        name = name.strip().lower()
+        if not colon or not name:
+            continue  # junk line: browsers ignore it too
+        value = value.strip()
+        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+        last = name
+    return int(m.group(1)), headers, end + sep
+
+
+def mime_type(content_type: str) -> str:
+    return content_type.split(";", 1)[0].strip().lower()
+
+
+def sniff_html(body: bytes) -> bool:
+    """True when an untyped body starts like HTML (WHATWG MIME sniffing, simplified)."""
+    head = body[:1024]
+    for bom in _BOMS:
+        if head.startswith(bom):
+            head = head[len(bom):]
+            break
+    return bool(_HTML_SNIFF_RE.match(head.lstrip(b" \t\n\f\r")))
+
+
+def dechunk(body: bytes) -> bytes:
+    """Decodes a body stored with its HTTP/1.1 chunked framing."""
+    out, pos = [], 0
+    while True:
+        m = _CHUNK_LINE_RE.match(body, pos)
+        if not m:
+            if pos >= len(body):
+                raise Truncated("chunked body without its last chunk")
+            raise BadRecord("bad chunk header")
+        size = int(m.group(0).split(b";")[0], 16)
+        pos = m.end()
+        if size == 0:
+            return b"".join(out)
+        if pos + size > len(body):
+            raise Truncated("chunk runs past the end of the body")
+        out.append(body[pos:pos + size])
+        pos += size
+        if body.startswith(b"\r\n", pos):
+            pos += 2
+        elif body.startswith(b"\n", pos):
+            pos += 1
+
+
+def _inflate(body: bytes, wbits: int, limit: int) -> bytes:
+    d = zlib.decompressobj(wbits)
+    try:
+        out = d.decompress(body, limit + 1)
+    except zlib.error as exc:
+        raise BadRecord(f"bad compressed body: {exc}") from exc
+    if len(out) > limit:  # also stops decompression bombs early
+        raise TooLarge("decoded body too large")
+    if not d.eof:
+        raise Truncated("compressed body ends early")
+    return out
+
+
+def decode_body(body: bytes, headers: dict[str, str], limit: int) -> bytes:
+    """Undoes transfer and content encodings that a WARC kept raw.
+
+    Crawlers disagree on this: Common Crawl stores decoded bodies and renames the headers
+    (``X-Crawler-Content-Encoding``), ClueWeb09 stores decoded bodies under the original
+    ``Content-Encoding: gzip``.  So an encoding is undone only when the bytes carry it.
+    """
+    if "chunked" in headers.get("transfer-encoding", "").lower() and _CHUNK_LINE_RE.match(body):
+        body = dechunk(body)
+    codings = [c.strip().lower() for c in headers.get("content-encoding", "").split(",")]
+    for coding in reversed([c for c in codings if c and c != "identity"]):
+        if coding in ("gzip", "x-gzip") and body[:2] == b"\x1f\x8b":
+            body = _inflate(body, 16 + zlib.MAX_WBITS, limit)
+        elif coding == "deflate" and body[:1] == b"\x78":
+            body = _inflate(body, zlib.MAX_WBITS, limit)
+        elif coding == "deflate" and body and not body.lstrip()[:1] == b"<":
+            body = _inflate(body, -zlib.MAX_WBITS, limit)
+        elif coding == "br" and body and not body.lstrip()[:1] == b"<":
+            body = _unbrotli(body, limit)
+    return body
+
+
+def _unbrotli(body: bytes, limit: int) -> bytes:
+    try:
+        import brotli
+    except ImportError as exc:
+        raise BadRecord("brotli body, but the brotli module is not installed") from exc
+    try:
+        out = brotli.decompress(body)
+    except brotli.error as exc:
+        raise BadRecord(f"bad brotli body: {exc}") from exc
+    if len(out) > limit:
+        raise TooLarge("decoded body too large")
+    return out
+
+
+class WarcReader(Source):
+    """Reads WARC files (plain or gzip/zstd/lz4-compressed) into HTML :class:`Page` records.
+
+    Inputs are the ``response`` records that carry an HTTP message (WARC ``Content-Type:
+    application/http`` or an http(s) target URI).  ``warcinfo``, ``request``, ``metadata``,
+    ``revisit``, ``resource`` and non-HTTP responses (``dns:``) are not inputs and are not
+    counted.  Every input gives one event:
+
+    * ``Keep(Page)``: status 200 (or 203), HTML by its Content-Type (``text/html``,
+      ``application/xhtml+xml``) or, when the type says nothing, by sniffing the body;
+    * ``read_bad_record``: no parsable HTTP head, or a body that cannot be decoded;
+    * ``read_http_status``: any other status (redirects, 404, 5xx, 206 partial content...);
+    * ``read_not_html``: another content type;
+    * ``read_page_too_large``: body (declared, or once decoded) over ``max_page_bytes``;
+    * ``read_truncated``: the record block is shorter than its WARC Content-Length (a clipped
+      gzip member, an interrupted download) or a compressed/chunked body ends early.
+
+    A file that cannot be opened counts once as ``read_unreadable``; a stream that breaks so
+    that no further record can be found counts once as ``read_bad_record`` and ends the file.
+    (A file clipped inside a record's WARC header leaves nothing to count: the reader cannot
+    tell such a tail from the end of the file.)
+
+    Parts: one WARC file, or ``part_size`` files joined by a newline (:data:`PART_SEP`), in
+    sorted path order.
+    """
+
+    name = "read"
+
+    def __init__(self, patterns: list[str], max_page_bytes: int = 5_000_000, part_size: int = 1):
+        if isinstance(patterns, str):
+            patterns = [patterns]
+        if not patterns or not all(isinstance(p, str) and p for p in patterns):
+            raise ConfigError("input.warc: give at least one WARC path or glob")
+        if not isinstance(max_page_bytes, int) or max_page_bytes <= 0:
+            raise ConfigError(f"input.max_page_bytes must be > 0 (got {max_page_bytes!r})")
+        if not isinstance(part_size, int) or part_size <= 0:
+            raise ConfigError(f"input.part_size must be > 0 (got {part_size!r})")
+        self.patterns = list(patterns)
+        self.max_page_bytes = max_page_bytes
+        self.part_size = part_size
+
+    @classmethod
+    def from_config(cls, cfg) -> "WarcReader":
+        """From a :class:`pipeline.config.InputConfig`."""
+        return cls(cfg.warc, cfg.max_page_bytes, cfg.part_size)
+
+    def parts(self) -> list[str]:
+        paths = expand_patterns(self.patterns)
+        n = self.part_size
+        return [PART_SEP.join(paths[i:i + n]) for i in range(0, len(paths), n)]
+
+    def read(self, part: str) -> Iterator[Keep | Drop]:
+        for path in part.split(PART_SEP):
+            yield from self.read_file(path)
+
+    def read_file(self, path: str) -> Iterator[Keep | Drop]:
+        try:
+            records = iter(ArchiveIterator(path, record_types=WarcRecordType.response,
+                                           parse_http=False))
+        except OSError:
+            yield self.drop("unreadable")
+            return
+        while True:
+            try:
+                record = next(records)
+            except StopIteration:
+                return
+            except (OSError, ValueError):  # the stream itself broke: nothing after can be found
+                yield self.drop("bad_record")
+                return
+            if not _is_http(record):
+                continue
+            try:
+                yield self.convert(record, path)
+            except (OSError, ValueError):  # a record whose block cannot even be read
+                yield self.drop("bad_record")
+
+    def convert(self, record, path: str) -> Keep | Drop:
+        """One HTTP response record -> ``Keep(Page)`` or a :class:`Drop`."""
+        declared = _declared_length(record)
+        head = _read_at_least(record.reader, HEAD_CHUNK)
+        try:
+            status, headers, body_at = parse_http_head(head)
+        except BadRecord:
+            return self.drop("bad_record")
+        if status not in OK_STATUSES:
+            return self.drop("http_status")
+        mime = mime_type(headers.get("content-type", ""))
+        if mime not in HTML_TYPES and mime not in UNKNOWN_TYPES:
+            return self.drop("not_html")
+        if declared is not None and declared - body_at > self.max_page_bytes:
+            return self.drop("page_too_large")  # the rest of the record is never read
+        block = head + record.reader.read()
+        if declared is not None and len(block) < declared:
+            return self.drop("truncated")
+        body = block[body_at:]
+        if len(body) > self.max_page_bytes:
+            return self.drop("page_too_large")
+        try:
+            body = decode_body(body, headers, self.max_page_bytes)
+        except Truncated:
+            return self.drop("truncated")
+        except TooLarge:
+            return self.drop("page_too_large")
+        except BadRecord:
+            return self.drop("bad_record")
+        if mime in UNKNOWN_TYPES and not sniff_html(body):
+            return self.drop("not_html")
+        wh = record.headers
+        url = (wh.get("WARC-Target-URI") or "").strip().strip("<>")
+        meta = {
+            "warc": path,
+            "warc_date": wh.get("WARC-Date") or "",
+            "warc_record_id": wh.get("WARC-Record-ID") or "",
+            "warc_offset": record.stream_pos,
+            "http_status": status,
+        }
+        return keep(Page(url=url, body=body, content_type=mime or "text/html", headers=headers,
+                         source=path, meta=meta))
+
+
+def _is_http(record) -> bool:
+    wh = record.headers
+    ctype = (wh.get("Content-Type") or "").lower()
+    uri = (wh.get("WARC-Target-URI") or "").strip().strip("<>").lower()
+    return "application/http" in ctype or uri.startswith(("http://", "https://"))
+
+
+def _read_at_least(reader, n: int) -> bytes:
+    """``n`` bytes, or all that is left: a read may return less than asked mid-stream."""
+    got = reader.read(n)
+    while len(got) < n:
+        more = reader.read(n - len(got))
+        if not more:
+            break
+        got += more
+    return got
+
+
+def _declared_length(record) -> int | None:
+    try:
+        return int(record.headers.get("Content-Length"))
+    except (TypeError, ValueError):
+        return None

@@ -1,0 +1,207 @@
+"""Resume and waves: a run cut into jobs (``pipeline/jobs.py`` gives their step lists), each done in waves that finish for good.
+
+1. **pages** (unit: an input part, e.g. a group of WARC files): read, language, extract, clean
+   texts; the surviving candidates are written bucketed by a hash of their image URL.
+2. **images** (unit: an image-URL bucket): fetch each URL once (all its candidates, from every
+   part, are in one bucket), image filters, pairs, scoring; pairs are written bucketed by the
+   image's content hash.
+3. **corpus** (not split): best text per image, over-shared texts, shards.
+
+Each wave of units runs as one engine job and ends by writing, atomically, a marker with the
+wave's units, counts and reject samples.  A restarted run skips every unit that a marker lists
+(a finished part is never redone), ignores the files of unfinished waves, and redoes the corpus
+job, whose shards are replaced atomically with the same bytes: a run killed at any moment and
+started again ends byte-identical to an uninterrupted one.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import shutil
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from tqdm import tqdm
+
+from pipeline.core.errors import ConfigError
+from pipeline.core.executor import RunSummary
+from pipeline.core.plan import Plan, Step
+from pipeline.core.rejects import RejectSample
+from pipeline.core.stage import Source
+from pipeline.core.stats import StepStats, merge_all
+from pipeline.steps.work import WorkSink, WorkSource
+
+WORK = "_work"
+# The layout and meaning of the work files; bumped when they change, so that a resume never
+# mixes files written under two rules (3: candidates bucketed by canonical image URL; 4: steps
+# renamed (natural -> naturalness, aggregate -> best_text) and the image embedding kept as an
+# array in the pairs, see README "Changelog").
+WORK_FORMAT = 4
+# Models whose bytes decide what is kept: a resume with other model files would put two
+# classifiers' decisions in one corpus.
+MODEL_DIRS = ("filters/models", "scoring/models")
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@dataclass
+class Job:
+    """One job of a run: a source, the steps after it, and (unless it is the last job) a sink
+    that writes each wave's records into that wave's directory.
+
+    ``units`` are what a wave marker lists as done (input parts, or buckets); the source reads
+    ``parts`` (default: the wave's units themselves).  The corpus job has one unit and reads
+    every bucket of the images job.
+    """
+
+    name: str
+    units: list[str]
+    source: Source
+    steps: list[Step]
+    sink: Callable[[str], Step] | None = None  # wave directory -> the job's last step
+    wave_size: int = 0  # 0: all pending units in one wave (the job is not split)
+    parts: list[str] | None = None
+
+    def plan(self, units: list[str], wave_dir: str) -> Plan:
+        tail = [self.sink(wave_dir)] if self.sink else []
+        return Plan([Step("source", self.source), *self.steps, *tail],
+                    parts=units if self.parts is None else self.parts)
+
+    @property
+    def step_names(self) -> list[str]:
+        names = [self.source.name, *(s.name for s in self.steps)]
+        return names + ([self.sink("").name] if self.sink else [])
+
+    @property
+    def visible_names(self) -> set[str]:
+        """The funnel's steps: the internal work-file steps are left out."""
+        stages = [self.source, *(s.stage for s in self.steps)]
+        return {st.name for st in stages if not getattr(st, "internal", False)}
+
+
+@dataclass
+class JobResult:
+    steps: list[StepStats] = field(default_factory=list)
+    rejects: list[RejectSample] = field(default_factory=list)
+    waves_run: int = 0
+    units_skipped: int = 0
+
+
+def _fingerprint(config: dict) -> str:
+    return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def models_digest(dirs=MODEL_DIRS) -> str:
+    """One digest of the model files in ``dirs`` (names and bytes; dot-files such as build
+    stamps left out)."""
+    h = hashlib.sha256()
+    for d in dirs:
+        folder = os.path.join(_ROOT, d)
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else ():
+            path = os.path.join(folder, name)
+            if name.startswith(".") or not os.path.isfile(path):
+                continue
+            h.update(f"{d}/{name}\0".encode())
+            with open(path, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
+    return h.hexdigest()[:16]
+
+
+def check_work_dir(out_dir: str, config: dict) -> str:
+    """Creates ``OUT/_work``; refuses to resume work made with another configuration, another
+    work-file format or other model files (each named in the error)."""
+    work = os.path.join(out_dir, WORK)
+    os.makedirs(work, exist_ok=True)
+    stamp = os.path.join(work, "config.json")
+    now = {"fingerprint": _fingerprint(config), "work_format": WORK_FORMAT,
+           "models": models_digest()}
+    if os.path.exists(stamp):
+        with open(stamp, encoding="utf-8") as f:
+            old = json.load(f)
+        what = {"fingerprint": "another configuration",
+                "work_format": "another version of the work files (an older lait)",
+                "models": "other model files (filters/models, scoring/models)"}
+        differ = [text for key, text in what.items() if old.get(key) != now[key]]
+        if differ:
+            raise ConfigError(f"{out_dir} holds a run made with {' and '.join(differ)}; use "
+                              "a new --out, or delete its _work/ to start over")
+    else:
+        with open(stamp + ".tmp", "w", encoding="utf-8") as f:
+            json.dump({**now, "config": config}, f, indent=2, sort_keys=True)
+        os.replace(stamp + ".tmp", stamp)
+    return work
+
+
+def _wave_id(units: list[str]) -> str:
+    return hashlib.sha1("\n".join(units).encode()).hexdigest()[:12]
+
+
+def _finished_waves(job_dir: str) -> list[dict]:
+    done = []
+    if os.path.isdir(job_dir):
+        for name in sorted(os.listdir(job_dir)):
+            if name.endswith(".done"):
+                with open(os.path.join(job_dir, name), "rb") as f:
+                    done.append(pickle.load(f))
+    return done
+
+
+def finished_wave_dirs(work: str, job: str) -> list[str]:
+    job_dir = os.path.join(work, job)
+    return [os.path.join(job_dir, w["wave"]) for w in _finished_waves(job_dir)]
+
+
+def run_job(job: Job, work: str, engine_run: Callable[[Plan], RunSummary]) -> JobResult:
+    """Runs the job's pending units in waves; returns counts over ALL its units, finished
+    earlier or now (a marker keeps each wave's counts)."""
+    job_dir = os.path.join(work, job.name)
+    os.makedirs(job_dir, exist_ok=True)
+    done = _finished_waves(job_dir)
+    finished = {u for w in done for u in w["units"]}
+    pending = [u for u in job.units if u not in finished]
+    result = JobResult(units_skipped=len(job.units) - len(pending))
+    # Files of waves that never finished are garbage from a killed run.
+    live = {w["wave"] for w in done}
+    for name in os.listdir(job_dir):
+        path = os.path.join(job_dir, name)
+        if os.path.isdir(path) and name not in live:
+            shutil.rmtree(path, ignore_errors=True)
+    size = job.wave_size or max(1, len(pending))
+    bar = tqdm(total=len(job.units), initial=result.units_skipped, desc=f"build: {job.name}",
+               unit="unit", disable=not pending)  # a bar per job, advanced per finished wave
+    for i in range(0, len(pending), size):
+        units = pending[i:i + size]
+        wave = _wave_id(units)
+        plan = job.plan(units, os.path.join(job_dir, wave))
+        summary = engine_run(plan)
+        marker = {"wave": wave, "units": units, "steps": summary.steps, "rejects": summary.rejects,
+                  "finished_at": time.time()}
+        tmp = os.path.join(job_dir, f"{wave}.done.tmp")
+        with open(tmp, "wb") as f:
+            pickle.dump(marker, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, os.path.join(job_dir, f"{wave}.done"))
+        done.append(marker)
+        result.waves_run += 1
+        bar.update(len(units))
+    bar.close()
+    names = job.step_names
+    result.steps = merge_all(names, [s for w in done for s in w["steps"]])
+    rejects: dict[str, RejectSample] = {}
+    for w in done:
+        for r in w["rejects"]:
+            rejects.setdefault(r.step, RejectSample(r.step)).merge(r)
+    result.rejects = [rejects[n] for n in names if n in rejects]
+    return result
+
+
+def sink(out_dir: str, buckets: int, field_path: str, normalise=None) -> Step:
+    return Step("group", WorkSink(out_dir, buckets, field_path, normalise))
+
+
+def source(wave_dirs: list[str], buckets: int) -> WorkSource:
+    return WorkSource(wave_dirs, buckets)

@@ -1,0 +1,330 @@
+"""The hardened HTTP client shared by the crawler and the image fetcher.
+
+What every request goes through, whoever makes it:
+
+* **SSRF guard**: only http and https; the host is resolved and refused when any address is
+  private, loopback, link-local, multicast, reserved or a cloud metadata endpoint, at every
+  redirect hop.  The same check runs again on the socket's peer address after connecting, so
+  a DNS answer that changes between the check and the connect (DNS rebinding) is refused too.
+  ``allow_networks`` lists the networks a config trusts anyway (tests: ``127.0.0.1/32``).
+* **Politeness**: a :class:`pipeline.web.politeness.HostLimiter` spaces request starts per host
+  and caps concurrent requests per host; retries go through it too.
+* **Retries** with exponential backoff on 429, 5xx, timeouts and connection errors,
+  honouring ``Retry-After`` (seconds or an HTTP date) up to ``max_retry_after_s``; a server
+  that asks for a longer wait is given up on instead of holding a worker.
+* **Caps**: a redirect cap, a byte cap (the declared ``Content-Length`` and the bytes really
+  read), a connect/read timeout and a wall-clock cap per attempt (a slow drip never holds a
+  thread for long), and a content-type check before the body is read.
+
+Every failure is a :class:`FetchError` whose ``reason`` is the snake_case suffix a stage puts
+after its own name (``timeout``, ``http_404``, ``blocked_address``, ...).
+"""
+from __future__ import annotations
+
+import email.utils
+import ipaddress
+import random
+import socket
+import time
+from dataclasses import dataclass, field
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+import urllib3
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from w3lib.url import canonicalize_url
+
+from pipeline.web.politeness import HostLimiter
+
+# X-Robots-Tag / robots meta tokens that opt a page or image out (the config checks against them).
+OPT_OUT_TOKENS = ("noai", "noimageai", "noindex", "noimageindex")
+USER_AGENT = "lait-builder/0.1 (+https://github.com/lait-builder)"
+
+REDIRECTS = (301, 302, 303, 307, 308)
+# Addresses no crawler should reach even when they look global (cloud metadata services).
+METADATA_HOSTS = frozenset({"169.254.169.254", "fd00:ec2::254", "100.100.100.200"})
+
+
+class FetchError(Exception):
+    """A failed request; ``reason`` names the failure (``timeout``, ``http_404``, ...)."""
+
+    def __init__(self, reason: str, retry_after: float | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+class _Blocked(Exception):
+    """Raised from inside a connection whose peer address the policy refuses.  Deliberately
+    not an OSError, so urllib3 lets it through instead of turning it into a connection error."""
+
+
+class AddressPolicy:
+    """Which IP addresses requests may reach: global unicast only, plus the networks listed in
+    ``allow_networks``; ``allow_all`` lifts the guard (never for real crawls)."""
+
+    def __init__(self, allow_networks=(), allow_all: bool = False):
+        self.allow_all = allow_all
+        self.networks = tuple(ipaddress.ip_network(n, strict=False) for n in allow_networks)
+
+    def allowed(self, ip: str) -> bool:
+        if self.allow_all:
+            return True
+        addr = ipaddress.ip_address(ip.split("%")[0])
+        if getattr(addr, "ipv4_mapped", None):
+            addr = addr.ipv4_mapped
+        if any(addr in n for n in self.networks):
+            return True
+        return addr.is_global and not addr.is_multicast and str(addr) not in METADATA_HOSTS
+
+    def check_url(self, url: str) -> None:
+        """Refuses non-http(s) URLs and hosts that resolve to any refused address."""
+        parts = urlsplit(url)
+        try:
+            port = parts.port
+        except ValueError:
+            raise FetchError("bad_url") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise FetchError("bad_url")
+        if self.allow_all:
+            return
+        try:
+            infos = socket.getaddrinfo(parts.hostname, port or 80, proto=socket.IPPROTO_TCP)
+        except (socket.gaierror, UnicodeError, OSError):
+            raise FetchError("dns_error") from None
+        for info in infos:
+            if not self.allowed(info[4][0]):
+                raise FetchError("blocked_address")
+
+
+def check_address(url: str, allow_private: bool = False, allow_networks=()) -> None:
+    """SSRF guard for one URL (see :class:`AddressPolicy`); raises :class:`FetchError`."""
+    AddressPolicy(allow_networks, allow_all=allow_private).check_url(url)
+
+
+def _guarded(conn_cls, policy: AddressPolicy):
+    class Guarded(conn_cls):
+        def _new_conn(self):
+            sock = super()._new_conn()
+            try:
+                peer = sock.getpeername()[0]
+            except OSError:
+                peer = None
+            if peer is None or not policy.allowed(peer):
+                sock.close()
+                raise _Blocked(peer)
+            return sock
+    return Guarded
+
+
+def _guarded_pool_classes(policy: AddressPolicy) -> dict:
+    http_pool = type("GuardedHTTPPool", (HTTPConnectionPool,),
+                     {"ConnectionCls": _guarded(HTTPConnection, policy)})
+    https_pool = type("GuardedHTTPSPool", (HTTPSConnectionPool,),
+                      {"ConnectionCls": _guarded(HTTPSConnection, policy)})
+    return {"http": http_pool, "https": https_pool}
+
+
+def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
+    """``Retry-After`` as seconds from now (it is either a number or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+# Directives that take a value after a colon: "max-image-preview: large" names no crawler.
+VALUED_DIRECTIVES = ("max-snippet", "max-image-preview", "max-video-preview", "unavailable_after")
+
+
+def opt_out_tokens(header_values, tokens=OPT_OUT_TOKENS, agent: str = "") -> list[str]:
+    """The opt-out tokens found in ``X-Robots-Tag`` values (or meta robots contents).
+
+    A value may be scoped to one crawler (``"googlebot: noindex, nofollow"``): it then counts
+    only when it names ``agent`` (our product token) or ``*``."""
+    found = []
+    agent = agent.lower()
+    for value in header_values:
+        value = value.strip().lower()
+        head, sep, rest = value.partition(":")
+        head = head.strip()
+        if sep and head and "," not in head and " " not in head and head not in VALUED_DIRECTIVES:
+            if head not in ("*", agent):
+                continue  # addressed to another crawler
+            value = rest
+        for tok in value.replace(";", ",").split(","):
+            tok = tok.strip()
+            if tok in tokens and tok not in found:
+                found.append(tok)
+    return found
+
+
+def canonical_url(url: str) -> str:
+    """The form two URLs share when they name the same resource (lower-case scheme and host,
+    no default port, no fragment, sorted query, normalised percent-encoding): the dedup key of
+    the crawler and of image fetching.  An unparsable URL is returned unchanged."""
+    try:
+        canon = canonicalize_url(url.strip(), keep_fragments=False)
+        parts = urlsplit(canon)
+        if (parts.scheme, parts.port) in (("http", 80), ("https", 443)):
+            host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+            canon = urlunsplit((parts.scheme, host, parts.path, parts.query, ""))
+        return canon
+    except (ValueError, UnicodeError, TypeError):
+        return url
+
+
+@dataclass
+class Response:
+    url: str  # after redirects
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    mime: str
+    robots_tags: list[str] = field(default_factory=list)  # every X-Robots-Tag value
+
+
+class HttpClient:
+    """A urllib3 pool behind the SSRF guard, the host limiter, retries and caps.
+
+    ``accept`` is a predicate on the response's media type (lower case, no parameters); a
+    refused type fails with ``not_<type_name>`` before the body is read.  Create it in a
+    stage's ``setup()``: it holds sockets and locks, which do not pickle.
+    """
+
+    def __init__(self, user_agent: str, timeout_s: float = 10.0, max_time_s: float = 30.0,
+                 max_bytes: int = 20_000_000, max_redirects: int = 5, retries: int = 1,
+                 backoff_s: float = 0.5, max_retry_after_s: float = 30.0,
+                 policy: AddressPolicy | None = None, limiter: HostLimiter | None = None,
+                 maxsize: int = 16, accept_header: str = "*/*"):
+        self.timeout_s = timeout_s
+        self.max_time_s = max_time_s
+        self.max_bytes = max_bytes
+        self.max_redirects = max_redirects
+        self.retries = retries
+        self.backoff_s = backoff_s
+        self.max_retry_after_s = max_retry_after_s
+        self.policy = policy or AddressPolicy()
+        self.limiter = limiter or HostLimiter()
+        self.pool = urllib3.PoolManager(
+            num_pools=256, maxsize=maxsize, block=False, retries=False,
+            headers={"User-Agent": user_agent, "Accept": accept_header,
+                     "Accept-Encoding": "identity"},
+        )
+        self.pool.pool_classes_by_scheme = _guarded_pool_classes(self.policy)
+
+    def get(self, url: str, accept=None, type_name: str = "accepted_type",
+            max_bytes: int | None = None) -> Response:
+        """GET with retries: 429, 5xx, timeouts and connection errors are tried again after
+        an exponential backoff (or the server's ``Retry-After``, when it is not too long)."""
+        attempt = 0
+        while True:
+            try:
+                return self._get_once(url, accept, type_name, max_bytes or self.max_bytes)
+            except FetchError as exc:
+                retriable = (exc.reason in ("timeout", "connection_error", "http_429")
+                             or exc.reason.startswith("http_5"))
+                if not retriable or attempt >= self.retries:
+                    raise
+                attempt += 1
+                # Jitter comes from a per-URL seed: runs stay reproducible, hosts desynchronise.
+                wait = self.backoff_s * 2 ** (attempt - 1)
+                wait *= 1 + 0.25 * random.Random(f"{url}#{attempt}").random()
+                if exc.retry_after is not None:
+                    if exc.retry_after > self.max_retry_after_s:
+                        raise  # the server wants us gone for longer than a worker may wait
+                    wait = max(wait, exc.retry_after)
+                time.sleep(wait)
+
+    def _get_once(self, url, accept, type_name, max_bytes) -> Response:
+        deadline = time.monotonic() + self.max_time_s
+        for _hop in range(self.max_redirects + 1):
+            self.policy.check_url(url)
+            with self.limiter.slot(urlsplit(url).netloc.lower()):
+                resp = self._request(url)
+                done = False  # a body left half read must not go back to the pool
+                try:
+                    if resp.status in REDIRECTS:
+                        location = resp.headers.get("Location")
+                        if not location:
+                            raise FetchError("bad_redirect")
+                        url = urljoin(url, location.strip())
+                        continue
+                    if resp.status != 200:
+                        status = resp.status if 100 <= resp.status < 600 else "other"
+                        raise FetchError(f"http_{status}",
+                                         retry_after_seconds(resp.headers.get("Retry-After")))
+                    mime = (resp.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+                    if accept is not None and not accept(mime):
+                        raise FetchError(f"not_{type_name}")
+                    declared = resp.headers.get("Content-Length", "").strip()
+                    if declared.isdigit() and int(declared) > max_bytes:
+                        raise FetchError("too_large")  # refused before reading a byte
+                    body = self._read_body(resp, declared, deadline, max_bytes)
+                    done = True
+                    return Response(url, resp.status, dict(resp.headers.items()), body, mime,
+                                    resp.headers.getlist("X-Robots-Tag"))
+                finally:
+                    if not done:
+                        resp.close()
+                    resp.release_conn()
+        raise FetchError("too_many_redirects")
+
+    def _request(self, url):
+        try:
+            return self.pool.request(
+                "GET", url, preload_content=False, redirect=False,
+                timeout=urllib3.Timeout(connect=self.timeout_s, read=self.timeout_s))
+        except _Blocked:
+            raise FetchError("blocked_address") from None
+        except urllib3.exceptions.NameResolutionError:
+            raise FetchError("dns_error") from None
+        except urllib3.exceptions.NewConnectionError:  # a subclass of ConnectTimeoutError!
+            raise FetchError("connection_error") from None
+        except urllib3.exceptions.TimeoutError:
+            raise FetchError("timeout") from None
+        except urllib3.exceptions.LocationParseError:
+            raise FetchError("bad_url") from None
+        except (urllib3.exceptions.HTTPError, OSError, ValueError):
+            raise FetchError("connection_error") from None
+
+    def _read_body(self, resp, declared: str, deadline: float, max_bytes: int) -> bytes:
+        buf = bytearray()
+        try:
+            # read1 returns what has arrived, so the deadline is checked even while a server
+            # drips a byte at a time (read(n) would wait for n bytes).
+            while chunk := resp.read1(64 * 1024):
+                buf += chunk
+                if len(buf) > max_bytes:
+                    raise FetchError("too_large")
+                if time.monotonic() > deadline:  # a slow drip must not hold a thread forever
+                    raise FetchError("timeout")
+        except urllib3.exceptions.TimeoutError:
+            raise FetchError("timeout") from None
+        except (urllib3.exceptions.HTTPError, OSError):
+            raise FetchError("truncated") from None
+        if declared.isdigit() and len(buf) < int(declared):
+            raise FetchError("truncated")
+        return bytes(buf)
+
+
+def stage_client(stage, accept_header: str):
+    """The HTTP client and per-host limiter that a fetching stage (crawler, image fetcher)
+    builds in ``setup()`` from its own settings: one place for the shared construction."""
+    limiter = HostLimiter(stage.rate_per_host, stage.per_host_concurrency,
+                          max_delay_s=stage.max_retry_after_s)
+    client = HttpClient(
+        stage.user_agent, timeout_s=stage.timeout_s, max_time_s=stage.max_time_s,
+        max_bytes=stage.max_bytes, max_redirects=stage.max_redirects, retries=stage.retries,
+        backoff_s=stage.backoff_s, max_retry_after_s=stage.max_retry_after_s,
+        policy=AddressPolicy(stage.allow_networks, allow_all=stage.allow_private),
+        limiter=limiter, maxsize=max(1, stage.concurrency), accept_header=accept_header)
+    return client, limiter

@@ -1,0 +1,89 @@
+"""robots.txt, fetched once per host per worker and obeyed for pages and images alike.
+
+Parsing is Protego's (Scrapy's parser: wildcards, ``$``, longest-match precedence,
+``Crawl-delay``).  What a fetch outcome means follows RFC 9309: a 2xx file is obeyed; a
+4xx (no file) allows everything; a 5xx, a timeout or a refused connection means the host is
+treated as fully disallowed (it may be overloaded) and is reported as ``robots_unreachable``.
+"""
+from __future__ import annotations
+
+import threading
+from urllib.parse import urlsplit, urlunsplit
+
+from protego import Protego
+
+from pipeline.web.http import FetchError, HttpClient
+
+MAX_ROBOTS_BYTES = 512_000  # RFC 9309: crawlers must parse at least the first 500 KiB
+
+
+def robots_url(url: str) -> str:
+    p = urlsplit(url)
+    return urlunsplit((p.scheme, p.netloc, "/robots.txt", "", ""))
+
+
+def agent_token(user_agent: str) -> str:
+    """The product token robots.txt groups name: ``"lait-builder/0.1 (+url)"`` -> ``lait-builder``."""
+    return user_agent.split("/")[0].split()[0].strip() or "*"
+
+
+class _Unreachable:
+    def can_fetch(self, url, agent):
+        return False
+
+    def crawl_delay(self, agent):
+        return None
+
+
+class RobotsCache:
+    """One parsed robots.txt per ``scheme://host:port``, shared by a worker's threads; a host
+    is fetched by one thread while the others asking about it wait."""
+
+    def __init__(self, client: HttpClient, user_agent: str, limiter=None):
+        self.client = client
+        self.agent = agent_token(user_agent)
+        self.limiter = limiter  # told about each host's Crawl-delay
+        self._lock = threading.Lock()
+        self._host_locks: dict[str, threading.Lock] = {}
+        self._rules: dict[str, object] = {}
+        self.fetches = 0  # robots.txt requests made (tests check "once per host")
+
+    def rules(self, url: str):
+        origin = robots_url(url)
+        with self._lock:
+            got = self._rules.get(origin)
+            if got is not None:
+                return got
+            host_lock = self._host_locks.setdefault(origin, threading.Lock())
+        with host_lock:
+            with self._lock:
+                got = self._rules.get(origin)
+            if got is None:
+                got = self._fetch(origin)
+                with self._lock:
+                    self._rules[origin] = got
+        return got
+
+    def _fetch(self, origin: str):
+        self.fetches += 1
+        try:
+            resp = self.client.get(origin, max_bytes=MAX_ROBOTS_BYTES)
+        except FetchError as exc:
+            if exc.reason in ("blocked_address", "bad_url", "dns_error"):
+                raise  # the page itself cannot be fetched either: say why
+            if exc.reason.startswith("http_4") and exc.reason != "http_429":
+                return Protego.parse("")  # no robots.txt: everything is allowed
+            return _Unreachable()  # 5xx, 429, timeouts, refused or oversized: stay away
+        rules = Protego.parse(resp.body.decode("utf-8", errors="replace"))
+        if self.limiter is not None:
+            self.limiter.set_delay(urlsplit(origin).netloc.lower(), rules.crawl_delay(self.agent))
+        return rules
+
+    def check(self, url: str) -> None:
+        """Raises ``FetchError('robots_disallowed' | 'robots_unreachable')`` when ``url`` may
+        not be fetched."""
+        rules = self.rules(url)
+        if isinstance(rules, _Unreachable):
+            raise FetchError("robots_unreachable")
+        if not rules.can_fetch(url, self.agent):
+            raise FetchError("robots_disallowed")

@@ -1,0 +1,398 @@
+"""Extractor on tiny inline pages (one rule each) and on the saved real pages."""
+from __future__ import annotations
+
+import codecs
+import re
+from pathlib import Path
+from urllib.parse import urljoin
+
+import pytest
+
+from pipeline.config import ConfigError, ExtractConfig
+from pipeline.steps.extract import Extractor
+from pipeline.steps.html_images import find_images
+from pipeline.core.records import TEXT_SOURCES, Candidate, Page
+from pipeline.core.stage import Drop, Keep
+
+REPO = Path(__file__).resolve().parents[3]
+PAGES_DIR = REPO.parent / "shared" / "data" / "real_pages"
+WARC_DIR = REPO.parent / "shared" / "data" / "warc"
+URL = "https://example.com/blog/post.html"
+
+
+def run(body, url=URL, content_type="text/html", headers=None, **kw) -> list[Candidate] | Drop:
+    """The stage's single event for one page: its candidates, or the Drop."""
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    page = Page(url=url, body=body, content_type=content_type, headers=headers or {})
+    (event,) = list(Extractor(**kw).events(page))
+    return list(event.outputs) if isinstance(event, Keep) else event
+
+
+def by_source(cands) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for c in cands:
+        out.setdefault(c.text_source, []).append(c.text)
+    return out
+
+
+def urls(cands) -> list[str]:
+    return sorted({c.image_url for c in cands})
+
+
+# ---- image URLs ------------------------------------------------------------------------------
+
+def test_relative_urls_resolve_against_the_page():
+    got = run('<img src="a.jpg" alt="a"><img src="/b.png" alt="b"><img src="../c.gif" alt="c">'
+              '<img src="//cdn.example.org/d.webp" alt="d"><img src=" e f.jpg#x " alt="e">')
+    assert urls(got) == ["https://cdn.example.org/d.webp", "https://example.com/b.png",
+                         "https://example.com/blog/a.jpg", "https://example.com/blog/e%20f.jpg",
+                         "https://example.com/c.gif"]
+
+
+def test_base_href_wins_over_the_page_url():
+    got = run('<html><head><base href="https://static.example.net/img/"></head>'
+              '<body><img src="x.jpg" alt="x"><img src="/y.jpg" alt="y"></body></html>')
+    assert urls(got) == ["https://static.example.net/img/x.jpg", "https://static.example.net/y.jpg"]
+    relative_base = run('<base href="/media/"><img src="x.jpg" alt="x">')
+    assert urls(relative_base) == ["https://example.com/media/x.jpg"]
+
+
+def test_unusable_urls_are_dropped():
+    page = ('<img src="data:image/png;base64,iVBORw0KGgo=" alt="d"><img src="javascript:void(0)" '
+            'alt="j"><img src="" alt="e"><img alt="none"><img src="mailto:a@b.c" alt="m">')
+    assert run(page) == Drop("extract_no_images")
+    assert urls(run(page + '<img src="ok.jpg" alt="ok">')) == ["https://example.com/blog/ok.jpg"]
+
+
+def test_srcset_first_url_when_src_missing():
+    got = run('<img srcset="small.jpg 480w, big.jpg 1080w" alt="s">'
+              '<img src="own.jpg" srcset="other.jpg 2x" alt="t">')
+    assert [(c.image_url, c.meta["url_attr"]) for c in got] == [
+        ("https://example.com/blog/small.jpg", "srcset"), ("https://example.com/blog/own.jpg", "src")]
+
+
+def test_lazy_attributes_replace_placeholders_only():
+    got = run('<img src="data:image/gif;base64,R0lGOD" data-src="real1.jpg" alt="1">'
+              '<img data-lazy-src="real2.jpg" alt="2">'
+              '<img src="/img/leer.gif" data-retina-src="real3.jpg" alt="3">'
+              '<img src="real4.jpg" data-src="other4.jpg" alt="4">'  # a real src stays
+              '<img src="/img/spacer.gif" alt="5">')  # placeholder, nothing better: kept
+    assert [(c.image_url.rsplit("/", 1)[1], c.meta["url_attr"]) for c in got] == [
+        ("real1.jpg", "data-src"), ("real2.jpg", "data-lazy-src"),
+        ("real3.jpg", "data-retina-src"), ("real4.jpg", "src"), ("spacer.gif", "src")]
+
+
+def test_a_src_shared_by_different_lazy_images_is_a_placeholder():
+    got = run('<img src="/p/f2e86e.png" data-src="a.jpg" alt="a">'
+              '<img src="/p/f2e86e.png" data-src="b.jpg" alt="b">'
+              '<img src="/av/1.png" data-src="/av/1-big.png" alt="c">')
+    assert [c.image_url.rsplit("/", 1)[1] for c in got] == ["a.jpg", "b.jpg", "1.png"]
+
+
+def test_picture_source_when_img_has_no_src():
+    got = run('<picture><source type="image/webp" srcset="p.webp 1x, p2.webp 2x">'
+              '<img alt="pic"></picture><picture><source srcset="q.webp"><img src="q.jpg" '
+              'alt="q"></picture>')
+    assert [(c.image_url, c.meta["url_attr"]) for c in got] == [
+        ("https://example.com/blog/p.webp", "picture"), ("https://example.com/blog/q.jpg", "src")]
+
+
+# ---- texts -----------------------------------------------------------------------------------
+
+def test_alt_title_caption_and_surrounding():
+    got = run('<figure><img src="a.jpg" alt="A dog" title="Dog photo"><figcaption>'
+              'A <b>dog</b>  running</figcaption></figure>')
+    assert by_source(got) == {"alt": ["A dog"], "caption": ["A dog running"],
+                              "title": ["Dog photo"]}
+    # surrounding == caption text here (the figure is the block): kept once, as the caption
+    assert all(c.meta["in_figure"] for c in got)
+
+
+def test_figcaption_after_the_image_and_nested_figures():
+    got = run('<figure><img src="a.jpg"><figure><img src="b.jpg"><figcaption>Inner</figcaption>'
+              '</figure><figcaption>Outer</figcaption></figure><figure><img src="c.jpg"></figure>')
+    caps = {c.image_url.rsplit("/", 1)[1]: c.text for c in got if c.text_source == "caption"}
+    assert caps == {"a.jpg": "Outer", "b.jpg": "Inner"}
+
+
+def test_surrounding_text_stays_inside_the_nearest_block():
+    # the nearest block is the <div>: its nested blocks count, text outside it does not
+    (c,) = run('<p>Other paragraph.</p><div><h2>Title</h2>Before the <i>picture</i>'
+               '<img src="a.jpg"> and after it.<p>Still in the div.</p></div><p>Outside.</p>')
+    assert c.text_source == "surrounding"
+    assert c.meta["before"] == "Title Before the picture"
+    assert c.meta["after"] == "and after it. Still in the div."
+    assert c.raw_text == c.text == "Title Before the picture and after it. Still in the div."
+    # here it is the <p>; inline markup joins words without extra spaces
+    (c,) = run('<div><h2>Title</h2><p>Before the <i>pic</i>ture<img src="a.jpg"> and '
+               '<a href="/">after</a> it.</p><p>Next paragraph.</p></div>')
+    assert (c.meta["before"], c.meta["after"]) == ("Before the picture", "and after it.")
+
+
+def test_surrounding_text_is_bounded_to_whole_words_next_to_the_image():
+    words_before = " ".join(f"b{i}" for i in range(400))
+    words_after = " ".join(f"a{i}" for i in range(400))
+    (c,) = run(f'<p>{words_before} <img src="x.jpg"> {words_after}</p>', surrounding_chars=50)
+    before, after = c.meta["before"], c.meta["after"]
+    assert len(before) <= 50 and len(after) <= 50
+    assert before.endswith("b398 b399") and after.startswith("a0 a1")
+    assert words_before.endswith(before) and words_after.startswith(after)  # no cut words
+    assert c.text == f"{before} {after}"
+
+
+def test_script_style_and_svg_text_is_not_surrounding_text():
+    (c,) = run('<p>Real<script>var x = "code";</script><style>p{}</style><svg><title>icon'
+               '</title></svg> words <img src="a.jpg"><template>hidden</template></p>')
+    assert c.text == "Real words"
+
+
+def test_duplicate_texts_of_one_image_keep_the_preferred_source():
+    got = run('<figure><img src="a.jpg" alt="Sunset" title="sunset"><figcaption>SUNSET'
+              '</figcaption></figure>')
+    assert by_source(got) == {"alt": ["Sunset"]}
+
+
+def test_identical_triples_on_a_page_are_kept_once():
+    got = run('<div><img src="a.jpg" alt="Logo"></div><div><img src="a.jpg" alt="Logo"></div>'
+              '<div><img src="a.jpg" alt="Logo 2"></div>')
+    assert [(c.text_source, c.text, c.img_index) for c in got] == [
+        ("alt", "Logo", 0), ("alt", "Logo 2", 2)]
+
+
+def test_entities_and_whitespace():
+    got = run('<img src="a.jpg" alt="Fish &amp; chips&nbsp;&nbsp;in\n\t Caf&eacute;" '
+              'title="double &amp;amp; escaped &amp;eacute;">')
+    assert by_source(got) == {"alt": ["Fish & chips in Café"], "title": ["double & escaped é"]}
+
+
+def test_long_texts_are_cut_at_max_text_chars():
+    alt = "word " * 100
+    (c,) = run(f'<img src="a.jpg" alt="{alt}">', max_text_chars=42)
+    assert len(c.text) <= 42 and c.text == ("word " * 8).strip()
+
+
+def test_page_title_lang_and_meta():
+    got = run('<html lang="EN-us"><head><title> My  &amp; Title </title></head><body>'
+              '<a href="/big.jpg"><img src="pics/cat.jpg?v=2" alt="cat" width="640" '
+              'height="480px"></a><img src="b.jpg" alt="b" width="50%"></body></html>')
+    c = got[0]
+    assert (c.page_title, c.page_lang, c.page_url, c.img_index) == ("My & Title", "en", URL, 0)
+    assert c.meta["img_width"] == 640 and c.meta["img_height"] == 480
+    assert c.meta["file_name"] == "cat.jpg" and c.meta["n_images"] == 2 and c.meta["in_link"]
+    assert "img_width" not in got[1].meta and not got[1].meta["in_link"]
+    assert run('<img src="a.jpg" alt="x">')[0].page_lang == ""
+    assert run('<html lang="de_AT"><img src="a.jpg" alt="x">')[0].page_lang == "de"
+
+
+def test_broken_markup():
+    got = run('<html><body><div><p>Unclosed <b>bold <img src=a.jpg alt=Hello world>'
+              '<table><tr><td>cell <img src="b.jpg" alt="B"</td></tr><p>text <img src="c.jpg" '
+              'alt="C" <img src="d.jpg" alt="D">')
+    assert set(by_source(got)["alt"]) >= {"Hello", "C"}
+    assert "https://example.com/blog/a.jpg" in urls(got)
+
+
+def test_deeply_nested_markup_does_not_hit_recursion_limits():
+    got = run("<div>" * 5000 + 'deep <img src="a.jpg" alt="deep">' + "</div>" * 5000)
+    assert by_source(got)["alt"] == ["deep"]
+
+
+# ---- decoding --------------------------------------------------------------------------------
+
+PAGE = '<html><head>{meta}</head><body><p>Grüße aus Köln – €5</p><img src="a.jpg" alt="Café">'
+
+
+def alt_and_surrounding(got):
+    return by_source(got)["alt"][0], by_source(got)["surrounding"][0]
+
+
+@pytest.mark.parametrize("headers,meta", [
+    ({"content-type": "text/html; charset=ISO-8859-1"}, ""),  # the web reads latin-1 as cp1252
+    ({}, '<meta charset="windows-1252">'),
+    ({}, '<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">'),
+    ({}, ""),  # undeclared: sniffed
+])
+def test_cp1252_pages(headers, meta):
+    body = PAGE.format(meta=meta).encode("cp1252")
+    assert alt_and_surrounding(run(body, headers=headers)) == ("Café", "Grüße aus Köln – €5")
+
+
+def test_utf8_declared_as_latin1_is_read_as_utf8():
+    body = PAGE.format(meta='<meta charset="iso-8859-1">').encode("utf-8")
+    assert alt_and_surrounding(run(body)) == ("Café", "Grüße aus Köln – €5")
+
+
+@pytest.mark.parametrize("bom,codec", [(codecs.BOM_UTF8, "utf-8"),
+                                       (codecs.BOM_UTF16_LE, "utf-16-le"),
+                                       (codecs.BOM_UTF16_BE, "utf-16-be")])
+def test_byte_order_marks(bom, codec):
+    # the BOM wins over a wrong declaration
+    body = bom + PAGE.format(meta='<meta charset="windows-1251">').encode(codec)
+    assert alt_and_surrounding(run(body)) == ("Café", "Grüße aus Köln – €5")
+
+
+def test_euc_jp_page():
+    html = ('<html><head><meta http-equiv="Content-Type" content="text/html; charset=EUC-JP">'
+            '<title>ヘッドポーター</title></head><body><img src="a.jpg" alt="吉田カバン 財布">')
+    got = run(html.encode("euc-jp"))
+    assert got[0].text == "吉田カバン 財布" and got[0].page_title == "ヘッドポーター"
+    assert got[0].meta["encoding"] == "euc_jp"
+
+
+def test_invalid_bytes_in_a_page():
+    got = run(b'<meta charset="utf-8"><p>caf\xe9 ok</p><img src="a.jpg" alt="x\xff\xfey">')
+    assert by_source(got) == {"alt": ["x\ufffd\ufffdy"], "surrounding": ["caf\ufffd ok"]}
+    binary = b"<html>" + bytes(range(256)) * 200
+    assert run(binary, headers={"content-type": "text/html; charset=utf-8"}) == \
+        Drop("extract_undecodable")
+
+
+def test_drop_reasons():
+    assert run("<p>No images here</p>") == Drop("extract_no_images")
+    assert run("") == Drop("extract_no_images")
+    assert run('<div><img src="a.jpg"><img src="b.jpg"></div>') == Drop("extract_no_text")
+    assert run(b"\x00\x01\x02\x03" * 1000) == Drop("extract_undecodable")
+
+
+def test_deterministic_and_picklable():
+    import pickle
+
+    page = '<p>Text <img src="a.jpg" alt="A" title="T"> more</p><img src="b.jpg" alt="B">'
+    assert run(page) == run(page)
+    stage = pickle.loads(pickle.dumps(Extractor(surrounding_chars=10)))
+    assert stage.surrounding_chars == 10
+
+
+def test_bad_configuration():
+    for kw in ({"surrounding_chars": 0}, {"max_text_chars": -5}, {"surrounding_chars": "300"},
+               {"max_text_chars": True}):
+        with pytest.raises(ConfigError):
+            Extractor(**kw)
+    stage = Extractor.from_config(ExtractConfig(surrounding_chars=7, max_text_chars=9))
+    assert (stage.surrounding_chars, stage.max_text_chars) == (7, 9)
+
+
+# ---- real pages ------------------------------------------------------------------------------
+
+# <img> inside these are not page content: HTML5 makes <template> content inert (lexbor keeps
+# it out of the document tree) and the walk skips them; lxml (libxml2) keeps them as elements.
+NOT_CONTENT = {"template", "script", "style", "svg", "math", "iframe", "textarea", "select",
+               "object", "noframes", "head"}
+LAZY = ("src", "data-src", "data-lazy-src", "data-original", "data-lazy", "data-origin",
+        "data-normal")
+
+
+def lxml_count(raw: bytes, page_url: str) -> tuple[int, int]:
+    """Independent count with lxml: (img with a usable URL and non-empty alt, of those the
+    ones inside a NOT_CONTENT element)."""
+    import lxml.html
+
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("cp1252")
+    doc = lxml.html.document_fromstring(text)
+    base = doc.xpath("//base/@href")
+    base = urljoin(page_url, base[0].strip()) if base else page_url
+    total = hidden = 0
+    for img in doc.iter("img"):
+        if not " ".join((img.get("alt") or "").split()):
+            continue
+        refs = [img.get(a) for a in LAZY]
+        refs += [(img.get(a) or "").strip().split(" ")[0] for a in img.attrib if "srcset" in a]
+        refs += [img.get(a) for a in img.attrib if a.startswith("data-") and a.endswith("src")]
+        refs += [s.get("srcset", "").strip().split(" ")[0]
+                 for s in img.itersiblings("source", preceding=True)
+                 if img.getparent().tag == "picture"]
+        if not any(r and r.strip() and not r.strip().lower().startswith(("data:", "javascript:"))
+                   and urljoin(base, r.strip()).startswith(("http://", "https://"))
+                   for r in refs):
+            continue
+        total += 1
+        hidden += any(a.tag in NOT_CONTENT for a in img.iterancestors())
+    return total, hidden
+
+
+@pytest.mark.skipif(not PAGES_DIR.is_dir(), reason="../shared/data absent")
+def test_real_pages_against_an_lxml_count():
+    files = sorted(PAGES_DIR.glob("*.html"))
+    assert len(files) == 110
+    stage, reasons, diffs = Extractor(), {}, []
+    for path in files:
+        raw = path.read_bytes()
+        url = f"https://example.com/pages/{path.name}"
+        (event,) = list(stage.events(Page(url=url, body=raw, content_type="text/html")))
+        reasons[path.name] = event.reason if isinstance(event, Drop) else "keep"
+        for c in getattr(event, "outputs", ()):
+            assert c.image_url.startswith(("http://", "https://")) and "#" not in c.image_url
+            assert c.text and c.text == " ".join(c.text.split()) and c.text_source in TEXT_SOURCES
+        found = find_images(raw.decode("utf-8") if path.name not in CP1252 else
+                            raw.decode("cp1252"), url)
+        ours = sum(1 for img in found.images if img.url and img.alt)
+        total, hidden = lxml_count(raw, url)
+        if ours != total:
+            diffs.append((path.name, total, ours, hidden))
+            print(f"{path.name}: lxml {total}, ours {ours}; {hidden} inside non-content "
+                  f"elements ({sorted(NOT_CONTENT)})")
+        assert ours == total - hidden, (path.name, total, hidden, ours)
+    assert not [n for n, r in reasons.items() if "error" in r]
+    # pages with no <img> at all, or with images but no text (SOURCE.md: 0 img / 0 alt)
+    assert {n: r for n, r in reasons.items() if r != "keep"} == {
+        "gregoryszorc.com.python3.html": "extract_no_images",
+        "reuters.com.parasite.html": "extract_no_images",
+        "vice.com.amazon.html": "extract_no_text",
+    }
+    print(f"{len(files)} pages, {len(diffs)} differing from lxml, all explained")
+
+
+CP1252 = {"cdu-fraktion-erfurt.de.waldorfschule.html", "landwirt.com.sensortechnik.html"}
+
+
+@pytest.mark.skipif(not PAGES_DIR.is_dir(), reason="../shared/data absent")
+def test_cp1252_real_pages_decode_right():
+    for name in CP1252:
+        got = run((PAGES_DIR / name).read_bytes())
+        assert got[0].meta["encoding"] == "cp1252"
+        text = " ".join(c.text for c in got)
+        assert "\ufffd" not in text and "Ã" not in text
+        assert any(ch in text for ch in "äöüßÄÖÜ")
+
+
+@pytest.mark.skipif(not WARC_DIR.is_dir(), reason="../shared/data absent")
+def test_real_warc_pages_through_extraction():
+    from collections import Counter
+
+    from pipeline.steps.read import WarcReader
+
+    src, stage, got = WarcReader([str(WARC_DIR)]), Extractor(), Counter()
+    titles = []
+    for part in src.parts():
+        for ev in src.events(part):
+            for page in getattr(ev, "outputs", ()):
+                (out,) = list(stage.events(page))
+                got[out.reason if isinstance(out, Drop) else "keep"] += 1
+                if isinstance(out, Keep) and "uraharajuku" in page.url:
+                    titles.append(out.outputs[0].page_title)
+    assert sum(got.values()) == 46 and not [r for r in got if "error" in r]
+    assert got["keep"] >= 40
+    # EUC-JP decoded: every title is Japanese and clean, most name the brand
+    assert len(titles) == 29
+    assert all("\ufffd" not in t and re.search("[\u30a0-\u30ff]{3}", t) for t in titles)
+    assert sum("ヘッドポーター" in t for t in titles) == 28
+
+
+@pytest.mark.skipif(not WARC_DIR.is_dir(), reason="../shared/data absent")
+def test_source_and_extract_under_the_local_executor():
+    from pipeline.engines.local import run_local
+    from pipeline.core.plan import Plan, Step
+    from pipeline.steps.read import WarcReader
+
+    src = WarcReader([str(WARC_DIR / "*.warc.gz")], part_size=2)
+    plan = Plan([Step("source", src), Step("map", Extractor())], parts=src.parts())
+    read, extract = run_local(plan).steps
+    assert read.balanced() and extract.balanced()
+    assert (read.n_in, read.kept, dict(read.dropped)) == (47, 46, {"read_truncated": 1})
+    assert extract.n_in == 46 and extract.out > 1000
+    again = run_local(Plan([Step("source", src), Step("map", Extractor())], parts=src.parts())).steps
+    assert [s.to_dict() for s in again] == [read.to_dict(), extract.to_dict()]

@@ -1,0 +1,271 @@
+"""WarcReader on the real WARC files and on broken WARCs written here (warcio and raw bytes)."""
+from __future__ import annotations
+
+import gzip
+import io
+import random
+import uuid
+import zlib
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from pipeline.config import ConfigError, InputConfig
+from pipeline.core.records import Page
+from pipeline.steps.read import PART_SEP, WarcReader, decode_body, parse_http_head, sniff_html
+from pipeline.core.stage import Drop, Keep
+
+REPO = Path(__file__).resolve().parents[3]
+WARC_DIR = REPO.parent / "shared" / "data" / "warc"
+needs_data = pytest.mark.skipif(not WARC_DIR.is_dir(), reason="../shared/data absent")
+
+HTML = b"<!doctype html><html><head><title>T</title></head><body><p>Hello</p></body></html>"
+
+
+def events(path, **kw) -> list:
+    src = WarcReader([str(path)], **kw)
+    return [ev for part in src.parts() for ev in src.events(part)]
+
+
+def reasons(evs) -> Counter:
+    return Counter(ev.reason if isinstance(ev, Drop) else "keep" for ev in evs)
+
+
+def pages(evs) -> list[Page]:
+    return [p for ev in evs if isinstance(ev, Keep) for p in ev.outputs]
+
+
+# ---- WARC writing helpers -------------------------------------------------------------------
+
+def raw_record(block: bytes, rtype="response", uri="http://example.com/page",
+               ctype="application/http; msgtype=response", length=None) -> bytes:
+    """One WARC/1.0 record as bytes; ``length`` can lie about the block size."""
+    head = (f"WARC/1.0\r\nWARC-Type: {rtype}\r\nWARC-Target-URI: {uri}\r\n"
+            f"WARC-Date: 2024-01-02T03:04:05Z\r\nWARC-Record-ID: <urn:uuid:{uuid.UUID(int=1)}>\r\n"
+            f"Content-Type: {ctype}\r\nContent-Length: {len(block) if length is None else length}"
+            "\r\n\r\n")
+    return head.encode() + block + b"\r\n\r\n"
+
+
+def http(body: bytes, status="200 OK", headers=(("Content-Type", "text/html"),), eol=b"\r\n"):
+    lines = [f"HTTP/1.1 {status}".encode()] + [f"{k}: {v}".encode() for k, v in headers]
+    return eol.join(lines) + eol + eol + body
+
+
+def write_gz(path: Path, *records: bytes) -> Path:
+    path.write_bytes(b"".join(gzip.compress(r) for r in records))  # one member per record
+    return path
+
+
+def write_warcio(path: Path, responses) -> Path:
+    """A gzipped WARC written by warcio: (url, status, content type, body) per response."""
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    with open(path, "wb") as f:
+        w = WARCWriter(f, gzip=True)
+        w.write_record(w.create_warcinfo_record(path.name, {"software": "test"}))
+        for url, status, ctype, body in responses:
+            req = w.create_warc_record(url, "request", payload=io.BytesIO(b"GET / HTTP/1.1\r\n\r\n"))
+            w.write_record(req)
+            hdrs = StatusAndHeaders(status, [("Content-Type", ctype)], protocol="HTTP/1.1")
+            w.write_record(w.create_warc_record(url, "response", payload=io.BytesIO(body),
+                                                http_headers=hdrs))
+    return path
+
+
+# ---- the real WARC files ---------------------------------------------------------------------
+
+EXPECTED = {
+    "ccwhirlwind_whirlwind.warc.gz": {"keep": 1},
+    "resiliparse_clipped.warc.gz": {"read_truncated": 1},
+    "resiliparse_clueweb-quirk.warc.gz": {"keep": 29},
+    "resiliparse_warcfile.warc.gz": {"keep": 16},
+}
+
+
+@needs_data
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_real_warc_files(name):
+    evs = events(WARC_DIR / name)
+    assert dict(reasons(evs)) == EXPECTED[name]
+    for page in pages(evs):
+        assert page.url.startswith("http") and page.body
+        assert page.meta["warc"] == str(WARC_DIR / name) and page.meta["warc_date"]
+        assert all(k == k.lower() for k in page.headers)
+        assert page.content_type == "text/html"
+
+
+@needs_data
+def test_every_real_warc_is_covered():
+    assert sorted(p.name for p in WARC_DIR.glob("*.warc*")) == sorted(EXPECTED)
+
+
+@needs_data
+def test_clueweb_lf_headers_and_stored_decoded_body():
+    # WARC/0.18, HTTP heads ending in bare LF, "Content-Encoding: gzip" over a decoded body.
+    first = pages(events(WARC_DIR / "resiliparse_clueweb-quirk.warc.gz"))[0]
+    assert first.headers["content-type"] == "text/html; charset=EUC-JP"
+    assert first.headers["content-encoding"] == "gzip"
+    assert first.body.startswith(b"<html>")
+    assert first.meta["http_status"] == 200
+
+
+@needs_data
+def test_parts_one_file_each_and_grouped():
+    src = WarcReader([str(WARC_DIR / "*.warc.gz")])
+    parts = src.parts()
+    assert parts == sorted(parts) and len(parts) == 4
+    grouped = WarcReader([str(WARC_DIR)], part_size=3).parts()
+    assert [p.split(PART_SEP) for p in grouped] == [parts[:3], parts[3:]]
+    evs = [ev for part in grouped for ev in WarcReader([str(WARC_DIR)]).events(part)]
+    assert reasons(evs) == Counter({"keep": 46, "read_truncated": 1})
+
+
+# ---- bad input written by the tests ----------------------------------------------------------
+
+def test_warcio_responses_each_get_their_reason(tmp_path):
+    big = b"<html><body>" + b"<p>filler text</p>" * 1_200_000 + b"</body></html>"  # ~20 MB
+    assert len(big) > 20_000_000
+    path = write_warcio(tmp_path / "mixed.warc.gz", [
+        ("http://a.example/ok", "200 OK", "text/html; charset=utf-8", HTML),
+        ("http://a.example/img.png", "200 OK", "image/png", b"\x89PNG\r\n\x1a\n" + bytes(100)),
+        ("http://a.example/missing", "404 Not Found", "text/html", b"<html>gone</html>"),
+        ("http://a.example/moved", "301 Moved Permanently", "text/html", b""),
+        ("http://a.example/huge", "200 OK", "text/html", big),
+        ("http://a.example/bad-bytes", "200 OK", "text/html; charset=utf-8",
+         b"<html><body><p>caf\xe9 \xff\xfe</p><img src=a.jpg alt='x\x80y'></body></html>"),
+        ("http://a.example/x", "200 OK", "application/xhtml+xml", HTML),
+    ])
+    evs = events(path)
+    # warcinfo and request records are not inputs: 7 responses, 7 events.
+    assert reasons(evs) == Counter({"keep": 3, "read_not_html": 1, "read_http_status": 2,
+                                    "read_page_too_large": 1})
+    got = {p.url: p for p in pages(evs)}
+    assert got["http://a.example/ok"].body == HTML
+    assert got["http://a.example/bad-bytes"].body.startswith(b"<html><body><p>caf\xe9")
+    assert got["http://a.example/x"].content_type == "application/xhtml+xml"
+    assert got["http://a.example/ok"].headers["content-type"] == "text/html; charset=utf-8"
+
+
+def test_max_page_bytes_is_configurable(tmp_path):
+    path = write_gz(tmp_path / "a.warc.gz", raw_record(http(b"<html>" + b"x" * 5000)))
+    assert reasons(events(path, max_page_bytes=1000)) == Counter({"read_page_too_large": 1})
+    assert reasons(events(path)) == Counter({"keep": 1})
+
+
+def test_truncated_gzip_member(tmp_path):
+    # a body that compresses like real text, so half the member ends inside the body
+    words = " ".join(str(i * 7919 % 100_003) for i in range(20_000)).encode()
+    data = gzip.compress(raw_record(http(b"<html><body><p>" + words)))
+    path = tmp_path / "clipped.warc.gz"
+    path.write_bytes(gzip.compress(raw_record(http(HTML))) + data[: len(data) // 2])
+    assert reasons(events(path)) == Counter({"keep": 1, "read_truncated": 1})
+
+
+def test_truncated_uncompressed_record(tmp_path):
+    path = tmp_path / "cut.warc"
+    path.write_bytes(raw_record(http(HTML)) + raw_record(http(HTML * 50))[:-3000])
+    assert reasons(events(path)) == Counter({"keep": 1, "read_truncated": 1})
+
+
+def test_unparseable_http_heads_are_bad_records(tmp_path):
+    path = write_gz(tmp_path / "junk.warc.gz",
+                    raw_record(b"this is not an HTTP response at all"),
+                    raw_record(b"HTTP/1.1 200 OK\r\nContent-Type: text/html" + b"x" * 70000),
+                    raw_record(http(HTML, status="OK")),
+                    raw_record(http(HTML)))
+    assert reasons(events(path)) == Counter({"read_bad_record": 3, "keep": 1})
+
+
+def test_records_that_are_not_http_responses_are_not_counted(tmp_path):
+    path = write_gz(tmp_path / "other.warc.gz",
+                    raw_record(b"software: x\r\n", rtype="warcinfo", ctype="application/warc-fields"),
+                    raw_record(b"GET / HTTP/1.1\r\n\r\n", rtype="request",
+                               ctype="application/http; msgtype=request"),
+                    raw_record(b"fetchTimeMs: 1\r\n", rtype="metadata",
+                               ctype="application/warc-fields"),
+                    raw_record(b"20240101 example.com. 60 IN A 1.2.3.4", uri="dns:example.com",
+                               ctype="text/dns"),
+                    raw_record(http(HTML)))
+    assert reasons(events(path)) == Counter({"keep": 1})
+
+
+def test_raw_chunked_and_gzip_bodies_are_decoded(tmp_path):
+    gz = gzip.compress(HTML)
+    chunked = b"".join(b"%x\r\n%s\r\n" % (len(gz[i:i + 50]), gz[i:i + 50])
+                       for i in range(0, len(gz), 50)) + b"0\r\n\r\n"
+    hdrs = (("Content-Type", "text/html"), ("Transfer-Encoding", "chunked"),
+            ("Content-Encoding", "gzip"))
+    deflated = zlib.compress(HTML)
+    path = write_gz(tmp_path / "enc.warc.gz",
+                    raw_record(http(chunked, headers=hdrs)),
+                    raw_record(http(deflated, headers=(("Content-Type", "text/html"),
+                                                       ("Content-Encoding", "deflate")))),
+                    # headers say gzip, body already decoded (ClueWeb, Common Crawl): as is
+                    raw_record(http(HTML, headers=hdrs)))
+    got = pages(events(path))
+    assert [p.body for p in got] == [HTML, HTML, HTML]
+
+
+def test_broken_encodings_are_counted(tmp_path):
+    gz_hdrs = (("Content-Type", "text/html"), ("Content-Encoding", "gzip"))
+    gz = gzip.compress(HTML * 100)
+    bomb = gzip.compress(b"<html>" + b" " * 30_000_000)
+    path = write_gz(tmp_path / "enc.warc.gz",
+                    raw_record(http(gz[: len(gz) // 2], headers=gz_hdrs)),  # server cut it
+                    raw_record(http(gz[:10] + b"\x00garbage" * 20, headers=gz_hdrs)),
+                    raw_record(http(bomb, headers=gz_hdrs)),
+                    raw_record(http(b"5\r\nabc", headers=(("Content-Type", "text/html"),
+                                                         ("Transfer-Encoding", "chunked")))))
+    assert reasons(events(path)) == Counter({"read_truncated": 2, "read_bad_record": 1,
+                                             "read_page_too_large": 1})
+
+
+def test_untyped_bodies_are_sniffed(tmp_path):
+    path = write_gz(tmp_path / "sniff.warc.gz",
+                    raw_record(http(b"\n  <!DOCTYPE html><html></html>", headers=())),
+                    raw_record(http(b"<!-- x --><p>hi", headers=())),
+                    raw_record(http(b"%PDF-1.4 binary", headers=())),
+                    raw_record(http(b"{\"json\": 1}", headers=(("Content-Type", "text/plain"),))))
+    assert reasons(events(path)) == Counter({"keep": 2, "read_not_html": 2})
+
+
+def test_lf_only_http_head_and_folded_header():
+    status, headers, at = parse_http_head(
+        b"HTTP/1.0 200 OK\nContent-Type: text/html;\n charset=utf-8\nX-A: 1\nX-A: 2\n\n<html>")
+    assert status == 200 and at == len(b"HTTP/1.0 200 OK\nContent-Type: text/html;\n "
+                                       b"charset=utf-8\nX-A: 1\nX-A: 2\n\n")
+    assert headers == {"content-type": "text/html; charset=utf-8", "x-a": "1, 2"}
+
+
+def test_sniff_and_decode_helpers():
+    assert sniff_html(b"\xef\xbb\xbf <HTML lang=en>") and not sniff_html(b"<htmlx>")
+    brotli = pytest.importorskip("brotli")
+    assert decode_body(brotli.compress(HTML), {"content-encoding": "br"}, 10_000) == HTML
+    # a body that is already HTML is left alone whatever the header claims
+    assert decode_body(HTML, {"content-encoding": "br"}, 10_000) == HTML
+
+
+def test_unreadable_file_and_garbage_file(tmp_path):
+    src = WarcReader([str(tmp_path / "*.warc.gz")])
+    garbage = tmp_path / "garbage.warc.gz"
+    garbage.write_bytes(b"\x1f\x8b\x08\x00" + random.Random(0).randbytes(5000))
+    text = tmp_path / "text.warc"
+    text.write_bytes(b"not a warc file\n" * 100)
+    # a stream that cannot be parsed any further counts once and ends the file
+    assert list(src.events(str(garbage))) == [Drop("read_bad_record")]
+    assert list(src.events(str(text))) == [Drop("read_bad_record")]
+    assert list(src.events(str(tmp_path / "gone.warc.gz"))) == [Drop("read_unreadable")]
+
+
+def test_bad_configuration_fails_at_once(tmp_path):
+    with pytest.raises(ConfigError, match="matches no WARC"):
+        WarcReader([str(tmp_path / "nothing-*.warc.gz")]).parts()
+    for kwargs in ({"patterns": []}, {"patterns": ["a"], "max_page_bytes": 0},
+                   {"patterns": ["a"], "part_size": -1}, {"patterns": ["a"], "part_size": 1.5}):
+        with pytest.raises(ConfigError):
+            WarcReader(**kwargs)
+    src = WarcReader.from_config(InputConfig(warc=["x.warc.gz"], max_page_bytes=10, part_size=2))
+    assert (src.patterns, src.max_page_bytes, src.part_size) == (["x.warc.gz"], 10, 2)

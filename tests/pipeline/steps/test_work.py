@@ -1,0 +1,85 @@
+"""Work files between jobs: records that a later group step needs together share a bucket."""
+import pickle
+
+import pytest
+
+from pipeline.config import from_dict
+from pipeline.web.http import canonical_url
+from pipeline.jobs import build_jobs
+from pipeline.core.records import Candidate
+from pipeline.steps.work import WorkSink, WorkSource
+
+SPELLINGS = ["http://example.com/img/a.jpg", "HTTP://Example.COM:80/img/a.jpg",
+             "http://example.com/img/a.jpg#top"]
+
+
+def cand(url: str, page: str) -> Candidate:
+    return Candidate(page_url=page, image_url=url, text_source="alt", text="a dog", raw_text="a dog")
+
+
+def test_spellings_of_one_image_url_share_a_bucket_and_the_fetch_key():
+    from pipeline.steps.fetch import ImageFetcher
+
+    sink = WorkSink("/unused", 997, "image_url", canonical_url)
+    fetcher = ImageFetcher()
+    assert len({sink.key(cand(u, "p")) for u in SPELLINGS}) == 1
+    assert len({fetcher.key(cand(u, "p")) for u in SPELLINGS}) == 1
+    # Raw bucketing (the old behaviour) scatters them: the fetcher would see each alone.
+    raw = WorkSink("/unused", 997, "image_url")
+    assert len({raw.key(cand(u, "p")) for u in SPELLINGS}) > 1
+
+
+def test_pages_job_buckets_by_the_canonical_image_url(tmp_path):
+    (tmp_path / "none.warc.gz").write_bytes(b"")  # never read: only the plan is built
+    cfg = from_dict({"input": {"warc": [str(tmp_path / "none.warc.gz")]}, "run": {"buckets": 997}})
+    pages = build_jobs(cfg, str(tmp_path / "out"), str(tmp_path / "work"))[0]
+    plan = pages().plan([], str(tmp_path / "wave"))
+    sink = plan.steps[-1].stage
+    assert isinstance(sink, WorkSink)
+    assert len({sink.key(cand(u, f"http://p/{i}")) for i, u in enumerate(SPELLINGS)}) == 1
+    pickle.loads(pickle.dumps(sink))  # engines ship the stage to workers
+
+
+def test_sink_and_source_round_trip(tmp_path):
+    sink = WorkSink(str(tmp_path), 4, "image_url", canonical_url)
+    recs = [cand(u, f"http://p/{i}") for i, u in enumerate(SPELLINGS)]
+    (bucket,) = {sink.key(r) for r in recs}
+    sink.reduce(bucket, recs)
+    src = WorkSource([str(tmp_path)], 4)
+    assert src.parts() == [bucket]
+    assert [ev.outputs[0] for ev in src.read(bucket)] == recs
+
+
+def test_resume_refuses_other_models_or_work_format(tmp_path, monkeypatch):
+    """A resume must not mix work files written by other model files or under another
+    work-file format with new ones; the error names what differs."""
+    from pipeline import waves
+    from pipeline.core.errors import ConfigError
+
+    out, cfg = str(tmp_path / "out"), {"a": 1}
+    waves.check_work_dir(out, cfg)
+    waves.check_work_dir(out, cfg)  # same config, format and models: resumes
+    with monkeypatch.context() as m:
+        m.setattr(waves, "models_digest", lambda: "0" * 16)
+        with pytest.raises(ConfigError, match="other model files"):
+            waves.check_work_dir(out, cfg)
+    with monkeypatch.context() as m:
+        m.setattr(waves, "WORK_FORMAT", waves.WORK_FORMAT + 1)
+        with pytest.raises(ConfigError, match="another version of the work files"):
+            waves.check_work_dir(out, cfg)
+    with pytest.raises(ConfigError, match="another configuration"):
+        waves.check_work_dir(out, {"a": 2})
+
+
+def test_models_digest_follows_model_bytes(tmp_path, monkeypatch):
+    from pipeline import waves
+
+    monkeypatch.setattr(waves, "_ROOT", str(tmp_path))
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "head.onnx").write_bytes(b"one")
+    (tmp_path / "m" / ".built").write_bytes(b"stamp")
+    first = waves.models_digest(("m",))
+    (tmp_path / "m" / ".built").write_bytes(b"other stamp")
+    assert waves.models_digest(("m",)) == first  # build stamps do not count
+    (tmp_path / "m" / "head.onnx").write_bytes(b"two")
+    assert waves.models_digest(("m",)) != first

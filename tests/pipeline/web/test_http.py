@@ -1,0 +1,93 @@
+"""The shared HTTP client: SSRF guard, opt-out parsing, Retry-After, the host limiter."""
+import threading
+import time
+
+import pytest
+
+from pipeline.web.http import (AddressPolicy, FetchError, HttpClient, opt_out_tokens,
+                           retry_after_seconds)
+from pipeline.web.politeness import HostLimiter
+from tests.faultweb import FaultWeb, body
+
+
+@pytest.fixture()
+def web():
+    w = FaultWeb().start()
+    yield w
+    w.stop()
+
+
+def test_policy_refuses_private_and_metadata_addresses():
+    policy = AddressPolicy(["127.0.0.1/32"])
+    for ip in ("10.0.0.1", "192.168.1.1", "172.16.0.1", "169.254.169.254", "::1", "fe80::1",
+               "100.64.0.1", "0.0.0.0", "224.0.0.1", "::ffff:10.0.0.1", "127.0.0.2"):
+        assert not policy.allowed(ip), ip
+    for ip in ("127.0.0.1", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8"):
+        assert policy.allowed(ip), ip
+    assert AddressPolicy(allow_all=True).allowed("10.0.0.1")
+    for url in ("http://10.0.0.1/a", "http://[::1]:8080/a", "http://169.254.169.254/latest"):
+        with pytest.raises(FetchError, match="blocked_address"):
+            policy.check_url(url)
+    for url in ("ftp://example.com/a", "file:///etc/passwd", "http:///x", "http://h:99999/",
+                "javascript:alert(1)"):
+        with pytest.raises(FetchError, match="bad_url"):
+            policy.check_url(url)
+
+
+def test_socket_guard_refuses_what_dns_checks_let_through(web):
+    """The peer address is checked after connecting: a name that resolved to an allowed
+    address at check time but connects to a refused one (DNS rebinding) is still refused."""
+    web.routes["/x"] = body(b"secret", "text/plain")
+    client = HttpClient("t", timeout_s=1, policy=AddressPolicy())  # loopback not allowed
+    with pytest.raises(FetchError, match="blocked_address"):
+        client._request(web.url + "/x")  # skips check_url, as a rebinding race would
+    assert web.paths() == set()
+    ok = HttpClient("t", timeout_s=1, policy=AddressPolicy(["127.0.0.1/32"]))
+    assert ok.get(web.url + "/x").body == b"secret"
+
+
+def test_redirect_hops_are_checked(web):
+    web.routes["/r"] = body(b"", "text/html", 301, {"Location": "http://127.0.0.1:1/../x"})
+    web.routes["/r2"] = body(b"", "text/html", 307, {"Location": "http://[::1]:80/"})
+    client = HttpClient("t", timeout_s=1, policy=AddressPolicy(["127.0.0.1/32"]))
+    with pytest.raises(FetchError, match="connection_error"):
+        client.get(web.url + "/r")  # allowed address, nothing listening
+    with pytest.raises(FetchError, match="blocked_address"):
+        client.get(web.url + "/r2")
+
+
+def test_opt_out_tokens():
+    assert opt_out_tokens(["noai, noimageai"]) == ["noai", "noimageai"]
+    assert opt_out_tokens(["max-image-preview:large, NoImageIndex"]) == ["noimageindex"]
+    assert opt_out_tokens(["googlebot: noindex"]) == []
+    assert opt_out_tokens(["lait-builder: noai"], agent="lait-builder") == ["noai"]
+    assert opt_out_tokens(["*: noindex"]) == ["noindex"]
+    assert opt_out_tokens(["index, follow", "unavailable_after: 2030-01-01"]) == []
+    assert opt_out_tokens(["noindex"], tokens=("noai",)) == []
+
+
+def test_retry_after_forms():
+    assert retry_after_seconds("120") == 120.0
+    assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0
+    assert retry_after_seconds("soon") is None and retry_after_seconds(None) is None
+
+
+def test_host_limiter_caps_concurrency_per_host():
+    limiter = HostLimiter(per_host_concurrency=2)
+    active, peak, lock = {"a": 0, "b": 0}, {"a": 0, "b": 0}, threading.Lock()
+
+    def work(host):
+        with limiter.slot(host):
+            with lock:
+                active[host] += 1
+                peak[host] = max(peak[host], active[host])
+            time.sleep(0.05)
+            with lock:
+                active[host] -= 1
+
+    threads = [threading.Thread(target=work, args=(h,)) for h in "ab" * 5]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert peak == {"a": 2, "b": 2}
