@@ -65,8 +65,8 @@ CLIPART_PER_CATEGORY = 250
 ARTWORK_CROPS = 12
 RENDERED_PER_KIND = 150
 C_GRID = (0.0003, 0.001, 0.003, 0.01, 0.03, 0.1)
-C = 0.003  # chosen by `select` on the val split (int8 backbone)
-THRESHOLD = 0.62  # likewise; folded into the exported bias
+C = 0.0003  # chosen by `select` on the val split (portable int8 backbone)
+THRESHOLD = 0.43  # likewise; folded into the exported bias
 TRAIN_SPLITS = ("train",)  # the shipped head (a refit on train + val scored lower: docstring)
 
 

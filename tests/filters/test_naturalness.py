@@ -113,10 +113,11 @@ def test_split_report(image_models):
 def test_accuracy_on_held_out_sources(test_split_report):
     report = test_split_report
     assert report["n_natural"] >= 80 and report["n_other"] >= 200
-    # A regression guard at what the shipped head scores (docs/images.md).  Issue #4's target
-    # is 0.95 on held-out sources; with the offline photo sources available it is not met.
-    assert report["accuracy"] >= 0.94
-    assert report["natural_accuracy"] >= 0.85 and report["other_accuracy"] >= 0.95
+    # A regression guard at what the shipped head scores (docs/images.md), the same figure on
+    # every CPU since the int8 backbone cannot saturate (tests/filters/test_portable.py).
+    # Issue 15's target is 0.95 balanced accuracy with 0.95 of the photos kept; not met yet.
+    assert report["accuracy"] >= 0.91 and report["balanced_accuracy"] >= 0.90
+    assert report["natural_accuracy"] >= 0.88 and report["other_accuracy"] >= 0.92
     # The flat-graphic pre-check (thresholds chosen on train and val) fires on no held-out
     # photo, so it can only turn the head's misses on graphics into hits.
     assert report["precheck_on"] and report["precheck"]["fired_natural"] == 0
