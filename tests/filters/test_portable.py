@@ -7,8 +7,8 @@ Three properties, each checked on whatever machine runs the tests:
 - the optimised sessions (fused QLinear kernels, this CPU's MLAS code path) agree with the
   same QDQ graphs run unfused (ORT_DISABLE_ALL: every Conv / Gemm in float between its
   DequantizeLinear and QuantizeLinear), the reference that no vector unit changes;
-- the pixel path (JPEG decode, the decode stage's resize, the 224-px view) gives the same
-  bytes with its SIMD code switched off (libjpeg-turbo's ``JSIMD_FORCENONE``, torch's
+- the pixel path (JPEG decode and encode, the decode stage's resize, the 224-px view) gives
+  the same bytes with its SIMD code switched off (libjpeg-turbo's ``JSIMD_FORCENONE``, torch's
   ``ATEN_CPU_CAPABILITY=default``) as with this CPU's best.
 """
 from __future__ import annotations
@@ -123,9 +123,10 @@ def test_backbone_int8_session_matches_its_qdq_reference(image_models, real_view
 
 
 _PIXEL_SCRIPT = """
-import glob, hashlib, sys
+import glob, hashlib, io, sys
 sys.path.insert(0, {repo!r})
 import numpy as np
+from PIL import Image
 from filters.backbone import square_view
 from filters.resample import resize
 from tests.filters.image_helpers import decoded_item
@@ -135,14 +136,17 @@ for p in sorted(glob.glob({assets!r} + "/*/*.*")):
         px = np.asarray(decoded_item(p).pixels)
         for a in (px, square_view(px), resize(px, (301, 207), "bicubic")):
             h.update(a.tobytes())
+        buf = io.BytesIO()  # the stored JPEG (image_store's encode)
+        Image.fromarray(px).save(buf, format="JPEG", quality=90)
+        h.update(buf.getvalue())
 print(h.hexdigest())
 """
 
 
 def test_pixel_path_is_the_same_without_simd():
-    """Decode (libjpeg-turbo's SIMD IDCT, upsampling and colour conversion), the decode
-    stage's resize and the view (torch's uint8 antialiased kernels, dispatched per CPU) give
-    the same bytes with their vector code off.  The libraries promise it (integer fixed-point
+    """Decode and the stored JPEG's encode (libjpeg-turbo's SIMD DCTs, resampling and colour
+    conversion), the decode stage's resize and the view (torch's uint8 antialiased kernels,
+    dispatched per CPU) give the same bytes with their vector code off.  The libraries promise it (integer fixed-point
     arithmetic in every code path); this checks it on the machine that runs it."""
     script = _PIXEL_SCRIPT.format(repo=REPO, assets=ASSETS)
 
