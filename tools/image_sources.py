@@ -19,7 +19,8 @@ could be photos, procedural textures) are left out of every split.
 
 Installs (``make setup``): ``apt-get install mate-backgrounds openclipart-png opencv-doc
 plasma-workspace-wallpapers lomiri-wallpapers-16.04 lomiri-wallpapers-20.04 ukui-wallpapers
-gnome-backgrounds palapeli-data wesnoth-1.16-data``; ``pip install scikit-image matplotlib scikit-learn``.
+gnome-backgrounds palapeli-data wesnoth-1.16-data``; ``pip install scikit-image matplotlib
+scikit-learn``.
 """
 from __future__ import annotations
 

@@ -90,7 +90,8 @@ def _session(path: str, optimised: bool):
 @pytest.fixture(scope="module")
 def real_views():
     """224-px views of the committed real photos and clip art (tools/sampleweb_assets)."""
-    paths = sorted(glob.glob(f"{ASSETS}/photos/*.jpg")) + sorted(glob.glob(f"{ASSETS}/clipart/*.png"))
+    paths = sorted(glob.glob(f"{ASSETS}/photos/*.jpg"))
+    paths += sorted(glob.glob(f"{ASSETS}/clipart/*.png"))
     assert len(paths) >= 50
     return [square_view(decoded_item(p).pixels) for p in paths]
 
@@ -146,8 +147,9 @@ print(h.hexdigest())
 def test_pixel_path_is_the_same_without_simd():
     """Decode and the stored JPEG's encode (libjpeg-turbo's SIMD DCTs, resampling and colour
     conversion), the decode stage's resize and the view (torch's uint8 antialiased kernels,
-    dispatched per CPU) give the same bytes with their vector code off.  The libraries promise it (integer fixed-point
-    arithmetic in every code path); this checks it on the machine that runs it."""
+    dispatched per CPU) give the same bytes with their vector code off.  The libraries promise
+    it (integer fixed-point arithmetic in every code path); this checks it on the machine that
+    runs it."""
     script = _PIXEL_SCRIPT.format(repo=REPO, assets=ASSETS)
 
     def digest(extra_env: dict) -> str:
