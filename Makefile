@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 # to download), and the browser that renders the report in the tests.
 IMAGE_PKGS  := mate-backgrounds openclipart-png opencv-doc plasma-workspace-wallpapers \
                lomiri-wallpapers-16.04 lomiri-wallpapers-20.04 ukui-wallpapers gnome-backgrounds \
-               palapeli-data
+               palapeli-data wesnoth-1.16-data
 SYSTEM_PKGS := $(IMAGE_PKGS) chromium
 MODELS := filters/models/.built
 FASTLID := $(VENV)/.fastlid

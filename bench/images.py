@@ -1,6 +1,7 @@
 """Images per second on ONE core for the whole image-filter chain, and each filter's share.
 
-Usage: ``python bench/images.py [--passes N] [--quick | --only VARIANT,...]``.  Pinned to one
+Usage: ``python bench/images.py [--passes N] [--quick | --only VARIANT,...]``.  Prints the CPU's
+int8-relevant flags (avx2, avx512_vnni, avx_vnni) first and in the final JSON.  Pinned to one
 CPU, one thread per native library and per onnxruntime session.  Images are the demo's
 (``tools/sampleweb``'s image files, seed 0: photos, crops, near-duplicates, clip art, rendered
 graphics, small images).
@@ -139,6 +140,23 @@ def variants(quick: bool) -> dict:
     return out
 
 
+def cpu_flags() -> dict:
+    """The CPU features that decide onnxruntime's int8 kernels (and torch's, libjpeg-turbo's
+    vector paths): AVX2 without VNNI runs U8S8 through vpmaddubsw, VNNI through vpdpbusd."""
+    flags, model = set(), ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, val = line.partition(":")
+                if key.strip() == "flags" and not flags:
+                    flags = set(val.split())
+                elif key.strip() == "model name" and not model:
+                    model = val.strip()
+    except OSError:
+        pass
+    return {"model": model, **{k: k in flags for k in ("avx2", "avx512f", "avx512_vnni", "avx_vnni")}}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--passes", type=int, default=3)
@@ -148,6 +166,7 @@ def main() -> int:
     os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     ensure_built()
     images = demo_images()
+    print("cpu", json.dumps(cpu_flags()), flush=True)
     wall0 = time.perf_counter()
     only = set(filter(None, args.only.split(","))) | {"default"}
     chains = {name: chain_steps(variant_config(**kw), order, kw.get("store_at_decode", False))
@@ -184,7 +203,7 @@ def main() -> int:
 
     cfg, d = Config(), results["default"]
     print(json.dumps({
-        "images": len(images), "passes": args.passes, "chain": list(CHAIN),
+        "cpu": cpu_flags(), "images": len(images), "passes": args.passes, "chain": list(CHAIN),
         "config": {"backbone": resolve_precision(cfg.naturalness.backbone),
                    "nsfw": cfg.nsfw.precision, "nsfw_jpeg_reencode": cfg.nsfw.jpeg_reencode,
                    "batch_size": cfg.naturalness.batch_size,

@@ -10,9 +10,27 @@
    converted from opset 9 to 17 (opset 9's DequantizeLinear has no per-channel axis) and
    quantised.
 
-Quantisation is static QDQ, per-channel int8 weights, uint8 activations, MinMax-calibrated on
-the real training-side photos of ``tools/image_sources.py`` (3 views each, a few dozen in all;
-the held-out test photos are never used).  Same packages in, same bytes out.
+Quantisation is static QDQ, per-channel weights, uint8 activations, MinMax-calibrated on the
+real training-side photos of ``tools/image_sources.py`` (3 views each, a few dozen in all; the
+held-out test photos are never used).  Same packages in, same bytes out.
+
+**Portable int8** (``quantize``; issue 15).  On x86 CPUs without VNNI, onnxruntime's U8S8
+kernels multiply uint8 activations by int8 weights with ``vpmaddubsw``, which adds two
+adjacent products into a *saturating* int16; with VNNI (``vpdpbusd``) the sums are exact.  So
+a full-range U8S8 model computes different numbers on AVX2 and on AVX-512 VNNI machines.  Here
+no weight can saturate a pair sum on any kernel:
+
+- convolutions and Gemms with int8 weights use 7-bit weights (``reduce_range``: |w| <= 64), so
+  a pair sum is at most 2 x 255 x 64 = 32,640 < 32,767;
+- depthwise convolutions keep 8-bit weights: MLAS computes them with both operands widened to
+  16/32 bits (``vpmaddwd`` of one product, or scalar int32), never a byte-pair sum;
+- the backbone's stem (the convolution reading the image) is U8U8: 7-bit weights cost it most
+  of its accuracy there (embedding cosine to float 0.78 at worst instead of 0.95), and MLAS's
+  U8U8 kernels widen both operands to int16 before ``vpmaddwd`` (exact int32 sums);
+  ``u8u8_stem`` for the NSFW model was 0.9 ms slower per image for no decision gained.
+
+``tests/filters/test_portable.py`` checks these bounds on the built graphs, and the optimised
+sessions against the same QDQ graphs run unfused (float between Q and DQ).
 """
 from __future__ import annotations
 
@@ -89,8 +107,32 @@ class _Reader(CalibrationDataReader):
         return next(self._it, None)
 
 
-def quantize(src: str, dst: str, input_name: str, arrays: list[np.ndarray]) -> None:
-    # onnxruntime.quantization and torch load slowly: each step imports what it needs
+def weight_overrides(model_path: str, u8u8_stem: bool) -> dict:
+    """Per-weight exceptions to the 7-bit int8 default (see the module docstring): depthwise
+    convolutions keep 8 bits; with ``u8u8_stem`` the convolution reading the graph input gets
+    uint8 asymmetric weights."""
+    import onnx
+    from onnxruntime.quantization import QuantType
+
+    model = onnx.load(model_path)
+    inits = {i.name: i for i in model.graph.initializer}
+    inputs = {i.name for i in model.graph.input}
+    out = {}
+    for node in model.graph.node:
+        w = inits.get(node.input[1]) if node.op_type == "Conv" else None
+        if w is None:
+            continue
+        group = next((a.i for a in node.attribute if a.name == "group"), 1)
+        if group > 1 and group == w.dims[0] and w.dims[1] == 1:
+            out[w.name] = [{"axis": 0, "reduce_range": False}]
+        elif u8u8_stem and node.input[0] in inputs:
+            out[w.name] = [{"axis": 0, "reduce_range": False, "symmetric": False,
+                            "quant_type": QuantType.QUInt8}]
+    return out
+
+
+def quantize(src: str, dst: str, input_name: str, arrays: list[np.ndarray],
+             u8u8_stem: bool = False) -> None:
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
@@ -99,7 +141,8 @@ def quantize(src: str, dst: str, input_name: str, arrays: list[np.ndarray]) -> N
         quant_pre_process(src, pre)
         quantize_static(pre, dst, _Reader(input_name, arrays), quant_format=QuantFormat.QDQ,
                         per_channel=True, activation_type=QuantType.QUInt8,
-                        weight_type=QuantType.QInt8)
+                        weight_type=QuantType.QInt8, reduce_range=True,
+                        extra_options={"TensorQuantOverrides": weight_overrides(pre, u8u8_stem)})
 
 
 def export_backbone(dst: str) -> None:
@@ -151,7 +194,7 @@ def main(argv=None) -> int:
     views = calibration_views()
     if fl in todo or q8 in todo:
         export_backbone(fl)
-        quantize(fl, q8, "image", list(Backbone.prepare(views)))
+        quantize(fl, q8, "image", list(Backbone.prepare(views)), u8u8_stem=True)
     if nsfw8 in todo:
         with tempfile.TemporaryDirectory() as tmp:
             f17 = os.path.join(tmp, "nsfw17.onnx")

@@ -19,7 +19,8 @@ could be photos, procedural textures) are left out of every split.
 
 Installs (``make setup``): ``apt-get install mate-backgrounds openclipart-png opencv-doc
 plasma-workspace-wallpapers lomiri-wallpapers-16.04 lomiri-wallpapers-20.04 ukui-wallpapers
-gnome-backgrounds palapeli-data``; ``pip install scikit-image matplotlib scikit-learn``.
+gnome-backgrounds palapeli-data wesnoth-1.16-data``; ``pip install scikit-image matplotlib
+scikit-learn``.
 """
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ PLASMA = "/usr/share/wallpapers"
 BACKGROUNDS = "/usr/share/backgrounds"  # lomiri-wallpapers-*, ukui-wallpapers
 GNOME = "/usr/share/backgrounds/gnome"
 PALAPELI = "/usr/share/palapeli/collection"
+WESNOTH = "/usr/share/games/wesnoth/1.16/data/core/images"  # wesnoth-1.16-data
 
 
 def _pkg_dir(module: str, *sub: str) -> str:
@@ -133,6 +135,23 @@ PALAPELI_PHOTOS = [
     "european-honey-bee.jpg", "panther-chameleon-female.jpg",
 ]
 
+# Battle for Wesnoth's artwork (all hand-painted digital art, looked at): the story screens'
+# painted landscapes (fields, mountains, coasts, swamps: the kinds photos show), and the
+# painted character portraits (people, monsters, animals; transparent around the figure).
+WESNOTH_MIN_SIDE = 300
+
+
+def _wesnoth(pattern: str) -> list[str]:
+    from PIL import Image
+
+    out = []
+    for path in sorted(glob.glob(os.path.join(WESNOTH, pattern), recursive=True)):
+        with Image.open(path) as im:
+            if min(im.size) >= WESNOTH_MIN_SIDE:
+                out.append(path)
+    return out
+
+
 # Clip-art categories per split.  The test ones are the hard ones on purpose: drawings of
 # things that also exist as photos (animals, food, people, plants, vehicles).
 CLIPART_SPLIT = {
@@ -171,7 +190,9 @@ def _declared(split: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
                "matplotlib": _mpl(["grace_hopper.jpg"])}
         oth = {"opencv_graphics": _in(OPENCV, OPENCV_GRAPHICS),
                "ukui_artwork": _in(BACKGROUNDS, UKUI_ARTWORK),
-               "gnome_backgrounds": sorted(glob.glob(os.path.join(GNOME, "*.webp")))}
+               "gnome_backgrounds": sorted(glob.glob(os.path.join(GNOME, "*.webp"))),
+               "wesnoth_story": _wesnoth("story/*.jpg"),
+               "wesnoth_portraits": _wesnoth("portraits/**/*.png")}
     elif split == "val":
         nat = {"plasma_photos": _plasma(PLASMA_PHOTOS), "palapeli_photos": _in(PALAPELI, PALAPELI_PHOTOS)}
         oth = {"plasma_artwork": _plasma(PLASMA_ARTWORK), "lomiri_artwork": _in(BACKGROUNDS, LOMIRI_ARTWORK)}

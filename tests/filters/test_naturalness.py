@@ -111,10 +111,11 @@ def test_split_report(image_models):
 def test_accuracy_on_held_out_sources(test_split_report):
     report = test_split_report
     assert report["n_natural"] >= 80 and report["n_other"] >= 200
-    # A regression guard at what the shipped head scores (docs/images.md).  Issue #4's target
-    # is 0.95 on held-out sources; with the offline photo sources available it is not met.
-    assert report["accuracy"] >= 0.94
-    assert report["natural_accuracy"] >= 0.85 and report["other_accuracy"] >= 0.95
+    # A regression guard at what the shipped head scores (docs/images.md), the same figure on
+    # every CPU since the int8 backbone cannot saturate (tests/filters/test_portable.py).
+    # Issue 15's target is 0.95 balanced accuracy with 0.95 of the photos kept; not met yet.
+    assert report["accuracy"] >= 0.92 and report["balanced_accuracy"] >= 0.91
+    assert report["natural_accuracy"] >= 0.87 and report["other_accuracy"] >= 0.94
     # The flat-graphic pre-check (thresholds chosen on train and val) fires on no held-out
     # photo, so it can only turn the head's misses on graphics into hits.
     assert report["precheck_on"] and report["precheck"]["fired_natural"] == 0
@@ -208,3 +209,40 @@ def test_make_data_names_never_clash():
     assert _stems(["/a/Aqua.jpg", "/b/Dune.jpg"]) == ["Aqua", "Dune"]
     clash = _stems(["/w/Grey/images/2560x1600.jpg", "/w/Kite/images/2560x1600.jpg", "/w/x.png"])
     assert clash == ["000_2560x1600", "001_2560x1600", "002_x"] and len(set(clash)) == 3
+
+
+def test_every_source_weighs_the_same_within_its_class():
+    import numpy as np
+
+    from tools.train_naturalness import source_weights
+
+    y = np.array([1, 1, 1, 1, 0, 0, 0])
+    src = np.array(["a", "a", "a", "b", "c", "c", "d"])
+    w = source_weights(src, y)
+    assert w[:3].sum() == pytest.approx(w[3]) and w[4:6].sum() == pytest.approx(w[6])
+    assert w[y == 1].sum() == pytest.approx(w[y == 0].sum()) == pytest.approx(len(y) / 2)
+
+
+def test_photo_variants_are_dark_or_grey_and_seeded(tmp_path):
+    import numpy as np
+    from PIL import Image
+
+    from tools.photo_variants import write_variants
+
+    src = tmp_path / "natural" / "cats"
+    src.mkdir(parents=True)
+    with Image.open(asset("photos", "coffee.jpg")) as im:
+        for i in range(6):
+            im.convert("RGB").rotate(i).save(src / f"{i}.jpg")
+    counts = write_variants(str(tmp_path), ["cats"])
+    assert counts == {"photo_bw": 1, "photo_lowkey": 1}
+    with Image.open(asset("photos", "coffee.jpg")) as im:
+        mean = np.asarray(im.convert("L")).mean()
+    with Image.open(tmp_path / "natural" / "photo_lowkey" / "0001.jpg") as dark:
+        assert np.asarray(dark.convert("L")).mean() < mean * 0.7
+    with Image.open(tmp_path / "natural" / "photo_bw" / "0000.jpg") as bw:
+        a = np.asarray(bw.convert("RGB")).astype(int)  # grey or toned: one hue throughout
+        assert np.abs(np.diff(a, axis=2)).max() <= 80
+    first = (tmp_path / "natural" / "photo_bw" / "0000.jpg").read_bytes()
+    write_variants(str(tmp_path), ["cats"])
+    assert (tmp_path / "natural" / "photo_bw" / "0000.jpg").read_bytes() == first

@@ -82,23 +82,30 @@ def test_stage_pickles_without_its_session(image_models):
     assert clone.process(item) == [item]
 
 
-def test_dropping_the_jpeg_round_trip_moves_scores_less_than_int8_does(image_models):
+def test_dropping_the_jpeg_round_trip_changes_no_decision(image_models):
     # The package's preprocessing JPEG-encodes the 224 crop once; the filter skips that by
-    # default (nsfw.jpeg_reencode).  On real photos it must move scores by no more than the
-    # 0.09 accepted for int8 quantisation, and never across the threshold.
+    # default (nsfw.jpeg_reencode).  A JPEG round trip is a small perturbation that moves a
+    # few photos' scores by up to ~0.15 in the float reference model itself (fine textures:
+    # seeds, water drops), so no fixed bound per photo holds; what must hold is that no
+    # decision changes, that scores move little on average, and that int8 does not move them
+    # more than the reference model does (beyond the 0.09 accepted for int8 itself).
     import glob
 
     from tests.filters.image_helpers import ASSETS
 
     paths = sorted(glob.glob(f"{ASSETS}/photos/*.jpg"))
+    assert len(paths) >= 20
     views = [square_view(decoded_item(p).pixels) for p in paths]
-    on = NsfwModel("int8", jpeg_reencode=True).scores(views)
-    off = NsfwModel("int8", jpeg_reencode=False).scores(views)
-    diff = np.abs(on - off)
-    print(f"\nNSFW without the JPEG round trip on {len(paths)} real photos: "
-          f"max |diff| {diff.max():.4f}, mean {diff.mean():.4f}")
-    assert len(paths) >= 20 and diff.max() <= 0.09
-    assert ((on >= 0.5) == (off >= 0.5)).all()
+    moved = {}
+    for precision in ("float", "int8"):
+        on = NsfwModel(precision, jpeg_reencode=True).scores(views)
+        off = NsfwModel(precision, jpeg_reencode=False).scores(views)
+        moved[precision] = diff = np.abs(on - off)
+        print(f"\nNSFW {precision} without the JPEG round trip on {len(paths)} real photos: "
+              f"max |diff| {diff.max():.4f}, mean {diff.mean():.4f}")
+        assert ((on >= 0.5) == (off >= 0.5)).all()
+        assert diff.mean() <= 0.02
+    assert moved["int8"].max() <= moved["float"].max() + 0.09
     assert not NsfwConfig().jpeg_reencode
 
 

@@ -1,0 +1,162 @@
+"""The image filters compute the same on every x86-64 CPU (issue 15).
+
+Three properties, each checked on whatever machine runs the tests:
+
+- no int8 model can saturate onnxruntime's AVX2 U8S8 kernels: a bound read from the graph's
+  quantised weights, so it fails on a VNNI machine too, where nothing saturates;
+- the optimised sessions (fused QLinear kernels, this CPU's MLAS code path) agree with the
+  same QDQ graphs run unfused (ORT_DISABLE_ALL: every Conv / Gemm in float between its
+  DequantizeLinear and QuantizeLinear), the reference that no vector unit changes;
+- the pixel path (JPEG decode and encode, the decode stage's resize, the 224-px view) gives
+  the same bytes with its SIMD code switched off (libjpeg-turbo's ``JSIMD_FORCENONE``, torch's
+  ``ATEN_CPU_CAPABILITY=default``) as with this CPU's best.
+"""
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from filters.backbone import BACKBONE_FILES, NSFW_INT8_FILE, model_path, square_view
+from tests.filters.image_helpers import ASSETS, REPO, decoded_item, image_models  # noqa: F401
+
+INT8_MODELS = [BACKBONE_FILES["int8"], NSFW_INT8_FILE]
+INT16_MAX = 32767
+
+
+def _int8_products(path: str):
+    """(node, activation dtype, weight array, depthwise) for every Conv / Gemm / MatMul of a
+    QDQ graph whose inputs both come from DequantizeLinear."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(path)
+    inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
+    producer = {o: n for n in model.graph.node for o in n.output}
+    out, unquantised = [], []
+    for node in model.graph.node:
+        if node.op_type not in ("Conv", "Gemm", "MatMul"):
+            continue
+        act, wgt = (producer.get(node.input[k]) for k in (0, 1))
+        if not (act and wgt and act.op_type == wgt.op_type == "DequantizeLinear"
+                and wgt.input[0] in inits):
+            unquantised.append(node.name)
+            continue
+        act_zero_point = inits[act.input[2]] if len(act.input) > 2 else np.uint8(0)
+        w = inits[wgt.input[0]]
+        group = next((a.i for a in node.attribute if a.name == "group"), 1)
+        depthwise = node.op_type == "Conv" and group > 1 and w.shape[1] == 1 and group == w.shape[0]
+        out.append((node.name, act_zero_point.dtype, w, depthwise))
+    return out, unquantised
+
+
+@pytest.mark.parametrize("name", INT8_MODELS)
+def test_no_int8_pair_sum_can_saturate_int16(image_models, name):
+    """On AVX2 without VNNI, MLAS's U8S8 kernels add two adjacent uint8 x int8 products into a
+    saturating int16 (vpmaddubsw).  With every weight of such a product within +-64, a pair
+    sum is at most 2 x 255 x 64 = 32,640.  Depthwise convolutions (operands widened before one
+    product each) and uint8 weights (U8U8: operands widened to int16, vpmaddwd into int32) have
+    no byte-pair sum to bound."""
+    products, unquantised = _int8_products(model_path(name))
+    assert not unquantised, f"{name}: float Conv/Gemm left in the int8 graph: {unquantised}"
+    assert len(products) >= 20
+    risky = []
+    for node, act_type, w, depthwise in products:
+        assert act_type == np.uint8, f"{name}/{node}: activations {act_type}, only uint8 analysed"
+        if w.dtype == np.uint8 or depthwise:
+            continue
+        assert w.dtype == np.int8, (node, w.dtype)
+        worst = 2 * 255 * int(np.abs(w.astype(np.int32)).max())
+        if worst > INT16_MAX:
+            risky.append((node, worst))
+    assert not risky, f"{name}: pair sums that saturate int16 on AVX2 (vpmaddubsw): {risky[:5]}"
+
+
+def _session(path: str, optimised: bool):
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_ALL if optimised
+                                     else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    return ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+
+
+@pytest.fixture(scope="module")
+def real_views():
+    """224-px views of the committed real photos and clip art (tools/sampleweb_assets)."""
+    paths = sorted(glob.glob(f"{ASSETS}/photos/*.jpg"))
+    paths += sorted(glob.glob(f"{ASSETS}/clipart/*.png"))
+    assert len(paths) >= 50
+    return [square_view(decoded_item(p).pixels) for p in paths]
+
+
+def test_nsfw_int8_session_matches_its_qdq_reference(image_models, real_views):
+    from filters.nsfw import nsfw_prepare
+
+    path = model_path(NSFW_INT8_FILE)
+    x = nsfw_prepare(real_views, jpeg_reencode=False)
+    fused, ref = (_session(path, o).run(None, {"input:0": x})[0][:, 1] for o in (True, False))
+    diff = np.abs(fused - ref)
+    print(f"\nNSFW int8 fused vs unfused QDQ: max |diff| {diff.max():.4f}, mean {diff.mean():.4f}")
+    # Integer vs float accumulation rounds a few activations one step apart; the output is a
+    # uint8-quantised softmax (steps of 1/255).  Saturation moves whole layers, far more.
+    assert diff.max() <= 0.05 and diff.mean() <= 0.005
+    assert ((fused >= 0.5) == (ref >= 0.5)).all()
+
+
+def test_backbone_int8_session_matches_its_qdq_reference(image_models, real_views):
+    from filters.backbone import Backbone
+
+    path = model_path(BACKBONE_FILES["int8"])
+    x = Backbone.prepare(real_views)
+    (ef, lf), (er, lr) = (_session(path, o).run(None, {"image": x}) for o in (True, False))
+    cos = (ef * er).sum(1) / np.linalg.norm(ef, axis=1) / np.linalg.norm(er, axis=1)
+    print(f"\nbackbone int8 fused vs unfused QDQ: embedding cosine min {cos.min():.5f}, "
+          f"top-1 agreement {(lf.argmax(1) == lr.argmax(1)).mean():.3f}")
+    assert cos.min() >= 0.995
+    assert (lf.argmax(1) == lr.argmax(1)).mean() >= 0.95
+
+
+_PIXEL_SCRIPT = """
+import glob, hashlib, io, sys
+sys.path.insert(0, {repo!r})
+import numpy as np
+from PIL import Image
+from filters.backbone import square_view
+from filters.resample import resize
+from tests.filters.image_helpers import decoded_item
+h = hashlib.sha256()
+for p in sorted(glob.glob({assets!r} + "/*/*.*")):
+    if p.endswith((".jpg", ".png")):
+        px = np.asarray(decoded_item(p).pixels)
+        for a in (px, square_view(px), resize(px, (301, 207), "bicubic")):
+            h.update(a.tobytes())
+        buf = io.BytesIO()  # the stored JPEG (image_store's encode)
+        Image.fromarray(px).save(buf, format="JPEG", quality=90)
+        h.update(buf.getvalue())
+print(h.hexdigest())
+"""
+
+
+def test_pixel_path_is_the_same_without_simd():
+    """Decode and the stored JPEG's encode (libjpeg-turbo's SIMD DCTs, resampling and colour
+    conversion), the decode stage's resize and the view (torch's uint8 antialiased kernels,
+    dispatched per CPU) give the same bytes with their vector code off.  The libraries promise
+    it (integer fixed-point arithmetic in every code path); this checks it on the machine that
+    runs it."""
+    script = _PIXEL_SCRIPT.format(repo=REPO, assets=ASSETS)
+
+    def digest(extra_env: dict) -> str:
+        env = {**os.environ, **extra_env}
+        return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                              text=True, check=True, cwd=REPO).stdout.strip()
+
+    best = digest({})
+    scalar = digest({"JSIMD_FORCENONE": "1", "ATEN_CPU_CAPABILITY": "default"})
+    assert len(best) == 64 and best == scalar
