@@ -73,6 +73,7 @@ from tools.image_sources import (
     spread,
 )
 from tools.naturalness_eval import embed_set, split_set
+from tools.photo_variants import write_variants
 from tools.render_graphics import KINDS, render
 
 PHOTO_CROPS = 50
@@ -177,7 +178,6 @@ def make_data(out: str, seed: int = 0, splits=TRAIN_SPLITS) -> dict[str, int]:
                 rng = random.Random(f"{seed}:{source}:{stem}:jitter:{i}")
                 _save(_jitter(im, rng), os.path.join(out, "natural", source, f"{stem}_j{i:02d}.jpg"), rng)
             counts[source] = counts.get(source, 0) + PHOTO_CROPS + PHOTO_JITTERED
-    from tools.photo_variants import write_variants
 
     counts.update(write_variants(out, sorted(nat), seed))
     for source, files in oth.items():
