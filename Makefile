@@ -11,8 +11,8 @@ STAMP  := $(VENV)/.installed
 # to download), and the browser that renders the report in the tests.
 IMAGE_PKGS  := mate-backgrounds openclipart-png opencv-doc plasma-workspace-wallpapers \
                lomiri-wallpapers-16.04 lomiri-wallpapers-20.04 ukui-wallpapers gnome-backgrounds \
-               palapeli-data
-SYSTEM_PKGS := $(IMAGE_PKGS) chromium
+               palapeli-data gcompris-qt-data
+SYSTEM_PKGS := $(IMAGE_PKGS) chromium wordnet-base
 MODELS := filters/models/.built
 FASTLID := $(VENV)/.fastlid
 
