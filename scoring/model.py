@@ -101,9 +101,13 @@ class ScorerModel:
             f.write("\n")
 
     @classmethod
-    def load(cls, path: str) -> "ScorerModel":
+    def load(cls, path: str):
         with open(path, encoding="utf-8") as f:
             d = json.load(f)
+        if d.get("kind") == "product":  # two regressions multiplied (scoring/product.py)
+            from scoring.product import ProductModel
+
+            return ProductModel.from_dict(d)
         if d.get("kind") != "logistic_regression":
             raise ValueError(f"{path}: not a scorer model (kind {d.get('kind')!r})")
         return cls(d["features"], d["median"], d["mean"], d["scale"], d["coef"], d["intercept"],

@@ -13,6 +13,10 @@ Needs Debian's ``wordnet-base`` (WordNet 3.0 at /usr/share/wordnet) when run; th
 writes is committed, so scoring never needs WordNet installed.
 
     python -m tools.build_label_text [--wordnet /usr/share/wordnet] [--out PATH]
+    python -m tools.build_label_text --vectors   # scoring/models/label_vectors.npz from the JSON
+
+``--vectors`` embeds each class's text (``scoring.label_space.class_text``) with MiniLM, one
+text at a time as the scorer does, and stores them as float16 (``allow_pickle=False``).
 """
 from __future__ import annotations
 
@@ -148,11 +152,34 @@ def build(folder: str = WORDNET) -> list[dict]:
     return rows
 
 
+def build_vectors(text_path: str, out: str) -> int:
+    import numpy as np
+
+    from scoring.label_space import class_text
+    from scoring.minilm import MiniLM
+
+    with open(text_path, encoding="utf-8") as f:
+        rows = json.load(f)
+    enc = MiniLM()
+    vecs = np.array([enc.encode([class_text(r)])[0] for r in rows], np.float32)
+    with open(out, "wb") as f:  # a file object: np.savez would otherwise add ".npz"
+        np.savez_compressed(f, vectors=vecs.astype(np.float16))
+    return len(vecs)
+
+
 def main(argv=None) -> int:
+    from scoring.label_space import LABEL_VECTORS
+
     ap = argparse.ArgumentParser(prog="python -m tools.build_label_text", description=__doc__.split("\n\n")[0])
     ap.add_argument("--wordnet", default=WORDNET)
     ap.add_argument("--out", default=OUT)
+    ap.add_argument("--vectors", action="store_true", help="embed the JSON's class texts instead")
+    ap.add_argument("--vectors-out", default=LABEL_VECTORS)
     a = ap.parse_args(argv)
+    if a.vectors:
+        n = build_vectors(a.out, a.vectors_out)
+        print(json.dumps({"vectors": n, "out": a.vectors_out}))
+        return 0
     if not os.path.isfile(os.path.join(a.wordnet, "data.noun")):
         print(f"no WordNet at {a.wordnet} (apt-get install wordnet-base)", file=sys.stderr)
         return 2

@@ -20,6 +20,7 @@ The last line printed is a JSON object with the figures.
 
     python -m tools.train_scorer --labelled L.parquet --corpus OUT [--corpus OUT2] --out M.json
     python -m tools.train_scorer labelled-from-sampleweb WEB_DIR L.parquet
+    python -m tools.train_scorer real [--splits train val]   # the shipped default (tools/train_real.py)
 """
 from __future__ import annotations
 
@@ -373,6 +374,10 @@ def main(argv=None) -> int:
             print(f"held-out ROC AUC ({k}): {v}")
         print(json.dumps(result))
         return 0
+    if argv[:1] == ["real"]:  # the shipped default's recipe (tools/train_real.py)
+        from tools import train_real
+
+        return train_real.main(argv[1:])
     if argv[:1] == ["labelled-from-sampleweb"]:
         if len(argv) != 3:
             print("usage: python -m tools.train_scorer labelled-from-sampleweb WEB_DIR OUT.parquet", file=sys.stderr)
