@@ -16,6 +16,8 @@ Cross-modal features compare the text with what the image shows, in three ways:
 * a projection of the image embedding (EfficientNet-lite0, 1280-d) into MiniLM's space,
   learned on the corpus itself (``scoring/projection.py``): the cosine to the text, and how
   that cosine ranks among a bank of other images (a text that fits every image fits none);
+* a memory of captioned training pictures (``scoring/memory.py``, ``mem_*``): only for a
+  near-copy of one of them, the text's cosine to that picture's captions;
 * the full ImageNet class distribution (from the embedding) against WordNet's words for each
   class (``scoring/label_space.py``, the ``wn_*`` features): zero-shot, nothing fitted on
   captions, and the signal that holds on real photos (docs/scoring.md).
@@ -31,7 +33,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from pipeline.records import TEXT_SOURCES, Pair
-from scoring import label_space
+from scoring import label_space, memory
 
 WORD_RE = re.compile(r"[^\W\d_]+", re.UNICODE)
 YEAR_RE = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
@@ -77,7 +79,7 @@ CROSS_FEATURES = [
     "label_overlap_prob", "cos_filename", "filename_overlap", "filename_jaccard",
     "filename_is_camera", "url_path_overlap", "cos_title", "title_overlap", "title_jaccard",
     "text_in_title", "proj_cos", "proj_z", "proj_rank", "proj_bank_mean", "proj_text_z",
-    "proj_cos_label", "proj_x_natural", "cos_label_z", *label_space.FEATURES,
+    "proj_cos_label", "proj_x_natural", "cos_label_z", *label_space.FEATURES, *memory.FEATURES,
 ]
 FEATURE_NAMES = TEXT_FEATURES + IMAGE_FEATURES + CROSS_FEATURES
 TEXT_ONLY = [n for n in FEATURE_NAMES if n in TEXT_FEATURES]
@@ -144,10 +146,11 @@ class FeatureExtractor:
 
     names = FEATURE_NAMES
 
-    def __init__(self, projection=None, encoder=None, label_space=None):
+    def __init__(self, projection=None, encoder=None, label_space=None, memory=None):
         from scoring.minilm import MiniLM
 
         self.projection = projection
+        self.memory = memory  # a scoring.memory.CaptionMemory, or None (mem_* features NaN)
         self.encoder = encoder or MiniLM()
         self._labels = label_space  # loaded on first use (scoring/models/label_vectors.npz)
         self._cache: OrderedDict = OrderedDict()
@@ -232,6 +235,8 @@ class FeatureExtractor:
                 f["proj_x_natural"] = f["proj_cos"] * pair.natural
         if emb is not None and emb.shape == (1280,):
             f.update(self.label_space.features(emb, t, tw))
+            if self.memory is not None:
+                f.update(self.memory.features(emb, t))
         if labels and self.projection is not None and self.projection.label_bank is not None:
             # How the text's fit to these labels compares with its fit to typical labels.
             bank = self.projection.label_bank @ t

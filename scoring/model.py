@@ -128,10 +128,16 @@ def load_scorer(path: str):
     from scoring.projection import Projection
 
     model = ScorerModel.load(path)
+    here = os.path.dirname(os.path.abspath(path))
     proj = None
     if model.projection:
-        proj = Projection.load(os.path.join(os.path.dirname(os.path.abspath(path)), model.projection))
-    return model, FeatureExtractor(projection=proj)
+        proj = Projection.load(os.path.join(here, model.projection))
+    mem = None
+    if getattr(model, "memory", ""):  # a product model's caption memory (scoring/memory.py)
+        from scoring.memory import CaptionMemory
+
+        mem = CaptionMemory.load(os.path.join(here, model.memory))
+    return model, FeatureExtractor(projection=proj, memory=mem)
 
 
 class Scorer(MapStage):

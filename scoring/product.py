@@ -12,7 +12,10 @@ also keeping a fifth of wrong ones (docs/scoring.md).  Splitting the question fi
   the label confidence: whether it describes this one.
 
 Both are calibrated probabilities (balanced classes), and the score is their product, so a
-pair passes 0.5 only when both answers are confidently yes.  Stored as JSON like
+pair passes 0.5 only when both answers are confidently yes.  A part may be a
+:class:`GatedModel`: two regressions mixed by a gate feature in [0, 1] (the caption memory's
+``mem_gate``: the match part for pictures the memory knows is fitted apart from the one for
+new pictures, so neither bends the other's calibration).  Stored as JSON like
 :class:`scoring.model.ScorerModel` (``kind: "product"``, the parts inside), scored with numpy.
 """
 from __future__ import annotations
@@ -24,16 +27,50 @@ import numpy as np
 KIND = "product"
 
 
+class GatedModel:
+    """``gate * high(X) + (1 - gate) * low(X)``, the gate a feature clipped to [0, 1]
+    (missing: 0)."""
+
+    def __init__(self, gate: str, low, high):
+        self.gate, self.low, self.high = gate, low, high
+        self.names = [gate] + [n for n in low.names + high.names if n != gate]
+        self.names = list(dict.fromkeys(self.names))
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        X = np.asarray(X, np.float64)
+        g = np.clip(np.nan_to_num(X[:, 0], nan=0.0), 0.0, 1.0)
+        lo = X[:, [self.names.index(n) for n in self.low.names]]
+        hi = X[:, [self.names.index(n) for n in self.high.names]]
+        return g * self.high.predict(hi) + (1.0 - g) * self.low.predict(lo)
+
+    def to_dict(self) -> dict:
+        return {"kind": "gated", "gate": self.gate, "low": self.low.to_dict(), "high": self.high.to_dict()}
+
+    def top_weights(self, n: int = 15) -> dict:
+        return {"low": self.low.top_weights(n), "high": self.high.top_weights(n)}
+
+
+def _part(p: dict):
+    from scoring.model import ScorerModel
+
+    if p.get("kind") == "gated":
+        return GatedModel(p["gate"], _part(p["low"]), _part(p["high"]))
+    if p.get("kind") != "logistic_regression":
+        raise ValueError(f"product part of kind {p.get('kind')!r}: not a logistic regression")
+    return ScorerModel(p["features"], p["median"], p["mean"], p["scale"], p["coef"], p["intercept"])
+
+
 class ProductModel:
     """``predict(X)`` over ``names`` (the parts' features, in first-seen order)."""
 
-    def __init__(self, parts: dict, projection: str = "", info=None):
+    def __init__(self, parts: dict, projection: str = "", info=None, memory: str = ""):
         self.parts = dict(parts)  # part name -> ScorerModel
         self.names: list[str] = []
         for m in self.parts.values():
             self.names += [n for n in m.names if n not in self.names]
         self._cols = {k: [self.names.index(n) for n in m.names] for k, m in self.parts.items()}
         self.projection = projection
+        self.memory = memory  # file name of the caption memory (scoring/memory.py), beside the JSON
         self.info = info or {}
 
     def predict_parts(self, X: np.ndarray) -> dict[str, np.ndarray]:
@@ -48,7 +85,7 @@ class ProductModel:
 
     def to_dict(self) -> dict:
         return {"kind": KIND, "parts": {k: m.to_dict() for k, m in self.parts.items()},
-                "projection": self.projection, "info": self.info}
+                "projection": self.projection, "memory": self.memory, "info": self.info}
 
     def save(self, path: str) -> None:
         with open(path, "w", encoding="utf-8") as f:
@@ -57,15 +94,8 @@ class ProductModel:
 
     @classmethod
     def from_dict(cls, d: dict) -> "ProductModel":
-        from scoring.model import ScorerModel
+        parts = {k: _part(p) for k, p in d["parts"].items()}
+        return cls(parts, d.get("projection", ""), d.get("info"), d.get("memory", ""))
 
-        parts = {}
-        for k, p in d["parts"].items():
-            if p.get("kind") != "logistic_regression":
-                raise ValueError(f"product part {k!r}: not a logistic regression")
-            parts[k] = ScorerModel(p["features"], p["median"], p["mean"], p["scale"], p["coef"],
-                                   p["intercept"])
-        return cls(parts, d.get("projection", ""), d.get("info"))
-
-    def top_weights(self, n: int = 15) -> dict[str, list[tuple[str, float]]]:
+    def top_weights(self, n: int = 15) -> dict:
         return {k: m.top_weights(n) for k, m in self.parts.items()}

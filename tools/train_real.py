@@ -26,6 +26,7 @@ import sys
 import numpy as np
 
 from scoring.label_space import FEATURES as WN_FEATURES
+from scoring.memory import FEATURES as MEMORY_FEATURES
 
 MATCH_FEATURES = ["label_entropy", "label_margin", "label_p1", *WN_FEATURES]
 TEXT_KINDS = ("own", "junk", "filename")
@@ -49,20 +50,31 @@ def crop_bytes(data: bytes, box) -> bytes:
 
 
 def real_rows(splits, crops: bool = True, facts=None):
-    """(pairs, kinds) of the real labelled pairs of ``splits``, plus crops of their photos."""
+    """(pairs, kinds, picture ids, own-picture flags, memory entries) of the real labelled
+    pairs of ``splits`` plus crops of their photos.  A photo's own rows are flagged (the
+    memory leaves the picture out for them); a crop's rows are not (a near-copy of a known
+    picture).  Memory entries: (picture id, embedding, caption)."""
     from tools import relevance_data as rd
     from tools.eval_relevance import image_facts, make_pair, neutral_url, real_pairs
     from tools.train_scorer import ImageFacts
 
+    from scoring.features import decode_embedding
+
     facts = facts or ImageFacts()
-    pairs, kinds = [], []
+    pairs, kinds, pics, own, entries = [], [], [], [], []
+    base = 0
     for split in splits:
         rows = rd.photos(split)
         items = image_facts(rows, facts)
         p, _, k, photo = real_pairs(split, items)
         pairs += p
         kinds += list(k)
+        pics += [base + int(i) for i in photo]
+        own += [True] * len(p)
+        entries += [(base + i, decode_embedding(it.meta.get("embedding")), r["caption"])
+                    for i, (r, it) in enumerate(zip(rows, items))]
         if not crops:
+            base += len(rows)
             continue
         for i, r in enumerate(rows):
             data = rd.read_bytes(r["path"])
@@ -73,7 +85,10 @@ def real_rows(splits, crops: bool = True, facts=None):
                 for text, kk in texts:
                     pairs.append(make_pair(item, text))
                     kinds.append(kk)
-    return pairs, np.array(kinds)
+                    pics.append(base + i)
+                    own.append(False)
+        base += len(rows)
+    return pairs, np.array(kinds), np.array(pics), np.array(own), entries
 
 
 def sampleweb_rows(work: str, seed: int = 1):
@@ -93,6 +108,47 @@ def sampleweb_rows(work: str, seed: int = 1):
     return pairs, np.array(kinds)
 
 
+def build_memory(entries, sw_pairs=(), sw_kinds=(), first_id: int = 0):
+    """A :class:`scoring.memory.CaptionMemory` of the real photos' captions and the sample
+    web's descriptive texts (one picture id per distinct stored image); returns it and the
+    sample web pairs' picture ids."""
+    from scoring.features import decode_embedding
+    from scoring.memory import CaptionMemory
+    from scoring.minilm import MiniLM
+
+    enc = MiniLM()
+    ids, embs, caps, seen = [], [], [], set()
+    for pid, emb, cap in entries:
+        if emb is not None and (pid, cap) not in seen:
+            seen.add((pid, cap))
+            ids.append(pid), embs.append(emb), caps.append(cap)
+    sw_ids, by_sha = [], {}
+    for p, k in zip(sw_pairs, sw_kinds):
+        pid = by_sha.setdefault(p.sha256, first_id + len(by_sha))
+        sw_ids.append(pid)
+        emb = decode_embedding((p.image_meta or {}).get("embedding"))
+        if k == "own" and emb is not None and (pid, p.candidate.text) not in seen:
+            seen.add((pid, p.candidate.text))
+            ids.append(pid), embs.append(emb), caps.append(p.candidate.text)
+    vecs = np.array([enc.encode([c])[0] for c in caps])
+    return CaptionMemory(ids, np.array(embs), vecs), np.array(sw_ids, np.int64)
+
+
+def memory_columns(X, names, pairs, fx, memory, pics, own) -> None:
+    """Overwrite the mem_* columns of X: rows of a photo's own picture see the memory
+    without that picture (as a new picture would); crops and the sample web see it whole."""
+    from scoring.features import decode_embedding
+    from scoring.memory import FEATURES
+
+    cols = [names.index(n) for n in FEATURES]
+    for i, p in enumerate(pairs):
+        emb = decode_embedding((p.image_meta or {}).get("embedding"))
+        if emb is None:
+            continue
+        f = memory.features(emb, fx.embed(p.candidate.text), exclude=int(pics[i]) if own[i] else None)
+        X[i, cols] = [f[n] for n in FEATURES]
+
+
 def fit_part(X, kinds, weights, names_all, names, sel, C):
     from scoring.model import ScorerModel
 
@@ -103,29 +159,54 @@ def fit_part(X, kinds, weights, names_all, names, sel, C):
 
 
 def train(out: str, splits=("train",), work: str = "out/scorer-real", sampleweb_share: float = SAMPLEWEB_SHARE,
-          crops: bool = True) -> dict:
+          crops: bool = True, use_memory: bool = True) -> dict:
     from scoring.features import FEATURE_NAMES, TEXT_INTRINSIC, FeatureExtractor
     from scoring.product import ProductModel
     from tools.train_scorer import ImageFacts
 
     fx, facts = FeatureExtractor(), ImageFacts()
-    rp, rk = real_rows(splits, crops, facts)
+    names = list(FEATURE_NAMES)
+    rp, rk, pics, own, entries = real_rows(splits, crops, facts)
     Xr = fx.transform(rp, progress=True)
     X, kinds, w = Xr, rk, np.ones(len(rk))
     result = {"recipe": "real", "splits": list(splits), "real_pairs": len(rk), "crops": crops}
+    sp, sk = [], []
     if sampleweb_share > 0:
         os.makedirs(work, exist_ok=True)
         sp, sk = sampleweb_rows(work)
+    mem_name = ""
+    if use_memory:
+        memory, sw_ids = build_memory(entries, sp, sk, first_id=int(pics.max()) + 1)
+        memory_columns(Xr, names, rp, fx, memory, pics, own)
+        mem_name = os.path.splitext(os.path.basename(out))[0] + "_memory.npz"
+        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+        memory.save(os.path.join(os.path.dirname(os.path.abspath(out)), mem_name))
+        result["memory_rows"] = len(memory.ids)
+    if sampleweb_share > 0:
         Xs = fx.transform(sp, progress=True)
+        if use_memory:
+            memory_columns(Xs, names, sp, fx, memory, sw_ids, np.zeros(len(sp), bool))
         # The sample web weighs sampleweb_share of each kind group's total.
         ws = np.ones(len(sk)) * (len(rk) / max(len(sk), 1)) * sampleweb_share / (1 - sampleweb_share)
         X, kinds, w = np.vstack([Xr, Xs]), np.r_[rk, sk], np.r_[w, ws]
         result["sampleweb_pairs"] = len(sk)
-    names = list(FEATURE_NAMES)
-    parts = {"text": fit_part(X, kinds, w, names, TEXT_INTRINSIC, TEXT_KINDS, C_TEXT),
-             "match": fit_part(X, kinds, w, names, MATCH_FEATURES, MATCH_KINDS, C_MATCH)}
+    parts = {"text": fit_part(X, kinds, w, names, TEXT_INTRINSIC, TEXT_KINDS, C_TEXT)}
+    if use_memory:
+        # New pictures (gate 0) and pictures the memory knows (gate > 0) get their own match
+        # regressions, mixed by the gate: the memory cannot bend the new-picture calibration.
+        from scoring.product import GatedModel
+
+        gate = X[:, names.index("mem_gate")]
+        lo, hi = gate <= 0, gate > 0
+        parts["match"] = GatedModel(
+            "mem_gate",
+            fit_part(X[lo], kinds[lo], w[lo], names, MATCH_FEATURES, MATCH_KINDS, C_MATCH),
+            fit_part(X[hi], kinds[hi], w[hi], names, MATCH_FEATURES + MEMORY_FEATURES[1:], MATCH_KINDS, C_MATCH))
+        result["gated_rows"] = int(hi.sum())
+    else:
+        parts["match"] = fit_part(X, kinds, w, names, MATCH_FEATURES, MATCH_KINDS, C_MATCH)
     info = {**result, "sampleweb_share": sampleweb_share, "C": [C_TEXT, C_MATCH]}
-    model = ProductModel(parts, info=info)
+    model = ProductModel(parts, info=info, memory=mem_name)
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     model.save(out)
     result["model"] = out
@@ -148,11 +229,12 @@ def main(argv=None) -> int:
     ap.add_argument("--work", default="out/scorer-real")
     ap.add_argument("--sampleweb-share", type=float, default=SAMPLEWEB_SHARE)
     ap.add_argument("--no-crops", action="store_true")
+    ap.add_argument("--no-memory", action="store_true", help="no caption memory (scoring/memory.py)")
     a = ap.parse_args(argv)
     if "test" in a.splits:
         print("train_scorer real: the test split is never trained on", file=sys.stderr)
         return 2
-    result = train(a.out, a.splits, a.work, a.sampleweb_share, not a.no_crops)
+    result = train(a.out, a.splits, a.work, a.sampleweb_share, not a.no_crops, not a.no_memory)
     print(json.dumps(result))
     return 0
 
