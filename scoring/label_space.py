@@ -91,10 +91,18 @@ class LabelSpace:
         return cls(vectors, words)
 
     def probs(self, emb: np.ndarray) -> np.ndarray:
-        w, b = classifier()
-        logits = (w @ np.asarray(emb, np.float64) + b) / TEMPERATURE
-        e = np.exp(logits - logits.max())
-        return e / e.sum()
+        """The class distribution at ``TEMPERATURE``; the last few images' are kept, since an
+        image's pairs (one per candidate text) come together."""
+        key = np.asarray(emb, np.float32).tobytes()
+        cache = self.__dict__.setdefault("_probs", {})
+        if key not in cache:
+            w, b = classifier()
+            logits = (w @ np.asarray(emb, np.float64) + b) / TEMPERATURE
+            e = np.exp(logits - logits.max())
+            if len(cache) >= 64:
+                cache.pop(next(iter(cache)))
+            cache[key] = e / e.sum()
+        return cache[key]
 
     def features(self, emb: np.ndarray, text_vec: np.ndarray, text_lemmas: set) -> dict[str, float]:
         p = self.probs(emb)

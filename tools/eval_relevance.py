@@ -17,6 +17,7 @@ Figures (the last line printed is a JSON object):
 - ``photos``, ``pairs``, ``mean_own``: counts and the mean score of an own caption.
 
     python -m tools.eval_relevance [--split val] [--model scoring/models/scorer.json] [--threshold 0.5]
+    python -m tools.eval_relevance --data HELD_OUT.jsonl --split NAME   # another labelled set
 """
 from __future__ import annotations
 
@@ -57,9 +58,9 @@ def make_pair(item, text: str, text_source: str = "alt") -> Pair:
                 natural=item.natural, image_meta=dict(item.meta))
 
 
-def real_pairs(split: str, items=None):
+def real_pairs(split: str, items=None, data: str = rd.DATA):
     """(pairs, labels, kinds, photo index) of a split's labelled texts."""
-    rows = rd.photos(split)
+    rows = rd.photos(split, data)
     items = items if items is not None else image_facts(rows)
     lab = rd.labelled_pairs(rows, split)
     pairs = [make_pair(items[x["photo"]], x["text"]) for x in lab]
@@ -98,27 +99,31 @@ def score_pairs(pairs: list[Pair], model_path: str) -> np.ndarray:
     return np.round(scorer.score(pairs), 6)
 
 
-def evaluate(split: str = "val", model: str = "", threshold: float | None = None) -> dict:
+def evaluate(split: str = "val", model: str = "", threshold: float | None = None, data: str = rd.DATA) -> dict:
     from scoring.model import ScorerConfig
 
-    rows = rd.photos(split)
+    rows = rd.photos(split, data)
+    if not rows:
+        raise SystemExit(f"eval_relevance: no photos of split {split!r} in {data}")
     gone = rd.missing(rows)
     if gone:
         raise SystemExit(f"eval_relevance: packages not installed: {' '.join(gone)}")
     cfg = ScorerConfig(model=model)
     threshold = cfg.threshold if threshold is None else threshold
-    pairs, _, kinds, _ = real_pairs(split)
+    pairs, _, kinds, _ = real_pairs(split, data=data)
     scores = score_pairs(pairs, cfg.model_path)
     return {"split": split, "model": cfg.model_path, **figures(scores, kinds, threshold)}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.eval_relevance", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--split", default="val", choices=rd.SPLITS)
+    ap.add_argument("--split", default="val", help=f"one of {rd.SPLITS}, or another file's split")
+    ap.add_argument("--data", default=rd.DATA, help="a JSONL of photos and captions in the same format "
+                    "(source, package, path, sha256, caption, split): an independent held-out set")
     ap.add_argument("--model", default="", help="a scorer JSON (default: the shipped one)")
     ap.add_argument("--threshold", type=float, default=None, help="default: score.threshold's default")
     a = ap.parse_args(argv)
-    result = evaluate(a.split, a.model, a.threshold)
+    result = evaluate(a.split, a.model, a.threshold, a.data)
     print(json.dumps(result))
     return 0
 

@@ -33,7 +33,18 @@ def test_recall_target_at_the_default_threshold(figures):
 
 
 def test_the_last_line_printed_is_the_json(capsys, monkeypatch):
-    monkeypatch.setattr(eval_relevance, "evaluate", lambda split, model, threshold: {"split": split, "photos": 1})
+    monkeypatch.setattr(eval_relevance, "evaluate", lambda split, model, threshold, data: {"split": split, "photos": 1})
     assert eval_relevance.main(["--split", "val"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert json.loads(last) == {"split": "val", "photos": 1}
+
+
+def test_another_labelled_file_is_scored_the_same_way(tmp_path):
+    """An independent held-out set in the same format, with its own split name."""
+    from tools import relevance_data as rd
+
+    rows = rd.photos("val")[:4]
+    path = tmp_path / "held_out.jsonl"
+    path.write_text("".join(json.dumps({**r, "split": "holdout"}) + "\n" for r in rows))
+    f = eval_relevance.evaluate("holdout", data=str(path))
+    assert f["photos"] == 4 and f["pairs"] == 36 and 0.0 <= f["auc_cross"] <= 1.0
