@@ -15,7 +15,12 @@ Cross-modal features compare the text with what the image shows, in three ways:
 * the image's URL and file name, and the page title: word overlap and MiniLM cosine;
 * a projection of the image embedding (EfficientNet-lite0, 1280-d) into MiniLM's space,
   learned on the corpus itself (``scoring/projection.py``): the cosine to the text, and how
-  that cosine ranks among a bank of other images (a text that fits every image fits none).
+  that cosine ranks among a bank of other images (a text that fits every image fits none);
+* a memory of captioned training pictures (``scoring/memory.py``, ``mem_*``): only for a
+  near-copy of one of them, the text's cosine to that picture's captions;
+* the full ImageNet class distribution (from the embedding) against WordNet's words for each
+  class (``scoring/label_space.py``, the ``wn_*`` features): zero-shot, nothing fitted on
+  captions, and the signal that holds on real photos (docs/scoring.md).
 """
 from __future__ import annotations
 
@@ -29,9 +34,10 @@ from tqdm import tqdm
 from wordfreq import zipf_frequency
 
 from pipeline.core.records import TEXT_SOURCES, Pair, decode_embedding
+from scoring import label_space, memory
 from scoring.minilm import MiniLM
+from scoring.words import WORD_RE, lemma, lemmas, words  # noqa: F401 (part of this module's API)
 
-WORD_RE = re.compile(r"[^\W\d_]+", re.UNICODE)
 YEAR_RE = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 URL_RE = re.compile(r"https?://|www\.|\.com\b|@\w+\.")
 CAMERA_RE = re.compile(r"^(img|dsc|dscf|dscn|p\d|_mg|image|photo|pic|screenshot|untitled|\d)",
@@ -75,30 +81,18 @@ CROSS_FEATURES = [
     "label_overlap_prob", "cos_filename", "filename_overlap", "filename_jaccard",
     "filename_is_camera", "url_path_overlap", "cos_title", "title_overlap", "title_jaccard",
     "text_in_title", "proj_cos", "proj_z", "proj_rank", "proj_bank_mean", "proj_text_z",
-    "proj_cos_label", "proj_x_natural", "cos_label_z",
+    "proj_cos_label", "proj_x_natural", "cos_label_z", *label_space.FEATURES, *memory.FEATURES,
 ]
 FEATURE_NAMES = TEXT_FEATURES + IMAGE_FEATURES + CROSS_FEATURES
 TEXT_ONLY = [n for n in FEATURE_NAMES if n in TEXT_FEATURES]
-
-
-def words(text: str) -> list[str]:
-    return WORD_RE.findall((text or "").lower())
-
-
-def lemma(word: str) -> str:
-    """A crude English lemma (plural s) so "daisies"/"daisy" and "cats"/"cat" meet."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
-def lemmas(text: str) -> set[str]:
-    # sklearn (with scipy) takes about a second to import: only workers that score pay it
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    return {lemma(w) for w in words(text) if w not in ENGLISH_STOP_WORDS and len(w) > 1}
+# Text features that come from the page or the text step rather than the text itself: a
+# labelled set of bare (image, caption) pairs cannot teach them.
+CONTEXT_FEATURES = frozenset([*[f"source_{s}" for s in TEXT_SOURCES], "lang_conf", "lang_is_en",
+                              "oov_ratio_cleaner", "n_text_edits", "clean_raw_ratio", "in_figure",
+                              "in_link", "log_page_images", "img_index_rel", "surround_distance",
+                              "surround_side_after", "page_lang_en", "declared_width",
+                              "declared_height"])
+TEXT_INTRINSIC = [n for n in TEXT_FEATURES if n not in CONTEXT_FEATURES]
 
 
 def url_words(url: str) -> tuple[str, str]:
@@ -125,13 +119,21 @@ class FeatureExtractor:
 
     names = FEATURE_NAMES
 
-    def __init__(self, projection=None, encoder=None):
+    def __init__(self, projection=None, encoder=None, label_space=None, memory=None):
         self.projection = projection
+        self.memory = memory  # a scoring.memory.CaptionMemory, or None (mem_* features NaN)
         self.encoder = encoder or MiniLM()
+        self._labels = label_space  # loaded on first use (scoring/models/label_vectors.npz)
         self._cache: OrderedDict = OrderedDict()
 
     def __getstate__(self):
-        return {**self.__dict__, "_cache": OrderedDict()}
+        return {**self.__dict__, "_cache": OrderedDict(), "_labels": None}
+
+    @property
+    def label_space(self):
+        if self._labels is None:
+            self._labels = label_space.LabelSpace.load()
+        return self._labels
 
     def embed(self, text: str) -> np.ndarray:
         got = self._cache.get(text)
@@ -200,6 +202,10 @@ class FeatureExtractor:
                 f["proj_cos_label"] = _cos(self.projection.image_vector(emb), lv / (np.linalg.norm(lv) or 1))
             if pair.image.natural is not None:
                 f["proj_x_natural"] = f["proj_cos"] * pair.image.natural
+        if emb is not None and emb.shape == (1280,):
+            f.update(self.label_space.features(emb, t, tw))
+            if self.memory is not None:
+                f.update(self.memory.features(emb, t))
         if labels and self.projection is not None and self.projection.label_bank is not None:
             # How the text's fit to these labels compares with its fit to typical labels.
             bank = self.projection.label_bank @ t

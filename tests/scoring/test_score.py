@@ -1,4 +1,4 @@
-"""The scorer: a JSON logistic regression, the projection, and the ``score`` stage's drops."""
+"""The scorer: JSON regressions (plain and product), the projection, and the ``score`` stage's drops."""
 import os
 
 import numpy as np
@@ -50,16 +50,41 @@ def test_config_is_checked():
     assert ScorerConfig().model_path == DEFAULT_MODEL and os.path.isfile(DEFAULT_MODEL)
 
 
-def test_stage_scores_keeps_and_drops_with_reasons():
+@pytest.fixture(scope="module")
+def cat_photo():
+    """scikit-image's photo of a tabby cat through the pipeline's image stages."""
+    import skimage
+
+    from tools.eval_relevance import neutral_url
+    from tools.train_scorer import ImageAnalyser
+
+    with open(os.path.join(os.path.dirname(skimage.__file__), "data", "chelsea.png"), "rb") as f:
+        data = f.read()
+    return ImageAnalyser().item(data, neutral_url("ab" * 32))
+
+
+def test_stage_scores_keeps_and_drops_with_reasons(cat_photo):
+    from tools.eval_relevance import make_pair
+
     stage = Scorer(ScorerConfig(threshold=0.5))
-    labels = [["tabby cat", 0.8], ["Egyptian Mau", 0.1]]
-    good = pair("Close-up of a tabby cat with bright green eyes looking at the camera", labels)
-    bad = pair("Buy now! 50% off all prints today only", labels)
+    good = make_pair(cat_photo, "Close-up of a tabby cat with bright green eyes looking at the camera")
+    other = make_pair(cat_photo, "A red motorcycle parked in a garage in front of shelves of boxes")
+    bad = make_pair(cat_photo, "Buy now! 50% off all prints today only")
     (g,) = stage.events(good)
-    (b,) = stage.events(bad)
     assert isinstance(g, Keep) and 0.5 <= g.outputs[0].score <= 1.0
-    assert b == Drop("score_irrelevant") and bad.score < good.score
-    assert list(stage.events(pair("   ", labels))) == [Drop("score_empty_text")]
+    for p in (other, bad):
+        assert list(stage.events(p)) == [Drop("score_irrelevant")] and p.score < good.score
+    assert list(stage.events(make_pair(cat_photo, "   "))) == [Drop("score_empty_text")]
+
+
+def test_scores_without_an_embedding_are_still_probabilities():
+    """A corpus whose labels step kept no embedding: the wn_* and mem_* features are missing
+    (imputed), and the score is still a probability."""
+    stage = Scorer(ScorerConfig(threshold=0.5))
+    p = pair("Close-up of a tabby cat with bright green eyes", [["tabby cat", 0.8], ["Egyptian Mau", 0.1]])
+    stage.setup()
+    (s,) = stage.score([p])
+    assert 0.0 <= s <= 1.0
 
 
 def test_stage_pickles_without_its_models():

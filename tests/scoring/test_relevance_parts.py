@@ -1,0 +1,166 @@
+"""The relevance scorer's parts: WordNet label space, caption memory, product / gated model,
+the WordNet matching, the Qt resource reader and the real-caption data file."""
+import collections
+import json
+import os
+import struct
+import zlib
+
+import numpy as np
+import pytest
+
+from scoring import label_space as ls
+from scoring.memory import FEATURES as MEM_FEATURES, CaptionMemory
+from scoring.scorer_model import ScorerModel
+from scoring.scorer_model import GatedModel, ProductModel
+from tools import build_label_text as blt
+from tools import rcc
+from tools import relevance_data as rd
+
+
+@pytest.fixture(scope="module")
+def space():
+    return ls.LabelSpace.load()
+
+
+def test_label_text_covers_the_classes_in_wordnet_order():
+    with open(ls.LABEL_TEXT, encoding="utf-8") as f:
+        rows = json.load(f)
+    assert len(rows) == 1000
+    offsets = [int(r["wnid"][1:]) for r in rows if r["wnid"]]
+    assert len(offsets) >= 980 and offsets == sorted(offsets) and len(set(offsets)) == len(offsets)
+    lake = next(r for r in rows if r["name"] == "lakeshore")
+    assert "lakeside" in lake["lemmas"] and "shore" in lake["hypernyms"]
+    assert ls.class_text(lake).startswith("lakeshore, lakeside: the shore of a lake; a kind of shore")
+
+
+def test_increasing_choice_settles_ambiguous_names():
+    # class 1 could be 5 or 50; only 5 fits between its neighbours' offsets
+    assert blt.increasing_choice([[3], [50, 5], [7]]) == [3, 5, 7]
+    assert blt.increasing_choice([[10], [], [2, 30]]) == [10, None, 30]
+
+
+def test_label_space_matches_the_caption_to_the_photo(space):
+    from scoring.features import lemmas
+    from scoring.minilm import MiniLM
+    from tools.eval_relevance import neutral_url
+    from tools.train_scorer import ImageAnalyser
+
+    import skimage
+
+    with open(os.path.join(os.path.dirname(skimage.__file__), "data", "chelsea.png"), "rb") as f:
+        item = ImageAnalyser().item(f.read(), neutral_url("cd" * 32))
+    from scoring.features import decode_embedding
+
+    emb = decode_embedding(item.meta["embedding"])
+    p = space.probs(emb)
+    assert p.shape == (1000,) and abs(p.sum() - 1) < 1e-9
+    enc = MiniLM()
+    texts = ["a ginger tabby cat looking at the camera", "a rocket on its launch pad at night"]
+    feats = [space.features(emb, enc.encode([t])[0], lemmas(t)) for t in texts]
+    assert set(feats[0]) == set(ls.FEATURES)
+    for k in ("wn_z", "wn_expected_cos", "wn_topk_cos", "wn_top1_cos", "wn_rank"):
+        assert feats[0][k] > feats[1][k], k
+    assert feats[0]["wn_topk_cos"] > feats[1]["wn_topk_cos"] + 0.1
+    assert feats[0]["wn_word_prob"] > 0 == feats[1]["wn_word_prob"]
+
+
+def test_memory_speaks_only_for_near_copies(tmp_path):
+    rng = np.random.default_rng(0)
+    embs, caps = rng.normal(size=(3, 1280)), rng.normal(size=(3, 384))
+    mem = CaptionMemory([0, 1, 2], embs, caps)
+    mem.save(str(tmp_path / "m.npz"))
+    mem = CaptionMemory.load(str(tmp_path / "m.npz"))
+    near = embs[1] + 0.1 * rng.normal(size=1280)  # a near-copy of picture 1
+    own, other = mem.features(near, caps[1]), mem.features(near, caps[2])
+    assert own["mem_gate"] == 1.0 and own["mem_cos"] > 0.99 and own["mem_z"] > other["mem_z"]
+    assert mem.features(rng.normal(size=1280), caps[1]) == {k: 0.0 for k in MEM_FEATURES}
+    assert mem.features(near, caps[1], exclude=1)["mem_gate"] == 0.0  # its own picture left out
+
+
+def test_product_and_gated_models_round_trip(tmp_path):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    a = ScorerModel.fit(X[:, [0]], y, ["a"])
+    b = ScorerModel.fit(X[:, [1]], y, ["b"])
+    gated = GatedModel("g", a, b)
+    m = ProductModel({"text": a, "match": gated}, info={"x": 1}, memory="m.npz")
+    path = str(tmp_path / "p.json")
+    m.save(path)
+    back = ScorerModel.load(path)
+    assert isinstance(back, ProductModel) and sorted(back.names) == ["a", "b", "g"] and back.memory == "m.npz"
+    cols = {"a": X[:, 0], "g": np.r_[np.zeros(150), np.ones(150)], "b": X[:, 1]}
+    got = back.predict(np.c_[tuple(cols[n] for n in back.names)])
+    np.testing.assert_allclose(got, m.predict(np.c_[tuple(cols[n] for n in m.names)]), atol=1e-6)
+    pa, pb = a.predict(X[:, [0]]), b.predict(X[:, [1]])
+    np.testing.assert_allclose(got, pa * np.r_[pa[:150], pb[150:]], atol=1e-6)
+    assert ((got > 0.25) == y).mean() > 0.75
+
+
+def _rcc(files: dict[str, bytes]) -> bytes:
+    """A version-2 Qt resource file holding ``files`` under one folder (the second zlib-compressed)."""
+    names, data, tree = b"", b"", b""
+    entries = [("root", None)] + [("img", None)] + [(k, v) for k, v in files.items()]
+
+    def name(n):
+        nonlocal names
+        at = len(names)
+        names += struct.pack(">HI", len(n), 0) + n.encode("utf-16-be")
+        return at
+
+    offs = [name(n) for n, _ in entries]
+    nodes = [struct.pack(">IHII", offs[0], 2, 1, 1) + b"\0" * 8,
+             struct.pack(">IHII", offs[1], 2, len(files), 2) + b"\0" * 8]
+    for i, (n, v) in enumerate(entries[2:]):
+        flags = 1 if i == 1 else 0
+        blob = struct.pack(">I", len(v)) + zlib.compress(v) if flags else v
+        nodes.append(struct.pack(">IHHHI", offs[i + 2], flags, 0, 0, len(data)) + b"\0" * 8)
+        data += struct.pack(">I", len(blob)) + blob
+    tree = b"".join(nodes)
+    head = 20
+    return b"qres" + struct.pack(">IIII", 2, head, head + len(tree), head + len(tree) + len(data)) + tree + data + names
+
+
+def test_rcc_reads_raw_and_compressed_files(tmp_path):
+    path = tmp_path / "a.rcc"
+    path.write_bytes(_rcc({"a.webp": b"RIFF-raw", "b.png": b"\x89PNG" + b"x" * 100}))
+    assert rcc.files(str(path)) == ["img/a.webp", "img/b.png"]
+    assert rcc.read(str(path), "img/a.webp") == b"RIFF-raw"
+    assert rcc.read(str(path), "img/b.png") == b"\x89PNG" + b"x" * 100
+    bad = tmp_path / "b.rcc"
+    bad.write_bytes(b"nope")
+    with pytest.raises(rcc.RccError):
+        rcc.files(str(bad))
+
+
+OFF_LIMITS = {"plasma-workspace-wallpapers", "lomiri-wallpapers-16.04", "lomiri-wallpapers-20.04",
+              "desktop-base", "gimp-data", "marble-data", "tuxpaint-data", "xfdesktop4-data",
+              "blender-data", "afterstep-data", "digikam-data", "python3-scipy", "sway-backgrounds"}
+
+
+def test_real_captions_split_by_source_with_checked_files():
+    rows = rd.photos()
+    assert len(rows) >= 150 and len({r["source"] for r in rows}) >= 6
+    split_of = collections.defaultdict(set)
+    for r in rows:
+        split_of[r["source"]].add(r["split"])
+        assert 8 <= len(r["caption"].split()) <= 20, r["caption"]
+        assert r["package"] not in OFF_LIMITS
+    assert all(len(s) == 1 for s in split_of.values())  # a source in one split only
+    assert len({r["sha256"] for r in rows}) == len(rows)
+    assert rd.missing(rows) == []  # make setup installs every package
+    import hashlib
+
+    for r in rows[::17]:
+        assert hashlib.sha256(rd.read_bytes(r["path"])).hexdigest() == r["sha256"]
+
+
+def test_labelled_pairs_are_seeded_and_split_pools_differ():
+    rows = rd.photos("val")
+    a, b = rd.labelled_pairs(rows, "val"), rd.labelled_pairs(rows, "val")
+    assert a == b
+    kinds = collections.Counter(x["kind"] for x in a)
+    assert kinds == {"own": len(rows), "cross": 3 * len(rows), "junk": 4 * len(rows), "filename": len(rows)}
+    assert all(x["text"] != rows[x["photo"]]["caption"] for x in a if x["kind"] == "cross")
+    assert not set(rd.JUNK["test"]) & (set(rd.JUNK["train"]) | set(rd.JUNK["val"]))

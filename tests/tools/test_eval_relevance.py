@@ -1,0 +1,50 @@
+"""The shipped scorer on the real test split (photos from sources never trained or tuned on,
+captions written by eye): ``tools/eval_relevance.py``'s figures, printed, against issue 13's
+targets.  About a minute on 2 cores (61 photos through the image stages, 549 pairs)."""
+import json
+
+import pytest
+
+from tools import eval_relevance
+
+
+@pytest.fixture(scope="module")
+def figures():
+    result = eval_relevance.evaluate("test")
+    print("\n" + json.dumps(result))
+    return result
+
+
+def test_the_ranking_and_the_junk_targets_hold_on_the_test_split(figures):
+    f = figures
+    assert f["photos"] >= 60 and f["pairs"] == 9 * f["photos"]
+    assert f["auc_cross"] >= 0.9, f  # own caption above other photos' captions
+    assert f["auc_boiler"] >= 0.95, f  # own caption above boilerplate, credits, promo, file names
+    assert f["kept_cross"] <= 0.10 and f["kept_boiler"] <= 0.05, f
+    # A floor, not the target: the scorer this one replaced kept 0.54 of own captions here.
+    assert f["recall_at_threshold"] >= 0.6, f
+
+
+@pytest.mark.xfail(strict=True, reason="issue 13's recall target is not met: 0.72 of own captions "
+                   "reach 0.5 on the test split (2026-11-24); ImageNet knows no planets, toy blocks, "
+                   "and the score is calibrated stricter than val showed (docs/scoring.md)")
+def test_recall_target_at_the_default_threshold(figures):
+    assert figures["recall_at_threshold"] >= 0.9, figures
+
+
+def test_the_last_line_printed_is_the_json(capsys, monkeypatch):
+    monkeypatch.setattr(eval_relevance, "evaluate", lambda split, model, threshold, data: {"split": split, "photos": 1})
+    assert eval_relevance.main(["--split", "val"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert json.loads(last) == {"split": "val", "photos": 1}
+
+
+def test_another_labelled_file_is_scored_the_same_way(tmp_path):
+    """An independent held-out set in the same format, with its own split name."""
+    from tools import relevance_data as rd
+
+    rows = rd.photos("val")[:4]
+    path = tmp_path / "held_out.jsonl"
+    path.write_text("".join(json.dumps({**r, "split": "holdout"}) + "\n" for r in rows))
+    f = eval_relevance.evaluate("holdout", data=str(path))
+    assert f["photos"] == 4 and f["pairs"] == 36 and 0.0 <= f["auc_cross"] <= 1.0

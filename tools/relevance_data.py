@@ -1,0 +1,137 @@
+"""Real photos with human captions, and the labelled pairs made from them.
+
+``scoring/data/real_captions.jsonl``: one row per photo (source, Debian / PyPI package, path,
+sha256 of the file, caption, split).  Every caption was written by looking at the photo: 8-20
+words, concrete, what is visible.  Sources (a package, or one GCompris activity) are split
+three ways as ``tools/image_sources.py`` does, each source in one split only:
+
+- ``train``: what the scorer is fitted on (with the generated sample web);
+- ``val``: what the recipe (features, regularisation, operating point) is chosen on;
+- ``test``: scored once, at the end (``tests/scoring/test_relevance_real.py``).
+
+The sample web's photos (MATE, scikit-image, scikit-learn, matplotlib) are training sources,
+since the sample web trains the scorer.  Off limits (an independent evaluation): the KDE
+Plasma and lomiri wallpapers and every package issue 15 names.
+
+Paths: ``/abs/file``, ``python:<module>/<path inside the package>`` (scikit-image, ...), or
+``/abs/file.rcc:<inner path>`` for a file packed in a Qt resource file (``tools/rcc.py``).
+
+Labelled pairs per photo (:func:`labelled_pairs`): its own caption (label 1); three other
+photos' captions from the same split (0); and four junk texts (0) drawn from the split's own
+pool of boilerplate, credits, promo and file names (``JUNK``: the pools differ per split, so
+a text-only feature cannot learn the test's strings by heart), plus the photo's own file
+name.  The choices are seeded by the photo's hash: the same pairs on every run.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+
+from tools.image_sources import SPLITS
+
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                    "scoring", "data", "real_captions.jsonl")
+N_CROSS, N_JUNK = 3, 4
+
+# Texts that sit beside images on real pages without describing them.  Kinds: boilerplate,
+# credit, promo, file name; one pool per split.
+JUNK = {
+    "train": [
+        "Click here to enlarge the picture", "Image", "Photo", "View gallery", "Read more",
+        "Share this on Facebook", "Subscribe to our newsletter", "Advertisement",
+        "Photo: Getty Images", "Image credit: Shutterstock", "© 2019 All rights reserved",
+        "Courtesy of the artist", "Buy now and save 20% on your first order",
+        "Free shipping on all orders over $50", "Limited time offer, shop the sale today",
+        "IMG_2041.JPG", "DSC00123.jpg", "header-banner-v2.png", "thumbnail", "Loading...",
+        "Previous", "Next slide", "Posted by admin on March 3, 2018", "Leave a comment",
+        "Follow us on Instagram", "Sponsored content", "Download the app", "Print this page",
+        "Source: Wikimedia Commons", "Photo by Reuters", "Logo", "Back to top",
+        "Sign up for free", "Privacy policy", "Pin it", "Related posts",
+    ],
+    "val": [
+        "Click to zoom", "Picture", "Enlarge image", "See all photos", "Continue reading",
+        "Tweet this", "Join our mailing list", "Ad", "Photo: AP", "Credit: iStock",
+        "Copyright 2021 by the author", "Image courtesy of the museum",
+        "Order today and get 15% off", "Best deals of the week, don't miss out",
+        "Save big on summer styles", "P1030458.JPG", "image001.png", "banner_top.jpg", "placeholder",
+        "Please wait", "Back", "Go to slide 3", "Written by staff on 12 May 2020",
+        "3 comments", "Like us on Facebook", "Promoted", "Get it on Google Play",
+        "Email this article", "Photo credit: Alamy", "Rights reserved", "icon",
+    ],
+    "test": [
+        "Click here to enlarge", "Photograph", "Open full size image", "Gallery", "Learn more",
+        "Share on Twitter", "Subscribe now", "Advert", "Photo: Getty Images / AFP",
+        "Image: Shutterstock", "All rights reserved", "Photo courtesy of the owner",
+        "Shop now and save up to 50%", "Free delivery on orders over 30 euros",
+        "Only today: buy one get one free", "IMG_0457.jpg", "DSC_8812.JPG", "hero-image-final.png",
+        "untitled", "Loading image", "Next", "Previous image", "Posted on June 1, 2017 by editor",
+        "No comments yet", "Follow us", "Sponsored", "Download our app", "Print",
+        "Source: Flickr", "Photo by staff photographer", "avatar",
+    ],
+}
+
+
+def resolve(path: str) -> str:
+    """A row's path on this machine (``python:`` paths inside an installed package)."""
+    if path.startswith("python:"):
+        module, _, rest = path[len("python:"):].partition("/")
+        mod = __import__(module, fromlist=["__file__"])
+        return os.path.join(os.path.dirname(mod.__file__), rest)
+    return path.split(".rcc:")[0] + ".rcc" if ".rcc:" in path else path
+
+
+def read_bytes(path: str) -> bytes:
+    if ".rcc:" in path:
+        from tools import rcc
+
+        outer, inner = path.split(".rcc:", 1)
+        return rcc.read(outer + ".rcc", inner)
+    with open(resolve(path), "rb") as f:
+        return f.read()
+
+
+def photos(split: str | None = None, path: str = DATA) -> list[dict]:
+    """The rows of ``split`` (all when None), in file order.  Another file in the same format
+    (an independent held-out set) may name its own splits."""
+    if split is not None and split not in SPLITS and path == DATA:
+        raise ValueError(f"split must be one of {SPLITS} (got {split!r})")
+    with open(path, encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    return [r for r in rows if split is None or r["split"] == split]
+
+
+def missing(rows: list[dict]) -> list[str]:
+    """Packages of rows whose file is not on this machine."""
+    out = set()
+    for r in rows:
+        try:
+            ok = os.path.isfile(resolve(r["path"]))
+        except ImportError:
+            ok = False
+        if not ok:
+            out.add(r["package"])
+    return sorted(out)
+
+
+def file_name(path: str) -> str:
+    return os.path.basename(path.split(".rcc:")[-1])
+
+
+def labelled_pairs(rows: list[dict], split: str, n_cross: int = N_CROSS, n_junk: int = N_JUNK) -> list[dict]:
+    """Labelled texts per photo: ``{"photo": i, "text", "label", "kind"}`` with kind one of
+    own / cross / junk / filename."""
+    captions = [r["caption"] for r in rows]
+    pool = JUNK.get(split, JUNK["test"])  # another file's splits get the test pool
+    out = []
+    for i, r in enumerate(rows):
+        rng = random.Random(hashlib.sha256((r.get("sha256") or r["path"]).encode()).hexdigest())
+        out.append({"photo": i, "text": r["caption"], "label": 1, "kind": "own"})
+        others = [j for j in range(len(rows)) if captions[j] != r["caption"]]
+        for j in rng.sample(others, min(n_cross, len(others))):
+            out.append({"photo": i, "text": captions[j], "label": 0, "kind": "cross"})
+        for t in rng.sample(pool, min(n_junk, len(pool))):
+            out.append({"photo": i, "text": t, "label": 0, "kind": "junk"})
+        out.append({"photo": i, "text": file_name(r["path"]), "label": 0, "kind": "filename"})
+    return out

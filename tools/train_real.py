@@ -1,0 +1,230 @@
+"""The shipped scorer's recipe: real photos with human captions, the sample web a minor part.
+
+    python -m tools.train_real [--splits train] [--out scoring/models/scorer.json]
+
+Training rows (``tools/relevance_data.py``, ``tools/eval_relevance.py``): each photo of the
+given splits with its own caption (1), three other photos' captions, four junk texts and its
+file name (0); the same captions on three crops of each training photo (a caption still fits
+three quarters of its picture: more views for the match part); and the sample web's labelled
+pairs (``generate`` with seed 1; the demo uses seed 0), weighing ``SAMPLEWEB_SHARE`` of each
+part.  The model is a :class:`scoring.scorer_model.ProductModel`:
+
+- ``text``: ``TEXT_INTRINSIC`` features, own captions against junk texts and file names;
+- ``match``: ``MATCH_FEATURES``, own captions against other photos' captions.
+
+Each part is fitted with balanced classes.  When ``val`` is not among the training splits, the
+figures of ``tools/eval_relevance.py`` on val are printed (the recipe was chosen on them);
+the last line is JSON.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import sys
+
+import numpy as np
+from PIL import Image
+
+from scoring.features import FEATURE_NAMES, TEXT_INTRINSIC, FeatureExtractor, decode_embedding
+from scoring.label_space import FEATURES as WN_FEATURES
+from scoring.memory import FEATURES as MEMORY_FEATURES
+from scoring.memory import CaptionMemory
+from scoring.minilm import MiniLM
+from scoring.scorer_model import GatedModel, ProductModel, ScorerModel
+from tools import relevance_data as rd
+from tools import sampleweb
+from tools.eval_relevance import evaluate, image_facts, make_pair, neutral_url, real_pairs
+from tools.relevance_data import SPLITS
+from tools.train_scorer import ImageAnalyser, export_sampleweb, labelled_pairs
+
+MATCH_FEATURES = ["label_entropy", "label_margin", "label_p1", *WN_FEATURES]
+TEXT_KINDS = ("own", "junk", "filename")
+MATCH_KINDS = ("own", "cross")
+SAMPLEWEB_SHARE = 0.2
+CROPS = ((0.0, 0.0, 0.75, 0.75), (0.25, 0.25, 1.0, 1.0), (0.125, 0.0, 0.875, 1.0))
+C_TEXT, C_MATCH = 1.0, 1.0
+SAMPLEWEB_KIND = {"descriptive": "own", "other_photo": "cross", "filename": "filename"}
+
+
+def crop_bytes(data: bytes, box) -> bytes:
+    with Image.open(io.BytesIO(data)) as im:
+        im = im.convert("RGB")
+        w, h = im.size
+        c = im.crop((int(box[0] * w), int(box[1] * h), int(box[2] * w), int(box[3] * h)))
+        out = io.BytesIO()
+        c.save(out, "JPEG", quality=90)
+        return out.getvalue()
+
+
+def real_rows(splits, crops: bool = True, facts=None):
+    """(pairs, kinds, picture ids, own-picture flags, memory entries) of the real labelled
+    pairs of ``splits`` plus crops of their photos.  A photo's own rows are flagged (the
+    memory leaves the picture out for them); a crop's rows are not (a near-copy of a known
+    picture).  Memory entries: (picture id, embedding, caption)."""
+
+
+    facts = facts or ImageAnalyser()
+    pairs, kinds, pics, own, entries = [], [], [], [], []
+    base = 0
+    for split in splits:
+        rows = rd.photos(split)
+        items = image_facts(rows, facts)
+        p, _, k, photo = real_pairs(split, items)
+        pairs += p
+        kinds += list(k)
+        pics += [base + int(i) for i in photo]
+        own += [True] * len(p)
+        entries += [(base + i, decode_embedding(it.meta.get("embedding")), r["caption"])
+                    for i, (r, it) in enumerate(zip(rows, items))]
+        if not crops:
+            base += len(rows)
+            continue
+        for i, r in enumerate(rows):
+            data = rd.read_bytes(r["path"])
+            texts = [(x.candidate.text, kk) for x, kk, ph in zip(p, k, photo)
+                     if ph == i and kk in MATCH_KINDS]
+            for j, box in enumerate(CROPS):
+                item = facts.item(crop_bytes(data, box), neutral_url(r["sha256"]) + f"?crop={j}")
+                for text, kk in texts:
+                    pairs.append(make_pair(item, text))
+                    kinds.append(kk)
+                    pics.append(base + i)
+                    own.append(False)
+        base += len(rows)
+    return pairs, np.array(kinds), np.array(pics), np.array(own), entries
+
+
+def sampleweb_rows(work: str, seed: int = 1):
+    """(pairs, kinds) of the generated sample web's labelled pairs."""
+    import pyarrow.parquet as pq
+
+
+    web = os.path.join(work, "web")
+    if not os.path.isfile(os.path.join(web, "truth.jsonl")):
+        sampleweb.generate(web, seed=seed)
+    path = os.path.join(work, "labelled.parquet")
+    export_sampleweb(web, path)
+    pairs, _, _ = labelled_pairs(path)
+    kinds = [SAMPLEWEB_KIND.get(k, "junk") for k in pq.read_table(path, columns=["text_kind"]).column(0).to_pylist()]
+    return pairs, np.array(kinds)
+
+
+def build_memory(entries, sw_pairs=(), sw_kinds=(), first_id: int = 0):
+    """A :class:`scoring.memory.CaptionMemory` of the real photos' captions and the sample
+    web's descriptive texts (one picture id per distinct stored image); returns it and the
+    sample web pairs' picture ids."""
+
+    enc = MiniLM()
+    ids, embs, caps, seen = [], [], [], set()
+    for pid, emb, cap in entries:
+        if emb is not None and (pid, cap) not in seen:
+            seen.add((pid, cap))
+            ids.append(pid), embs.append(emb), caps.append(cap)
+    sw_ids, by_sha = [], {}
+    for p, k in zip(sw_pairs, sw_kinds):
+        pid = by_sha.setdefault(p.sha256, first_id + len(by_sha))
+        sw_ids.append(pid)
+        emb = decode_embedding((p.image.meta or {}).get("embedding"))
+        if k == "own" and emb is not None and (pid, p.candidate.text) not in seen:
+            seen.add((pid, p.candidate.text))
+            ids.append(pid), embs.append(emb), caps.append(p.candidate.text)
+    vecs = np.array([enc.encode([c])[0] for c in caps])
+    return CaptionMemory(ids, np.array(embs), vecs), np.array(sw_ids, np.int64)
+
+
+def memory_columns(X, names, pairs, fx, memory, pics, own) -> None:
+    """Overwrite the mem_* columns of X: rows of a photo's own picture see the memory
+    without that picture (as a new picture would); crops and the sample web see it whole."""
+
+    cols = [names.index(n) for n in MEMORY_FEATURES]
+    for i, p in enumerate(pairs):
+        emb = decode_embedding((p.image.meta or {}).get("embedding"))
+        if emb is None:
+            continue
+        f = memory.features(emb, fx.embed(p.candidate.text), exclude=int(pics[i]) if own[i] else None)
+        X[i, cols] = [f[n] for n in MEMORY_FEATURES]
+
+
+def fit_part(X, kinds, weights, names_all, names, sel, C):
+    keep = np.isin(kinds, sel)
+    X, y, w = X[keep][:, [names_all.index(n) for n in names]], (kinds[keep] == "own").astype(int), weights[keep]
+    w = w * np.where(y == 1, w[y == 0].sum() / w[y == 1].sum(), 1.0)  # balanced classes
+    return ScorerModel.fit(X, y, names, C=C, weight=w / w.mean())
+
+
+def train(out: str, splits=("train",), work: str = "out/scorer-real", sampleweb_share: float = SAMPLEWEB_SHARE,
+          crops: bool = True, use_memory: bool = True) -> dict:
+
+    fx, facts = FeatureExtractor(), ImageAnalyser()
+    names = list(FEATURE_NAMES)
+    rp, rk, pics, own, entries = real_rows(splits, crops, facts)
+    Xr = fx.transform(rp, progress=True)
+    X, kinds, w = Xr, rk, np.ones(len(rk))
+    result = {"recipe": "real", "splits": list(splits), "real_pairs": len(rk), "crops": crops}
+    sp, sk = [], []
+    if sampleweb_share > 0:
+        os.makedirs(work, exist_ok=True)
+        sp, sk = sampleweb_rows(work)
+    mem_name = ""
+    if use_memory:
+        memory, sw_ids = build_memory(entries, sp, sk, first_id=int(pics.max()) + 1)
+        memory_columns(Xr, names, rp, fx, memory, pics, own)
+        mem_name = os.path.splitext(os.path.basename(out))[0] + "_memory.npz"
+        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+        memory.save(os.path.join(os.path.dirname(os.path.abspath(out)), mem_name))
+        result["memory_rows"] = len(memory.ids)
+    if sampleweb_share > 0:
+        Xs = fx.transform(sp, progress=True)
+        if use_memory:
+            memory_columns(Xs, names, sp, fx, memory, sw_ids, np.zeros(len(sp), bool))
+        # The sample web weighs sampleweb_share of each kind group's total.
+        ws = np.ones(len(sk)) * (len(rk) / max(len(sk), 1)) * sampleweb_share / (1 - sampleweb_share)
+        X, kinds, w = np.vstack([Xr, Xs]), np.r_[rk, sk], np.r_[w, ws]
+        result["sampleweb_pairs"] = len(sk)
+    parts = {"text": fit_part(X, kinds, w, names, TEXT_INTRINSIC, TEXT_KINDS, C_TEXT)}
+    if use_memory:
+        # New pictures (gate 0) and pictures the memory knows (gate > 0) get their own match
+        # regressions, mixed by the gate: the memory cannot bend the new-picture calibration.
+
+        gate = X[:, names.index("mem_gate")]
+        lo, hi = gate <= 0, gate > 0
+        parts["match"] = GatedModel(
+            "mem_gate",
+            fit_part(X[lo], kinds[lo], w[lo], names, MATCH_FEATURES, MATCH_KINDS, C_MATCH),
+            fit_part(X[hi], kinds[hi], w[hi], names, MATCH_FEATURES + MEMORY_FEATURES[1:], MATCH_KINDS, C_MATCH))
+        result["gated_rows"] = int(hi.sum())
+    else:
+        parts["match"] = fit_part(X, kinds, w, names, MATCH_FEATURES, MATCH_KINDS, C_MATCH)
+    info = {**result, "sampleweb_share": sampleweb_share, "C": [C_TEXT, C_MATCH]}
+    model = ProductModel(parts, info=info, memory=mem_name)
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    model.save(out)
+    result["model"] = out
+    result["top_weights"] = model.top_weights(6)
+    if "val" not in splits:
+        result["val"] = evaluate("val", out)
+    return result
+
+
+def main(argv=None) -> int:
+
+    ap = argparse.ArgumentParser(prog="python -m tools.train_real", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default="scoring/models/scorer.json")
+    ap.add_argument("--splits", nargs="+", default=["train"], choices=SPLITS)
+    ap.add_argument("--work", default="out/scorer-real")
+    ap.add_argument("--sampleweb-share", type=float, default=SAMPLEWEB_SHARE)
+    ap.add_argument("--no-crops", action="store_true")
+    ap.add_argument("--no-memory", action="store_true", help="no caption memory (scoring/memory.py)")
+    a = ap.parse_args(argv)
+    if "test" in a.splits:
+        print("train_real: the test split is never trained on", file=sys.stderr)
+        return 2
+    result = train(a.out, a.splits, a.work, a.sampleweb_share, not a.no_crops, not a.no_memory)
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
