@@ -6,13 +6,23 @@ this module is the stage: its drop reasons, de-duplication and the candidate rec
 from __future__ import annotations
 
 import posixpath
+from collections import Counter
 from urllib.parse import urlsplit
 
 from pipeline.charset import decode_html, looks_undecodable
 from pipeline.errors import ConfigError
 from pipeline.html_images import find_images, html_dim
 from pipeline.records import Candidate, Page
-from pipeline.stage import Drop, MapStage
+from pipeline.regions import image_role
+from pipeline.stage import Drop, Keep, MapStage
+
+# A side of surrounding text whose characters are at least this much link text is a list of
+# links (a teaser list, a headline grid, navigation), not prose about the image.
+MAX_SIDE_LINK_SHARE = 0.5
+# Regions whose text is never about an image beside it; in the others (related, aside) only
+# a teaser card's title is.
+FURNITURE = frozenset("nav header footer comments share ad newsletter cookie login dialog "
+                      "author".split())
 
 
 class Extractor(MapStage):
@@ -27,8 +37,22 @@ class Extractor(MapStage):
     (image URL, source, text) triples on one page are kept once.  Texts are entity-decoded and
     whitespace-collapsed; alt/title/caption are cut to ``max_text_chars`` on a word boundary.
 
+    Before any text is taken, each image's page region and role are read
+    (:mod:`pipeline.regions`): an image whose role is spacer, tracker, avatar, icon, logo,
+    badge or ad yields no candidate.  Surrounding text comes only from prose next to the image
+    in the page's content: a side inside a region (navigation, comments, related, ...) or made
+    mostly of link text (a teaser list, a headline grid) is discarded.  Alt, title and caption
+    are kept in any region; the region is in ``meta["region"]`` ("content" outside them).
+
     Drops, one per page: ``extract_undecodable`` (the body decodes to mostly replacement or
     control characters), ``extract_no_images`` (no usable image), ``extract_no_text``.
+
+    Inside a page two smaller units are counted (``Keep.units``, each in = kept + dropped, in
+    stats.json under the step's ``units``): every ``image`` found, kept when it yields a
+    candidate, else dropped as ``extract_image_no_url``, ``extract_image_<role>`` or
+    ``extract_image_no_text``; and every non-empty ``side`` (before / after) of surrounding
+    text, kept, or dropped as ``extract_side_region``, ``extract_side_links`` or
+    ``extract_side_repeat`` (the same text as the image's alt, caption or title).
     """
 
     name = "extract"
@@ -56,31 +80,86 @@ class Extractor(MapStage):
         # The language step's decision (text-based) wins over the page's own <html lang>.
         page_lang = page.meta.get("lang") or found.lang
         usable = [img for img in found.images if img.url]
+        units: Counter = Counter()
+        units["extract_image_no_url"] = len(found.images) - len(usable)
         if not usable:
-            return self.drop("no_images")
+            return Drop(self.reason("no_images"), _units(units))
         out: list[Candidate] = []
         seen: set[tuple[str, str, str]] = set()
         for img in usable:
+            width, height = html_dim(img.attrs.get("width")), html_dim(img.attrs.get("height"))
+            role = image_role(img.url, img.attrs, width, height, img.region)
+            if role:
+                units[f"extract_image_{role}"] += 1
+                continue
             meta = {"n_images": len(usable), "url_attr": img.url_attr, "encoding": codec,
                     "file_name": posixpath.basename(urlsplit(img.url).path),
-                    "in_figure": img.figure is not None, "in_link": img.in_link}
-            for key in ("width", "height"):
-                dim = html_dim(img.attrs.get(key))
-                if dim is not None:
-                    meta[f"img_{key}"] = dim
+                    "in_figure": img.figure is not None, "in_link": img.in_link,
+                    "region": img.region or "content"}
+            if width is not None:
+                meta["img_width"] = width
+            if height is not None:
+                meta["img_height"] = height
+            before, after = self._sides(img, units)
             texts = (("alt", img.alt), ("caption", img.caption), ("title", img.title),
-                     ("surrounding", f"{img.before} {img.after}".strip()))
+                     ("surrounding", f"{before} {after}".strip()))
             norms: set[str] = set()
+            n_out = len(out)
             for source, value in texts:
                 norm = value.casefold()
                 if not value or norm in norms or (img.url, source, value) in seen:
+                    if value and source == "surrounding":
+                        units["extract_side_repeat"] += bool(before) + bool(after)
+                        units["side_kept"] -= bool(before) + bool(after)
                     continue
                 norms.add(norm)
                 seen.add((img.url, source, value))
-                m = dict(meta, before=img.before, after=img.after) if source == "surrounding" \
+                m = dict(meta, before=before, after=after) if source == "surrounding" \
                     else dict(meta)  # one dict per record: later stages may edit it
                 out.append(Candidate(page.url, img.url, source, value, value, found.title,
                                      page_lang, img.index, m))
+            units["image_kept" if len(out) > n_out else "extract_image_no_text"] += 1
         if not out:
-            return self.drop("no_text")
-        return out
+            return Drop(self.reason("no_text"), _units(units))
+        return Keep(tuple(out), _units(units))
+
+    def _sides(self, img, units: Counter) -> tuple[str, str]:
+        """The before / after texts of an image that are prose of the content (see the class
+        docstring), each side counted."""
+        sides = []
+        for text, (link_share, n_links) in ((img.before, img.link_before),
+                                            (img.after, img.link_after)):
+            if not text:
+                sides.append("")
+                continue
+            if img.region in FURNITURE:
+                why = "region"
+            elif link_share >= MAX_SIDE_LINK_SHARE:
+                # One link: the title of a teaser card beside its picture (kept); more: a
+                # list of links (navigation, a headline grid).
+                why = "" if n_links == 1 else "links"
+            elif img.region:
+                why = "region"
+            else:
+                why = ""
+            if why:
+                units[f"extract_side_{why}"] += 1
+                sides.append("")
+            else:
+                units["side_kept"] += 1
+                sides.append(text)
+        return sides[0], sides[1]
+
+
+def _units(counts: Counter) -> tuple:
+    """``Keep.units`` from the counts: ``image_kept`` / ``side_kept`` are the units kept,
+    other keys the drop reasons (of images, ``extract_image_*``, or sides)."""
+    out = []
+    for key, n in sorted(counts.items()):
+        if n <= 0:
+            continue
+        if key.endswith("_kept"):
+            out.append((key[:-5], "kept", n))
+        else:
+            out.append(("side" if key.startswith("extract_side_") else "image", key, n))
+    return tuple(out)

@@ -16,6 +16,8 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
+from pipeline.regions import region_of
+
 
 # Elements that end the "surrounding text" of an image and separate words in running text.
 BLOCK_TAGS = frozenset(
@@ -30,12 +32,18 @@ SKIP_TAGS = frozenset(
 LAZY_URL_ATTRS = ("data-src", "data-lazy-src", "data-original", "data-lazy", "data-origin",
                   "data-normal")
 SRCSET_ATTRS = ("srcset", "data-srcset", "data-lazy-srcset")
-_DATA_SRC_RE = re.compile(r"^data-[\w-]*src$")
+# Any other attribute naming an image URL: data-*src*, data-source-*, data-original-*,
+# data-*image-url ("data-retina-src", "data-source-large", "data-img-src-set").
+_DATA_SRC_RE = re.compile(r"^data-(?:[\w-]*src[\w-]*|source[\w-]*|original[\w-]*|[\w-]*image-?url)$")
+# Elements other than <img> that lazy-loading scripts turn into one: an image URL in a lazy
+# attribute and an alt-like attribute ("<div data-src=... data-alt=...>").
+LAZY_CONTAINER_CSS = "[data-alt]:not(img),a[data-src][alt],div[data-src][alt],span[data-src][alt]"
 # File names that only hold the place of a lazily loaded image (leer.gif, shim.gif,
 # lazyload-transparent-image-data.gif, 1x1.trans.gif, missing-image.svg, ...).
 _PLACEHOLDER_RE = re.compile(
     r"(?:^|[^a-z])(?:blank|spacer|pixel|transparent|trans|placeholder|lazy[a-z]*|loading|loader"
     r"|empty|leer|shim|dummy|grey|gray|1x1|clear|missing-image|no-?image|default)(?=[^a-z]|$)")
+_NOT_IMAGE_EXTS = (".html", ".htm", ".php", ".js", ".json", ".asp", ".aspx", "/")
 _URL_JUNK_RE = re.compile(r"[\t\n\r]")
 _PLAIN_URL_RE = re.compile(r"^https?://[^/\s#?\\@\[\]]+(?:[/?][^\s#\\]*)?$")
 _DIM_RE = re.compile(r"^\s*(\d{1,6})(?:\.\d+)?\s*(?:px)?\s*$", re.I)
@@ -123,6 +131,10 @@ class ImageRef:
     after: str = ""
     url: str = ""  # the chosen absolute URL, "" when none is usable
     url_attr: str = ""
+    link_before: tuple = (0.0, 0)  # (share of link text, links) in the before / after text
+    link_after: tuple = (0.0, 0)
+    container: bool = False  # a lazy container element, not an <img>
+    region: str = ""  # the page region it sits in (pipeline/regions.py), "" in the content
 
 
 @dataclass
@@ -147,8 +159,8 @@ def lazy_url(attrs: dict, base: str) -> tuple[str, str]:
                 return url, name
     for name, value in attrs.items():
         if value and name not in LAZY_URL_ATTRS and _DATA_SRC_RE.match(name):
-            url = resolve(base, value)
-            if url:
+            url = resolve(base, first_srcset_url(value))
+            if url and not url.endswith((".html", ".htm", ".js", ".json", ".php")):
                 return url, name
     return "", ""
 
@@ -175,6 +187,8 @@ def choose_urls(images: list["ImageRef"]) -> None:
         if img.lazy_url and (not src or len(lazy_by_src.get(src, ())) >= 2
                              or is_placeholder(src)):
             img.url, img.url_attr = img.lazy_url, img.lazy_attr
+        elif src and img.srcset_url and img.srcset_url != src and is_placeholder(src):
+            img.url, img.url_attr = img.srcset_url, "srcset"  # a placeholder src, a real srcset
         elif src:
             img.url, img.url_attr = src, "src"
         elif img.srcset_url:
@@ -183,16 +197,34 @@ def choose_urls(images: list["ImageRef"]) -> None:
             img.url, img.url_attr = img.picture_url, "picture"
 
 
-_PLAIN, _BLOCK, _FIGURE, _FIGCAPTION, _PICTURE, _LINK = range(6)
+_PLAIN, _BLOCK, _FIGURE, _FIGCAPTION, _PICTURE, _LINK, _ADJ_CAPTION = range(7)
 
 
-def walk(root, base: str) -> tuple[list[str], list[ImageRef]]:
+def _after_figure(node, fig_id: int) -> bool:
+    """Whether ``node`` (a figcaption) follows the figure of mem_id ``fig_id`` as its next
+    element sibling, whitespace between them."""
+    prev = node.prev
+    while prev is not None and prev.tag == "-text" and not (prev.text_content or "").strip():
+        prev = prev.prev
+    return prev is not None and prev.tag == "figure" and prev.mem_id == fig_id
+
+
+def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str], list[ImageRef],
+                                                                         list[tuple[int, int]]]:
     """Text tokens and images of ``root`` in document order (see the module docstring).
 
     Iterative, so pages nested thousands of elements deep do not hit the recursion limit.
     Block frames are ``[start, end]`` token ranges; figure frames ``[cap_start, cap_end]``
-    of their first figcaption (-1 while unknown).
+    of their first figcaption (-1 while unknown); a figure without one takes a
+    ``<figcaption>`` that is its next sibling.  Each image notes its region
+    (:func:`pipeline.regions.region_of` over the open elements).  ``containers`` holds the
+    mem_ids of lazy containers (``LAZY_CONTAINER_CSS``), walked as images.  Also returns the
+    token ranges of link text.
     """
+    link_spans: list[tuple[int, int]] = []
+    link_starts: list[int] = []
+    memo: dict = {}
+    last_figure: tuple = (0, None)
     tokens: list[str] = []
     images: list[ImageRef] = []
     blocks = [[0, -1]]
@@ -212,12 +244,19 @@ def walk(root, base: str) -> tuple[list[str], list[ImageRef]]:
             if kind:  # leaving an element that opened a frame
                 if kind == _LINK:
                     links -= 1
+                    start = link_starts.pop()
+                    if len(tokens) > start:
+                        link_spans.append((start, len(tokens)))
                 elif kind == _PICTURE:
                     pictures.pop()
                 else:
                     blocks.pop()[1] = len(tokens)
                     if kind == _FIGURE:
-                        figures.pop()
+                        frame = figures.pop()
+                        last_figure = (parent.mem_id, frame) if frame[0] < 0 else (0, None)
+                    elif kind == _ADJ_CAPTION:
+                        last_figure[1][1] = len(tokens)
+                        last_figure = (0, None)
                     elif kind == _FIGCAPTION and figures and figures[-1][0] >= 0 \
                             and figures[-1][1] < 0:
                         figures[-1][1] = len(tokens)  # the figure's first figcaption ends
@@ -233,7 +272,8 @@ def walk(root, base: str) -> tuple[list[str], list[ImageRef]]:
                 len(images), resolve(base, attrs.get("src")), lazy, lazy_attr,
                 resolve(base, first_srcset_url(attrs.get("srcset"))),
                 pictures[-1][0] if pictures else "", attrs, len(tokens), blocks[-1],
-                figures[-1] if figures else None, links > 0))
+                figures[-1] if figures else None, links > 0,
+                region=region_of([e[0] for e in stack], memo)))
         elif tag == "br" or tag == "hr":
             add(" ")
         elif tag == "source":
@@ -255,12 +295,25 @@ def walk(root, base: str) -> tuple[list[str], list[ImageRef]]:
                     kind = _FIGCAPTION
                     if figures and figures[-1][0] < 0:
                         figures[-1][0] = len(tokens)
+                    elif last_figure[1] is not None and _after_figure(node, last_figure[0]):
+                        kind = _ADJ_CAPTION
+                        last_figure[1][0] = len(tokens)
             elif tag == "picture":
                 pictures.append([""])
                 kind = _PICTURE
             elif tag == "a":
                 links += 1
+                link_starts.append(len(tokens))
                 kind = _LINK
+            if containers and node.mem_id in containers:
+                attrs = node.attributes
+                lazy, lazy_attr = lazy_url(attrs, base)
+                if lazy and not urlsplit(lazy).path.endswith(_NOT_IMAGE_EXTS):
+                    attrs = dict(attrs, alt=attrs.get("data-alt") or attrs.get("alt"))
+                    images.append(ImageRef(
+                        len(images), "", lazy, lazy_attr, "", "", attrs, len(tokens),
+                        blocks[-1], figures[-1] if figures else None, links > 0,
+                        region=region_of([e[0] for e in stack] + [node], memo), container=True))
             if child is not None:
                 push((node, kind))
                 node = child
@@ -271,25 +324,45 @@ def walk(root, base: str) -> tuple[list[str], list[ImageRef]]:
                 continue
         node = node.next
     blocks[0][1] = len(tokens)
-    return tokens, images
+    return tokens, images, link_spans
 
 
-def _before(tokens: list[str], start: int, pos: int, limit: int) -> str:
+def _link_share(tokens: list[str], spans: list[tuple[int, int]], lo: int,
+                hi: int) -> tuple[float, int]:
+    """The share of the non-space characters of tokens[lo:hi] that are link text, and the
+    number of links with text there."""
+    if hi <= lo or not spans:
+        return 0.0, 0
+    total = sum(len(t.strip()) for t in tokens[lo:hi])
+    if not total:
+        return 0.0, 0
+    linked = n = 0
+    for s, e in spans:
+        if e > lo and s < hi:
+            got = sum(len(t.strip()) for t in tokens[max(s, lo):min(e, hi)])
+            linked += got
+            n += got > 0
+    return min(1.0, linked / total), n
+
+
+def _before(tokens: list[str], start: int, pos: int, limit: int) -> tuple[str, int]:
+    """The text before ``pos`` in the block, and the first token index it read."""
     got, n, i = [], 0, pos - 1
     while i >= start and n <= limit:
         got.append(tokens[i])
         n += len(tokens[i].strip())
         i -= 1
-    return cut(collapse("".join(reversed(got))), limit, keep_end=True)
+    return cut(collapse("".join(reversed(got))), limit, keep_end=True), i + 1
 
 
-def _after(tokens: list[str], pos: int, end: int, limit: int) -> str:
+def _after(tokens: list[str], pos: int, end: int, limit: int) -> tuple[str, int]:
+    """The text after ``pos`` in the block, and the token index after the last it read."""
     got, n, i = [], 0, pos
     while i < end and n <= limit:
         got.append(tokens[i])
         n += len(tokens[i].strip())
         i += 1
-    return cut(collapse("".join(got)), limit)
+    return cut(collapse("".join(got)), limit), i
 
 
 def find_images(text: str, page_url: str, surrounding_chars: int = 300,
@@ -311,7 +384,8 @@ def find_images(text: str, page_url: str, surrounding_chars: int = 300,
     body = tree.body or root
     if body is None:
         return out
-    tokens, out.images = walk(body, base)
+    containers = frozenset(n.mem_id for n in body.css(LAZY_CONTAINER_CSS))
+    tokens, out.images, spans = walk(body, base, containers)
     choose_urls(out.images)
     for img in out.images:
         img.alt = cut(collapse(img.attrs.get("alt")), max_text_chars)
@@ -320,6 +394,8 @@ def find_images(text: str, page_url: str, surrounding_chars: int = 300,
         if fig is not None and fig[1] >= 0:
             img.caption = cut(collapse("".join(tokens[fig[0]:fig[1]])), max_text_chars)
         if img.url:
-            img.before = _before(tokens, img.block[0], img.pos, surrounding_chars)
-            img.after = _after(tokens, img.pos, img.block[1], surrounding_chars)
+            img.before, lo = _before(tokens, img.block[0], img.pos, surrounding_chars)
+            img.after, hi = _after(tokens, img.pos, img.block[1], surrounding_chars)
+            img.link_before = _link_share(tokens, spans, lo, img.pos)
+            img.link_after = _link_share(tokens, spans, img.pos, hi)
     return out

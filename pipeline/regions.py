@@ -1,0 +1,195 @@
+"""Page regions and image roles: what an image is, from the markup alone, before any fetch.
+
+**Regions.**  Text from a page's furniture is no caption: navigation, the site header and
+footer, asides and sidebars, comments, related / share / social / ad / newsletter / cookie
+boxes, author boxes.  An image's region is that of its innermost ancestor that names one, by
+tag (``nav``, ``aside``, ``header``, ``footer``), ARIA role, or a token of its ``class`` /
+``id`` (``comment-list`` -> ``comments``; tokens split at ``-``, ``_``, spaces and camelCase).
+A ``header`` / ``footer`` inside an ``article`` or ``main`` is the article's own (its title
+and lead image), not the site's, so it names no region; ``main`` ends any region above it (a
+page-wide wrapper such as ``<div class="has-sidebar">`` holds the content too).  Only the
+image's ancestors are read, each once per page (reading attributes is the costly part of a
+walk over every element).
+
+**Image roles.**  Spacers, trackers, avatars, icons, logos, badges / seals and ad banners are
+recognised from the declared size, the URL and the image's own attributes and region; such
+an image is not fetched and none of its texts becomes a candidate (each role is its own drop
+reason, ``extract_image_<role>``).
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from urllib.parse import urlsplit
+
+# class / id token -> region.  Tokens are whole parts of a class or id name.
+_TOKEN_REGION = {}
+for _region, _words in {
+    "nav": "nav navbar navigation navmenu menu menubar megamenu breadcrumb breadcrumbs topbar "
+           "toolbar pagination pager skiplink skip subnav dropdown",
+    "header": "header masthead",
+    "footer": "footer colophon",
+    "aside": "sidebar aside rail siderail sidebox widget widgets",
+    "comments": "comment comments commentlist respond disqus replies discussion",
+    "related": "related recommended recommendations recirc trending popular mostread "
+               "outbrain taboola teasers morestories",
+    "share": "share sharing sharebar social sociable follow addthis sharedaddy",
+    "ad": "ad ads advert adverts advertisement advertising sponsor sponsored dfp adslot "
+          "adunit gpt",
+    "newsletter": "newsletter subscribe subscription signup optin",
+    "cookie": "cookie cookies consent gdpr",
+    "author": "author authors byline avatar bio profile",
+    "login": "login signin account",
+}.items():
+    for _w in _words.split():
+        _TOKEN_REGION[_w] = _region
+
+_TAG_REGION = {"nav": "nav", "aside": "aside", "header": "header", "footer": "footer"}
+_ROLE_REGION = {"navigation": "nav", "menu": "nav", "menubar": "nav", "search": "nav",
+                "banner": "header", "contentinfo": "footer", "complementary": "aside",
+                "dialog": "dialog", "alertdialog": "dialog"}
+_CONTENT_TAGS = frozenset(("article", "main"))
+# Class names that describe the page's state, not the element: "has-sidebar", "no-comments".
+_STATE_PREFIXES = ("has-", "has_", "with-", "no-", "is-", "show-", "hide-", "js-")
+# Class names with these words name a layout wrapper, whatever else they say.
+_LAYOUT_WORDS = frozenset("wrap wrapper container layout content contents inner outer body "
+                          "main page".split())
+_SPLIT_RE = re.compile(r"[^a-z0-9]+")
+_CAMEL_RE = re.compile(r"([a-z0-9])([A-Z])")
+_CLASS_CACHE: dict[str, str] = {}
+
+
+def class_region(value: str) -> str:
+    """The region a ``class`` or ``id`` value names, or ""."""
+    hit = _CLASS_CACHE.get(value)
+    if hit is not None:
+        return hit
+    region = ""
+    for name in value.split():
+        if name.lower().startswith(_STATE_PREFIXES):
+            continue
+        toks = _SPLIT_RE.split(_CAMEL_RE.sub(r"\1 \2", name).lower())
+        if not _LAYOUT_WORDS.isdisjoint(toks):
+            continue  # "content-sidebar-wrap" wraps the content as well as the sidebar
+        for tok in toks:
+            region = _TOKEN_REGION.get(tok, "")
+            if region:
+                break
+        if region:
+            break
+    if len(_CLASS_CACHE) > 50000:
+        _CLASS_CACHE.clear()
+    _CLASS_CACHE[value] = region
+    return region
+
+
+def element_region(tag: str, attrs: dict) -> tuple[str, bool]:
+    """``(region or "", is content)`` of one element (content: ``article``/``main``)."""
+    role = (attrs.get("role") or "").strip().lower()
+    if tag in _CONTENT_TAGS or role in ("main", "article"):
+        return "", True
+    region = _TAG_REGION.get(tag) or _ROLE_REGION.get(role, "")
+    if not region:
+        for key in ("class", "id"):
+            value = attrs.get(key)
+            if value:
+                region = class_region(value)
+                if region:
+                    break
+    return region, False
+
+
+def region_of(ancestors, memo: dict) -> str:
+    """The region of an element whose ancestors (outermost first) are ``ancestors``; ``memo``
+    maps a node's ``mem_id`` (its address in the parsed tree: Python's wrapper objects come
+    and go) to ``(region, content, tag)`` for the page being walked."""
+    region, in_content = "", False
+    for node in ancestors:
+        key = node.mem_id
+        got = memo.get(key)
+        if got is None:
+            tag = node.tag
+            if tag in ("body", "html"):
+                got = ("", False, tag)
+            else:
+                got = (*element_region(tag, node.attributes), tag)
+            memo[key] = got
+        r, content, tag = got
+        if content:
+            in_content = True
+            if tag == "main":
+                region = ""  # the main content starts here, whatever wraps it
+            continue
+        if r and not (in_content and r in ("header", "footer")):
+            region = r
+    return region
+
+
+# Image roles ---------------------------------------------------------------------------------
+_ROLE_TOKENS = {}
+for _role, _words in {
+    "tracker": "pixel pixels beacon tracking tracker atrk utm",
+    "avatar": "avatar avatars gravatar headshot headshots userpic biopic mugshot authorpic",
+    "icon": "icon icons ico icn sprite sprites arrow arrows btn button bullet chevron emoji "
+            "smiley smilies stars rating caret spinner loader loading throbber",
+    "logo": "logo logos wordmark masthead",
+    "badge": "badge badges seal appstore playstore googleplay certified trustmark",
+    "social": "facebook twitter pinterest linkedin instagram youtube rss digg reddit tumblr "
+              "whatsapp email mail share fb",
+    "ad": "ad ads advert banner300 adserver doubleclick",
+}.items():
+    for _w in _words.split():
+        _ROLE_TOKENS[_w] = _role
+# Hosts and paths of tracking pixels and ad servers (the file name says nothing there).
+_TRACKER_URL_RE = re.compile(
+    r"quantserve|quantcount|scorecardresearch|doubleclick|/b/ss/|/__utm|facebook\.com/tr"
+    r"|/pixel[/?.]|/beacon|/impression|/track[/?]|/ad/|/ads/|adserver|ord=\d|;sz=\d"
+    r"|pixel\.wp\.com|/p-[\w-]{8,}\.gif|stats\.wp\.com|/count\?|/counter", re.I)
+# File names made of these words (and numbers) only: spacers ("1x1.trans.gif", "clear.gif").
+_SPACER_WORDS = frozenset("spacer blank clear trans transparent 1x1 shim pixel dot empty "
+                          "placeholder".split())
+_ALT_ROLE_RE = re.compile(r"^(?:\w+ )?(?:logo|icon|avatar|badge)$|^avatar\b|\blogo$", re.I)
+_SMALL = 48  # a declared size at most this, both ways: an icon or an avatar, not a picture
+_TINY = 2  # a declared size at most this, both ways: a tracking pixel or a spacer
+
+
+def url_tokens(url: str) -> list[str]:
+    """The lowercase word tokens of a URL's file name (camelCase split)."""
+    name = posixpath.basename(urlsplit(url).path)
+    return _SPLIT_RE.split(_CAMEL_RE.sub(r"\1 \2", name.rsplit(".", 1)[0]).lower())
+
+
+def image_role(url: str, attrs: dict, width: int | None, height: int | None,
+               region: str) -> str:
+    """The role of an image that is no picture worth a caption, or "" (see the docstring)."""
+    if width is not None and height is not None:
+        if width <= _TINY and height <= _TINY:
+            return "tracker"
+    if _TRACKER_URL_RE.search(url):
+        return "tracker"
+    tokens = [t for t in url_tokens(url) if t]
+    if tokens and all(t in _SPACER_WORDS or t.isdigit() for t in tokens) \
+            and not all(t.isdigit() for t in tokens):
+        return "spacer"
+    roles = {_ROLE_TOKENS[t] for t in tokens if t in _ROLE_TOKENS}
+    for key in ("class", "id"):
+        value = attrs.get(key)
+        if value:
+            for name in value.split():
+                for tok in _SPLIT_RE.split(_CAMEL_RE.sub(r"\1 \2", name).lower()):
+                    r = _ROLE_TOKENS.get(tok)
+                    if r in ("avatar", "icon", "logo", "badge"):
+                        roles.add(r)
+    alt = (attrs.get("alt") or "").strip()
+    if alt and _ALT_ROLE_RE.search(alt):
+        roles.add(_ALT_ROLE_RE.search(alt).group(0).split()[-1].lower())
+    # A picture declared large is no icon whatever its name says ("arrow-up-price.jpg").
+    large = (width or 0) > 150 or (height or 0) > 150
+    for role in ("tracker", "avatar", "logo", "badge", "ad", "icon", "social"):
+        if role in roles and not (large and role in ("avatar", "icon", "social")):
+            return "icon" if role == "social" else role
+    if width is not None and height is not None and width <= _SMALL and height <= _SMALL:
+        return "avatar" if region in ("comments", "author") else "icon"
+    if region in ("comments", "author") and width is not None and width <= 100:
+        return "avatar"  # the picture beside a commenter's or an author's name
+    return ""
