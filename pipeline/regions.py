@@ -129,9 +129,10 @@ def region_of(ancestors, memo: dict) -> str:
 _ROLE_TOKENS = {}
 for _role, _words in {
     "tracker": "pixel pixels beacon tracking tracker atrk utm",
-    "avatar": "avatar avatars gravatar headshot headshots userpic biopic mugshot authorpic",
+    "avatar": "avatar avatars gravatar headshot headshots userpic biopic mugshot authorpic "
+              "profilepic",
     "icon": "icon icons ico icn sprite sprites arrow arrows btn button bullet chevron emoji "
-            "smiley smilies stars rating caret spinner loader loading throbber",
+            "smiley smilies stars rating caret spinner loader loading throbber bul",
     "logo": "logo logos wordmark masthead",
     "badge": "badge badges seal appstore playstore googleplay certified trustmark",
     "social": "facebook twitter pinterest linkedin instagram youtube rss digg reddit tumblr "
@@ -148,7 +149,12 @@ _TRACKER_URL_RE = re.compile(
 # File names made of these words (and numbers) only: spacers ("1x1.trans.gif", "clear.gif").
 _SPACER_WORDS = frozenset("spacer blank clear trans transparent 1x1 shim pixel dot empty "
                           "placeholder".split())
-_ALT_ROLE_RE = re.compile(r"^(?:\w+ )?(?:logo|icon|avatar|badge)$|^avatar\b|\blogo$", re.I)
+_ALT_ROLE_RE = re.compile(r"^(?:\w+ )?(?:logo|icon|avatar|badge)$|^avatar\b|\blogo$"
+                          r"|^(?:\w+ ){0,2}(?:logo|icon)\b", re.I)
+# Standard ad banner sizes (IAB), declared or written in the file name.
+_AD_SIZES = frozenset("300x250 728x90 160x600 300x600 468x60 320x50 970x250 970x90 120x600 "
+                      "234x60 120x90 120x60 125x125 336x280 250x250 200x200 180x150 "
+                      "300x50 300x100 320x100".split()) - {"200x200"}
 _SMALL = 48  # a declared size at most this, both ways: an icon or an avatar, not a picture
 _TINY = 2  # a declared size at most this, both ways: a tracking pixel or a spacer
 
@@ -167,7 +173,17 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
             return "tracker"
     if _TRACKER_URL_RE.search(url):
         return "tracker"
+    if url.endswith(".svg") or ".svg?" in url:
+        return "vector"  # logos, icons and drawings: no photograph, and no raster to decode
+    if width is not None and height is not None and f"{width}x{height}" in _AD_SIZES:
+        return "ad"
     tokens = [t for t in url_tokens(url) if t]
+    if not _AD_SIZES.isdisjoint(tokens):
+        return "ad"
+    # "bul2" -> "bul", "icon18" -> "icon"; "windowsicon", "sitelogo" end in a role word.
+    tokens += [t.rstrip("0123456789") for t in tokens if t[-1:].isdigit()]
+    tokens += ["icon" for t in tokens if t.endswith("icon") and t not in ("silicon", "lexicon")]
+    tokens += ["logo" for t in tokens if t.endswith("logo") and len(t) > 4]
     if tokens and all(t in _SPACER_WORDS or t.isdigit() for t in tokens) \
             and not all(t.isdigit() for t in tokens):
         return "spacer"
@@ -186,7 +202,7 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
     # A picture declared large is no icon whatever its name says ("arrow-up-price.jpg").
     large = (width or 0) > 150 or (height or 0) > 150
     for role in ("tracker", "avatar", "logo", "badge", "ad", "icon", "social"):
-        if role in roles and not (large and role in ("avatar", "icon", "social")):
+        if role in roles and not (large and role in ("icon", "social")):
             return "icon" if role == "social" else role
     if width is not None and height is not None and width <= _SMALL and height <= _SMALL:
         return "avatar" if region in ("comments", "author") else "icon"
