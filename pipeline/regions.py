@@ -144,7 +144,7 @@ for _role, _words in {
 # Hosts and paths of tracking pixels and ad servers (the file name says nothing there).
 _TRACKER_URL_RE = re.compile(
     r"quantserve|quantcount|scorecardresearch|doubleclick|/b/ss/|/__utm|facebook\.com/tr"
-    r"|/pixel[/?.]|/beacon|/impression|/track[/?]|/ad/|/ads/|adserver|ord=\d|;sz=\d"
+    r"|(?<=[\w-])/pixel(?:[/?]|\.(?:gif|png))|/beacon|/impression|/track[/?]|/ad/|/ads/|adserver|ord=\d|;sz=\d"
     r"|pixel\.wp\.com|/p-[\w-]{8,}\.gif|stats\.wp\.com|/count\?|/counter", re.I)
 # File names made of these words (and numbers) only: spacers ("1x1.trans.gif", "clear.gif").
 _SPACER_WORDS = frozenset("spacer blank clear trans transparent 1x1 shim pixel dot empty "
@@ -157,6 +157,11 @@ _AD_SIZES = frozenset("300x250 728x90 160x600 300x600 468x60 320x50 970x250 970x
                       "300x50 300x100 320x100".split()) - {"200x200"}
 _SMALL = 48  # a declared size at most this, both ways: an icon or an avatar, not a picture
 _TINY = 2  # a declared size at most this, both ways: a tracking pixel or a spacer
+# A declared size at most this, both ways: a thumbnail too small for the image step, which
+# keeps images of 300 px and more (a display size of 100 px is at most 200 px on a 2x
+# screen).  A size written in the file name ("generic-96x96.gif") counts as declared.
+_THUMB = 100
+_NAMED_SIZE_RE = re.compile(r"^(\d{2,4})x(\d{2,4})$")
 
 
 def url_tokens(url: str) -> list[str]:
@@ -180,6 +185,11 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
     tokens = [t for t in url_tokens(url) if t]
     if not _AD_SIZES.isdisjoint(tokens):
         return "ad"
+    if width is None and height is None:
+        for t in tokens:
+            m = _NAMED_SIZE_RE.match(t)
+            if m:
+                width, height = int(m.group(1)), int(m.group(2))
     # "bul2" -> "bul", "icon18" -> "icon"; "windowsicon", "sitelogo" end in a role word.
     tokens += [t.rstrip("0123456789") for t in tokens if t[-1:].isdigit()]
     tokens += ["icon" for t in tokens if t.endswith("icon") and t not in ("silicon", "lexicon")]
@@ -208,4 +218,6 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
         return "avatar" if region in ("comments", "author") else "icon"
     if region in ("comments", "author") and width is not None and width <= 100:
         return "avatar"  # the picture beside a commenter's or an author's name
+    if width is not None and height is not None and width <= _THUMB and height <= _THUMB:
+        return "small"
     return ""

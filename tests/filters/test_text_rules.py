@@ -53,6 +53,19 @@ DROPS = {
 
 # rule -> (text, expected text after the edit)
 EDITS = {
+    "hashtags": [("Lemon tart with berries on a plate #baking #dessert #recipe",
+                  "Lemon tart with berries on a plate"),
+                 ("Sunset over the bay #nofilter", "Sunset over the bay")],
+    "lead": [("Passengers wait for a bus in the rain in New York. " + "A wall of storms packing "
+              "ice, sleet and rain threatens to snarl travel across the country on the busiest "
+              "travel days of the year, with millions of people on the road and in the air and "
+              "more rain on the way tonight.",
+              "Passengers wait for a bus in the rain in New York."),
+             ("Dr. Ana Lima speaks at the U.S. Capitol in Washington on Nov. 9, 2023. " + "She "
+              "said the new rules would change the way doctors and nurses across the whole "
+              "country work with patients every day, and that her team would keep pushing for them "
+              "in every state and in every city until the last of the new laws is passed.",
+              "Dr. Ana Lima speaks at the U.S. Capitol in Washington on Nov. 9, 2023.")],
     "markup": [("<b>Bold</b> caption", "Bold caption"), ("Fish &amp; chips", "Fish & chips"),
                ("Fish &amp;amp; chips", "Fish & chips"), ("Caf\u00c3\u00a9 au lait", "Café au lait"),
                ("soft\u00adhyphen and zero\u200bwidth", "softhyphen and zerowidth")],
@@ -84,6 +97,10 @@ EDITS = {
 
 # rule -> texts it must leave exactly as they are
 KEEPS = {
+    "hashtags": ["Our #1 dog in the park", "#tbt to the summer in Rome",
+                 "Lemon tart with #baking tips for everyone"],
+    "lead": ["A short caption. With two sentences.",
+             "One long sentence " + "and more words " * 20 + "without any end"],
     "markup": ["Fish and chips at the harbour", "Tom & Jerry <3 forever", "A {curly} brace",
                "Path C:\\Users is shown"],
     "email": ["Reply @ the meeting"],
