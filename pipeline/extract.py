@@ -57,18 +57,22 @@ class Extractor(MapStage):
 
     name = "extract"
 
-    def __init__(self, surrounding_chars: int = 300, max_text_chars: int = 1000):
+    def __init__(self, surrounding_chars: int = 300, max_text_chars: int = 1000,
+                 page_roles: bool = True):
         for key, value in (("surrounding_chars", surrounding_chars),
                            ("max_text_chars", max_text_chars)):
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ConfigError(f"extract.{key} must be an integer > 0 (got {value!r})")
+        if not isinstance(page_roles, bool):
+            raise ConfigError(f"extract.page_roles must be true or false (got {page_roles!r})")
         self.surrounding_chars = surrounding_chars
         self.max_text_chars = max_text_chars
+        self.page_roles = page_roles
 
     @classmethod
     def from_config(cls, cfg) -> "Extractor":
         """From a :class:`pipeline.config.ExtractConfig`."""
-        return cls(cfg.surrounding_chars, cfg.max_text_chars)
+        return cls(cfg.surrounding_chars, cfg.max_text_chars, cfg.page_roles)
 
     def process(self, page: Page) -> list[Candidate] | Drop:
         ctype = page.headers.get("content-type") or page.content_type
@@ -88,7 +92,7 @@ class Extractor(MapStage):
         seen: set[tuple[str, str, str]] = set()
         for img in usable:
             width, height = html_dim(img.attrs.get("width")), html_dim(img.attrs.get("height"))
-            role = image_role(img.url, img.attrs, width, height, img.region)
+            role = self.page_roles and image_role(img.url, img.attrs, width, height, img.region)
             if role:
                 units[f"extract_image_{role}"] += 1
                 continue
@@ -132,7 +136,9 @@ class Extractor(MapStage):
             if not text:
                 sides.append("")
                 continue
-            if img.region in FURNITURE:
+            if not self.page_roles:
+                why = ""
+            elif img.region in FURNITURE:
                 why = "region"
             elif link_share >= MAX_SIDE_LINK_SHARE:
                 # One link: the title of a teaser card beside its picture (kept); more: a
