@@ -349,6 +349,7 @@ def test_real_pages_against_an_lxml_count():
             "de.creativecommons.org.endlich.html", "denkanstoos.com.2012.html",
             "lanouvellerepublique.fr.martin.html", "laviedesidees.fr.evaluation.html",
             "lemire.me.json.html", "moritz-meyer.net.vreni.html", "pluralsight.com.python.html",
+            "novalanalove.com.ear-candy.html",
             "spektrum.de.engelbart.html", "stackoverflow.com.rust.html")},
     }
     print(f"{len(files)} pages, {len(diffs)} differing from lxml, all explained")
@@ -401,6 +402,12 @@ def test_source_and_extract_under_the_local_executor():
     read, extract = run_local(plan).steps
     assert read.balanced() and extract.balanced()
     assert (read.n_in, read.kept, dict(read.dropped)) == (47, 46, {"read_truncated": 1})
-    assert extract.n_in == 46 and extract.out > 1000
+    assert extract.n_in == 46 and extract.out > 900
+    # images and surrounding sides are counted inside the pages, each unit kept or dropped
+    units = extract.to_dict()["units"]
+    assert set(units) == {"image", "side"}
+    for u in units.values():
+        assert u["in"] == u["kept"] + sum(u["dropped"].values()) and u["kept"] > 0
+    assert units["image"]["in"] >= extract.out // 4 and "extract_image_no_text" in units["image"]["dropped"]
     again = run_local(Plan([Step("source", src), Step("map", Extractor())], parts=src.parts())).steps
     assert [s.to_dict() for s in again] == [read.to_dict(), extract.to_dict()]
