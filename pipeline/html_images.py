@@ -43,7 +43,8 @@ LAZY_CONTAINER_CSS = "[data-alt]:not(img),a[data-src][alt],div[data-src][alt],sp
 _PLACEHOLDER_RE = re.compile(
     r"(?:^|[^a-z])(?:blank|spacer|pixel|transparent|trans|placeholder|lazy[a-z]*|loading|loader"
     r"|empty|leer|shim|dummy|grey|gray|1x1|clear|missing-image|no-?image|default)(?=[^a-z]|$)")
-_NOT_IMAGE_EXTS = (".html", ".htm", ".php", ".js", ".json", ".asp", ".aspx", "/")
+# A lazy container's URL must name an image file (a player's data-src names an embed page).
+_IMAGE_URL_RE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|bmp)(?:$|[?&#%/])", re.I)
 _URL_JUNK_RE = re.compile(r"[\t\n\r]")
 _PLAIN_URL_RE = re.compile(r"^https?://[^/\s#?\\@\[\]]+(?:[/?][^\s#\\]*)?$")
 _DIM_RE = re.compile(r"^\s*(\d{1,6})(?:\.\d+)?\s*(?:px)?\s*$", re.I)
@@ -308,7 +309,7 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
             if containers and node.mem_id in containers:
                 attrs = node.attributes
                 lazy, lazy_attr = lazy_url(attrs, base)
-                if lazy and not urlsplit(lazy).path.endswith(_NOT_IMAGE_EXTS):
+                if lazy and _IMAGE_URL_RE.search(lazy):
                     attrs = dict(attrs, alt=attrs.get("data-alt") or attrs.get("alt"))
                     images.append(ImageRef(
                         len(images), "", lazy, lazy_attr, "", "", attrs, len(tokens),

@@ -165,6 +165,7 @@ def main(argv=None) -> int:
     m = sub.add_parser("measure")
     m.add_argument("--labels", default=LABELS)
     m.add_argument("--show", action="store_true", help="list lost good and kept junk items")
+    m.add_argument("--split", default="", help="with --show: only this split (dev / check)")
     d = sub.add_parser("dump")
     d.add_argument("out")
     args = ap.parse_args(argv)
@@ -179,7 +180,8 @@ def main(argv=None) -> int:
     result = measure(labels, items)
     print(format_table(result))
     if args.show:
-        lost, leaked = lost_and_leaked(labels, items)
+        shown = [lab for lab in labels if not args.split or lab["split"] == args.split]
+        lost, leaked = lost_and_leaked(shown, items)
         for lab, why in lost:
             print(f"LOST  [{lab['source']}] {why:24} {lab['text'][:110]!r}  {lab['page'][:40]}")
         for lab, item in leaked:
