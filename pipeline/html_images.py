@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import posixpath
+from bisect import bisect_right
 import re
 from dataclasses import dataclass, field
 from urllib.parse import urldefrag, urljoin, urlsplit
@@ -37,7 +38,7 @@ SRCSET_ATTRS = ("srcset", "data-srcset", "data-lazy-srcset")
 _DATA_SRC_RE = re.compile(r"^data-(?:[\w-]*src[\w-]*|source[\w-]*|original[\w-]*|[\w-]*image-?url)$")
 # Elements other than <img> that lazy-loading scripts turn into one: an image URL in a lazy
 # attribute and an alt-like attribute ("<div data-src=... data-alt=...>").
-LAZY_CONTAINER_CSS = "[data-alt]:not(img),a[data-src][alt],div[data-src][alt],span[data-src][alt]"
+LAZY_CONTAINER_CSS = "[data-alt]:not(img)"
 # File names that only hold the place of a lazily loaded image (leer.gif, shim.gif,
 # lazyload-transparent-image-data.gif, 1x1.trans.gif, missing-image.svg, ...).
 _PLACEHOLDER_RE = re.compile(
@@ -132,8 +133,7 @@ class ImageRef:
     after: str = ""
     url: str = ""  # the chosen absolute URL, "" when none is usable
     url_attr: str = ""
-    link_before: tuple = (0.0, 0)  # (share of link text, links) in the before / after text
-    link_after: tuple = (0.0, 0)
+    window: tuple = (0, 0, 0)  # token range [lo, pos) before and [pos, hi) after it
     container: bool = False  # a lazy container element, not an <img>
     region: str = ""  # the page region it sits in (pipeline/regions.py), "" in the content
 
@@ -144,6 +144,35 @@ class PageImages:
     lang: str = ""
     base: str = ""
     images: list[ImageRef] = field(default_factory=list)
+    # The walk's text tokens and link spans, for fill(): texts are made only for the images
+    # that need them (an icon's surrounding text is never read).
+    tokens: list = field(default_factory=list, repr=False)
+    spans: list = field(default_factory=list, repr=False)
+    ends: list = field(default_factory=list, repr=False)
+    surrounding_chars: int = 300
+    max_text_chars: int = 1000
+
+    def fill(self, img: ImageRef) -> ImageRef:
+        """Sets the image's alt, title, caption and surrounding texts (with link shares)."""
+        tokens, limit = self.tokens, self.max_text_chars
+        img.alt = cut(collapse(img.attrs.get("alt")), limit)
+        img.title = cut(collapse(img.attrs.get("title")), limit)
+        fig = img.figure
+        if fig is not None and fig[1] >= 0:
+            img.caption = cut(collapse("".join(tokens[fig[0]:fig[1]])), limit)
+        if img.url:
+            chars = self.surrounding_chars
+            img.before, lo = _before(tokens, img.block[0], img.pos, chars)
+            img.after, hi = _after(tokens, img.pos, img.block[1], chars)
+            img.window = (lo, img.pos, hi)
+        return img
+
+    def links(self, img: ImageRef, after: bool) -> tuple[float, int]:
+        """``(share of link text, number of links)`` of the image's before / after text."""
+        lo, pos, hi = img.window
+        if after:
+            return _link_share(img.after, self.tokens, self.spans, self.ends, pos, hi)
+        return _link_share(img.before, self.tokens, self.spans, self.ends, lo, pos)
 
 
 def lazy_url(attrs: dict, base: str) -> tuple[str, str]:
@@ -159,7 +188,8 @@ def lazy_url(attrs: dict, base: str) -> tuple[str, str]:
             if url:
                 return url, name
     for name, value in attrs.items():
-        if value and name not in LAZY_URL_ATTRS and _DATA_SRC_RE.match(name):
+        if value and name[:5] == "data-" and name not in LAZY_URL_ATTRS \
+                and _DATA_SRC_RE.match(name):
             url = resolve(base, first_srcset_url(value))
             if url and not url.endswith((".html", ".htm", ".js", ".json", ".php")):
                 return url, name
@@ -273,8 +303,7 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
                 len(images), resolve(base, attrs.get("src")), lazy, lazy_attr,
                 resolve(base, first_srcset_url(attrs.get("srcset"))),
                 pictures[-1][0] if pictures else "", attrs, len(tokens), blocks[-1],
-                figures[-1] if figures else None, links > 0,
-                region=region_of([e[0] for e in stack], memo)))
+                figures[-1] if figures else None, links > 0, region=region_of(stack, memo)))
         elif tag == "br" or tag == "hr":
             add(" ")
         elif tag == "source":
@@ -314,7 +343,7 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
                     images.append(ImageRef(
                         len(images), "", lazy, lazy_attr, "", "", attrs, len(tokens),
                         blocks[-1], figures[-1] if figures else None, links > 0,
-                        region=region_of([e[0] for e in stack] + [node], memo), container=True))
+                        region=region_of(stack + [(node, kind)], memo), container=True))
             if child is not None:
                 push((node, kind))
                 node = child
@@ -328,21 +357,22 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
     return tokens, images, link_spans
 
 
-def _link_share(tokens: list[str], spans: list[tuple[int, int]], lo: int,
-                hi: int) -> tuple[float, int]:
-    """The share of the non-space characters of tokens[lo:hi] that are link text, and the
-    number of links with text there."""
-    if hi <= lo or not spans:
-        return 0.0, 0
-    total = sum(len(t.strip()) for t in tokens[lo:hi])
-    if not total:
+def _link_share(text: str, tokens: list[str], spans: list[tuple[int, int]], ends: list[int],
+                lo: int, hi: int) -> tuple[float, int]:
+    """The share of the non-space characters of ``text`` (tokens[lo:hi], collapsed) that
+    are link text, and the number of links with text there.  ``spans`` close in document
+    order, so ``ends`` (their ends) is sorted: a bisection finds the first one that counts."""
+    total = len(text) - text.count(" ")
+    if total <= 0 or not spans:
         return 0.0, 0
     linked = n = 0
-    for s, e in spans:
-        if e > lo and s < hi:
-            got = sum(len(t.strip()) for t in tokens[max(s, lo):min(e, hi)])
-            linked += got
-            n += got > 0
+    j = bisect_right(ends, lo)
+    while j < len(spans) and spans[j][0] < hi:
+        s, e = spans[j]
+        got = len("".join("".join(tokens[max(s, lo):min(e, hi)]).split()))
+        linked += got
+        n += got > 0
+        j += 1
     return min(1.0, linked / total), n
 
 
@@ -367,8 +397,9 @@ def _after(tokens: list[str], pos: int, end: int, limit: int) -> tuple[str, int]
 
 
 def find_images(text: str, page_url: str, surrounding_chars: int = 300,
-                max_text_chars: int = 1000) -> PageImages:
-    """Every ``<img>`` of an HTML document with its URL and its texts (not yet de-duplicated)."""
+                max_text_chars: int = 1000, texts: bool = True) -> PageImages:
+    """Every ``<img>`` of an HTML document with its URL and its texts (not yet de-duplicated);
+    with ``texts=False`` the texts are left for :meth:`PageImages.fill`, image by image."""
     tree = LexborHTMLParser(text)
     base_node = tree.css_first("base[href]")
     base = resolve(page_url, base_node.attributes.get("href")) if base_node else ""
@@ -381,22 +412,18 @@ def find_images(text: str, page_url: str, surrounding_chars: int = 300,
         lang = (attrs.get("lang") or attrs.get("xml:lang") or "").strip()
         lang = lang.replace("_", "-").split("-", 1)[0].lower()
     out = PageImages(title=cut(collapse(title_node.text() if title_node else ""), max_text_chars),
-                     lang=lang, base=base)
+                     lang=lang, base=base, surrounding_chars=surrounding_chars,
+                     max_text_chars=max_text_chars)
     body = tree.body or root
     if body is None:
         return out
-    containers = frozenset(n.mem_id for n in body.css(LAZY_CONTAINER_CSS))
-    tokens, out.images, spans = walk(body, base, containers)
+    # The query costs a tenth of a walk; most pages have no data-alt at all.
+    containers = frozenset(n.mem_id for n in body.css(LAZY_CONTAINER_CSS)) \
+        if "data-alt" in text else frozenset()
+    out.tokens, out.images, out.spans = walk(body, base, containers)
     choose_urls(out.images)
-    for img in out.images:
-        img.alt = cut(collapse(img.attrs.get("alt")), max_text_chars)
-        img.title = cut(collapse(img.attrs.get("title")), max_text_chars)
-        fig = img.figure
-        if fig is not None and fig[1] >= 0:
-            img.caption = cut(collapse("".join(tokens[fig[0]:fig[1]])), max_text_chars)
-        if img.url:
-            img.before, lo = _before(tokens, img.block[0], img.pos, surrounding_chars)
-            img.after, hi = _after(tokens, img.pos, img.block[1], surrounding_chars)
-            img.link_before = _link_share(tokens, spans, lo, img.pos)
-            img.link_after = _link_share(tokens, spans, img.pos, hi)
+    out.ends = [e for _, e in out.spans]
+    if texts:
+        for img in out.images:
+            out.fill(img)
     return out

@@ -49,6 +49,11 @@ _ROLE_REGION = {"navigation": "nav", "menu": "nav", "menubar": "nav", "search": 
                 "banner": "header", "contentinfo": "footer", "complementary": "aside",
                 "dialog": "dialog", "alertdialog": "dialog"}
 _CONTENT_TAGS = frozenset(("article", "main"))
+# Elements whose attributes are not read (reading them is the costly part): the document,
+# text-level and table-row elements, which wrap a link or a picture rather than a region.
+_NO_REGION_TAGS = frozenset("body html a span p b i em strong small picture figure figcaption "
+                            "h1 h2 h3 h4 h5 h6 td th tr tbody thead center font label "
+                            "button".split())
 # Class names that describe the page's state, not the element: "has-sidebar", "no-comments".
 _STATE_PREFIXES = ("has-", "has_", "with-", "no-", "is-", "show-", "hide-", "js-")
 # Class names with these words name a layout wrapper, whatever else they say.
@@ -99,29 +104,36 @@ def element_region(tag: str, attrs: dict) -> tuple[str, bool]:
     return region, False
 
 
-def region_of(ancestors, memo: dict) -> str:
-    """The region of an element whose ancestors (outermost first) are ``ancestors``; ``memo``
-    maps a node's ``mem_id`` (its address in the parsed tree: Python's wrapper objects come
-    and go) to ``(region, content, tag)`` for the page being walked."""
-    region, in_content = "", False
-    for node in ancestors:
-        key = node.mem_id
+def region_of(ancestors: list, memo: dict) -> str:
+    """The region of an element whose ancestors (outermost first) are ``ancestors``, as
+    ``(node, anything)`` pairs (the walk's stack).
+
+    ``memo`` maps an ancestor's ``mem_id`` (its address in the parsed tree: Python's wrapper
+    objects come and go) to the state after it, ``(region, in content)``, for the page being
+    walked: an image looks up its nearest ancestor already seen and reads only the elements
+    below it (pictures sit side by side, in the same few containers)."""
+    i, todo = len(ancestors) - 1, []
+    state = ("", False)
+    while i >= 0:
+        key = ancestors[i][0].mem_id
         got = memo.get(key)
-        if got is None:
-            tag = node.tag
-            if tag in ("body", "html"):
-                got = ("", False, tag)
-            else:
-                got = (*element_region(tag, node.attributes), tag)
-            memo[key] = got
-        r, content, tag = got
-        if content:
-            in_content = True
-            if tag == "main":
-                region = ""  # the main content starts here, whatever wraps it
-            continue
-        if r and not (in_content and r in ("header", "footer")):
-            region = r
+        if got is not None:
+            state = got
+            break
+        todo.append((ancestors[i][0], key))
+        i -= 1
+    region, in_content = state
+    for node, key in reversed(todo):
+        tag = node.tag
+        if tag not in _NO_REGION_TAGS:
+            r, content = element_region(tag, node.attributes)
+            if content:
+                in_content = True
+                if tag == "main":
+                    region = ""  # the main content starts here, whatever wraps it
+            elif r and not (in_content and r in ("header", "footer")):
+                region = r
+        memo[key] = (region, in_content)
     return region
 
 
@@ -164,10 +176,65 @@ _THUMB = 100
 _NAMED_SIZE_RE = re.compile(r"^(\d{2,4})x(\d{2,4})$")
 
 
+_TRACKER_HINTS = ("quant", "scorecard", "doubleclick", "/b/ss/", "__utm", "facebook.com/tr",
+                  "pixel", "beacon", "impression", "track", "/ad", "ord=", "sz=", "stats.wp",
+                  "/p-", "count")
+_NAME_CACHE: dict[str, tuple] = {}
+_CLASS_ROLE_CACHE: dict[str, frozenset] = {}
+
+
 def url_tokens(url: str) -> list[str]:
     """The lowercase word tokens of a URL's file name (camelCase split)."""
     name = posixpath.basename(urlsplit(url).path)
     return _SPLIT_RE.split(_CAMEL_RE.sub(r"\1 \2", name.rsplit(".", 1)[0]).lower())
+
+
+def _name_facts(url: str) -> tuple:
+    """``(tokens, named size or None)`` of a URL's file name, cached by name (logos and
+    icons repeat across the pages of a site)."""
+    path = url.split("?", 1)[0].split("#", 1)[0]
+    name = path[path.rfind("/") + 1:]
+    hit = _NAME_CACHE.get(name)
+    if hit is not None:
+        return hit
+    stem = name.rsplit(".", 1)[0]
+    if not stem.islower():
+        stem = _CAMEL_RE.sub(r"\1 \2", stem).lower()
+    tokens = [t for t in _SPLIT_RE.split(stem) if t]
+    size = None
+    for t in tokens:
+        m = _NAMED_SIZE_RE.match(t)
+        if m:
+            size = (int(m.group(1)), int(m.group(2)))
+    # "bul2" -> "bul", "icon18" -> "icon"; "windowsicon", "sitelogo" end in a role word.
+    extra = [t.rstrip("0123456789") for t in tokens if t[-1:].isdigit()]
+    extra += ["icon" for t in tokens if t.endswith("icon") and t not in ("silicon", "lexicon")]
+    extra += ["logo" for t in tokens if t.endswith("logo") and len(t) > 4]
+    spacer = bool(tokens) and all(t in _SPACER_WORDS or t.isdigit() for t in tokens) \
+        and not all(t.isdigit() for t in tokens)
+    roles = frozenset(_ROLE_TOKENS[t] for t in tokens + extra if t in _ROLE_TOKENS)
+    hit = (frozenset(tokens), size, spacer, roles)
+    if len(_NAME_CACHE) > 50000:
+        _NAME_CACHE.clear()
+    _NAME_CACHE[name] = hit
+    return hit
+
+
+def _class_roles(value: str) -> frozenset:
+    """The roles (avatar, icon, logo, badge) an image's own class or id names."""
+    hit = _CLASS_ROLE_CACHE.get(value)
+    if hit is None:
+        roles = set()
+        for name in value.split():
+            for tok in _SPLIT_RE.split(_CAMEL_RE.sub(r"\1 \2", name).lower()):
+                r = _ROLE_TOKENS.get(tok)
+                if r in ("avatar", "icon", "logo", "badge"):
+                    roles.add(r)
+        hit = frozenset(roles)
+        if len(_CLASS_ROLE_CACHE) > 50000:
+            _CLASS_ROLE_CACHE.clear()
+        _CLASS_ROLE_CACHE[value] = hit
+    return hit
 
 
 def image_role(url: str, attrs: dict, width: int | None, height: int | None,
@@ -176,39 +243,32 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
     if width is not None and height is not None:
         if width <= _TINY and height <= _TINY:
             return "tracker"
-    if _TRACKER_URL_RE.search(url):
+    low = url.lower()
+    if any(h in low for h in _TRACKER_HINTS) and _TRACKER_URL_RE.search(url):
         return "tracker"
-    if url.endswith(".svg") or ".svg?" in url:
+    if low.endswith(".svg") or ".svg?" in low:
         return "vector"  # logos, icons and drawings: no photograph, and no raster to decode
     if width is not None and height is not None and f"{width}x{height}" in _AD_SIZES:
         return "ad"
-    tokens = [t for t in url_tokens(url) if t]
+    tokens, size, spacer, url_roles = _name_facts(url)
     if not _AD_SIZES.isdisjoint(tokens):
         return "ad"
-    if width is None and height is None:
-        for t in tokens:
-            m = _NAMED_SIZE_RE.match(t)
-            if m:
-                width, height = int(m.group(1)), int(m.group(2))
-    # "bul2" -> "bul", "icon18" -> "icon"; "windowsicon", "sitelogo" end in a role word.
-    tokens += [t.rstrip("0123456789") for t in tokens if t[-1:].isdigit()]
-    tokens += ["icon" for t in tokens if t.endswith("icon") and t not in ("silicon", "lexicon")]
-    tokens += ["logo" for t in tokens if t.endswith("logo") and len(t) > 4]
-    if tokens and all(t in _SPACER_WORDS or t.isdigit() for t in tokens) \
-            and not all(t.isdigit() for t in tokens):
+    if spacer:
         return "spacer"
-    roles = {_ROLE_TOKENS[t] for t in tokens if t in _ROLE_TOKENS}
+    if width is None and height is None and size is not None:
+        width, height = size
+    roles = set(url_roles)
     for key in ("class", "id"):
         value = attrs.get(key)
         if value:
-            for name in value.split():
-                for tok in _SPLIT_RE.split(_CAMEL_RE.sub(r"\1 \2", name).lower()):
-                    r = _ROLE_TOKENS.get(tok)
-                    if r in ("avatar", "icon", "logo", "badge"):
-                        roles.add(r)
-    alt = (attrs.get("alt") or "").strip()
-    if alt and _ALT_ROLE_RE.search(alt):
-        roles.add(_ALT_ROLE_RE.search(alt).group(0).split()[-1].lower())
+            roles |= _class_roles(value)
+    alt = attrs.get("alt")
+    if alt:
+        la = alt.lower()
+        if "logo" in la or "icon" in la or "avatar" in la or "badge" in la:
+            m = _ALT_ROLE_RE.search(alt.strip())
+            if m:
+                roles.add(m.group(0).split()[-1].lower())
     # A picture declared large is no icon whatever its name says ("arrow-up-price.jpg").
     large = (width or 0) > 150 or (height or 0) > 150
     for role in ("tracker", "avatar", "logo", "badge", "ad", "icon", "social"):
