@@ -119,7 +119,7 @@ class ImageRef:
     src_url: str  # the resolved src ("" when missing or unusable)
     lazy_url: str  # the first usable lazy-loading URL (see lazy_url)
     lazy_attr: str
-    srcset_url: str  # the first URL of the img's srcset
+    srcset_url: str  # the first URL of the img's srcset, as written (resolved when used)
     picture_url: str  # the first URL of its <picture>'s first <source srcset>
     attrs: dict
     pos: int = 0  # token position of the image
@@ -197,17 +197,20 @@ def lazy_url(attrs: dict, base: str) -> tuple[str, str]:
 
 
 def is_placeholder(url: str) -> bool:
-    return bool(_PLACEHOLDER_RE.search(posixpath.basename(urlsplit(url).path).lower()))
+    path = url.split("?", 1)[0].split("#", 1)[0]  # an absolute URL: its path's last segment
+    name = path[path.rfind("/") + 1:] if path.count("/") > 2 else ""
+    return bool(_PLACEHOLDER_RE.search(name.lower()))
 
 
-def choose_urls(images: list["ImageRef"]) -> None:
+def choose_urls(images: list["ImageRef"], base: str = "") -> None:
     """Sets each image's ``url`` and ``url_attr``.
 
     The src wins unless it is unusable (missing, empty, data:, javascript:) or a placeholder
     while a lazy-loading attribute holds another URL.  A placeholder src has a placeholder-like
     file name or is shared by images whose lazy URLs differ (one src, many real images).  With
     no usable src, the img's own ``srcset`` and then its ``<picture>``'s first ``<source>``
-    are tried.
+    are tried; a placeholder src gives way to the img's srcset too.  ``srcset_url`` is the
+    srcset's first URL as written: it is resolved against ``base`` only when it is used.
     """
     lazy_by_src: dict[str, set] = {}
     for img in images:
@@ -218,12 +221,13 @@ def choose_urls(images: list["ImageRef"]) -> None:
         if img.lazy_url and (not src or len(lazy_by_src.get(src, ())) >= 2
                              or is_placeholder(src)):
             img.url, img.url_attr = img.lazy_url, img.lazy_attr
-        elif src and img.srcset_url and img.srcset_url != src and is_placeholder(src):
-            img.url, img.url_attr = img.srcset_url, "srcset"  # a placeholder src, a real srcset
+        elif src and img.srcset_url and is_placeholder(src) \
+                and resolve(base, img.srcset_url) not in ("", src):
+            img.url, img.url_attr = resolve(base, img.srcset_url), "srcset"  # a real srcset
         elif src:
             img.url, img.url_attr = src, "src"
-        elif img.srcset_url:
-            img.url, img.url_attr = img.srcset_url, "srcset"
+        elif img.srcset_url and resolve(base, img.srcset_url):
+            img.url, img.url_attr = resolve(base, img.srcset_url), "srcset"
         elif img.picture_url:
             img.url, img.url_attr = img.picture_url, "picture"
 
@@ -301,7 +305,7 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
             lazy, lazy_attr = lazy_url(attrs, base)
             images.append(ImageRef(
                 len(images), resolve(base, attrs.get("src")), lazy, lazy_attr,
-                resolve(base, first_srcset_url(attrs.get("srcset"))),
+                first_srcset_url(attrs.get("srcset")),
                 pictures[-1][0] if pictures else "", attrs, len(tokens), blocks[-1],
                 figures[-1] if figures else None, links > 0, region=region_of(stack, memo)))
         elif tag == "br" or tag == "hr":
@@ -421,7 +425,7 @@ def find_images(text: str, page_url: str, surrounding_chars: int = 300,
     containers = frozenset(n.mem_id for n in body.css(LAZY_CONTAINER_CSS)) \
         if "data-alt" in text else frozenset()
     out.tokens, out.images, out.spans = walk(body, base, containers)
-    choose_urls(out.images)
+    choose_urls(out.images, base)
     out.ends = [e for _, e in out.spans]
     if texts:
         for img in out.images:
