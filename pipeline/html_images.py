@@ -42,7 +42,7 @@ LAZY_CONTAINER_CSS = "[data-alt]:not(img)"
 # File names that only hold the place of a lazily loaded image (leer.gif, shim.gif,
 # lazyload-transparent-image-data.gif, 1x1.trans.gif, missing-image.svg, ...).
 _PLACEHOLDER_RE = re.compile(
-    r"(?:^|[^a-z])(?:blank|spacer|pixel|transparent|trans|placeholder|lazy[a-z]*|loading|loader"
+    r"(?:^|[^a-z])(?:blank|spacer|pixel|transparent|trans|placeholder|holder|lazy[a-z]*|loading|loader"
     r"|empty|leer|shim|dummy|grey|gray|1x1|clear|missing-image|no-?image|default)(?=[^a-z]|$)")
 # A lazy container's URL must name an image file (a player's data-src names an embed page).
 _IMAGE_URL_RE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|bmp)(?:$|[?&#%/])", re.I)

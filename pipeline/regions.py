@@ -246,6 +246,8 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
     low = url.lower()
     if any(h in low for h in _TRACKER_HINTS) and _TRACKER_URL_RE.search(url):
         return "tracker"
+    if "gravatar." in low or "/avatar" in low:
+        return "avatar"  # gravatar.com/avatar/<hash>, /avatars/<user>.jpg: the name says nothing
     if low.endswith(".svg") or ".svg?" in low:
         return "vector"  # logos, icons and drawings: no photograph, and no raster to decode
     if width is not None and height is not None and f"{width}x{height}" in _AD_SIZES:

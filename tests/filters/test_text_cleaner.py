@@ -198,3 +198,26 @@ def test_edge_sentence_is_the_first_or_last_of_split_sentences():
             whole = split_sentences(text, lang)
             assert edge_sentence(text, lang, True) == whole[-1:], text
             assert edge_sentence(text, lang, False) == whole[:1], text
+
+
+def test_a_short_text_in_known_words_stays_on_a_target_page_whatever_fasttext_says(cleaner):
+    # fastText reads "pork and prawn jambalaya" as Polish (p 0.90): on an English page a short
+    # text whose words English knows (2 of 3 at least) is kept, and says why.
+    (out,) = run(cleaner, cand("Pork and Prawn Jambalaya")).outputs
+    assert out.meta["lang"] != "en" and out.meta["lang_by"] == "vocabulary"
+    assert run(cleaner, cand("Pork and Prawn Jambalaya", page_lang="de")) == Drop("text_not_target")
+    # longer texts: fastText decides
+    assert run(cleaner, cand("Ein kleines rotes Boot auf dem See.", page_lang="en")) \
+        == Drop("text_not_target")
+
+
+def test_a_long_caption_keeps_its_leading_sentences(cleaner):
+    raw = ("French President Emmanuel Macron speaks during a meeting at the Elysee Palace in "
+           "Paris, Thursday, Nov. 9, 2023. Macron said that humanitarian pauses were needed "
+           "and that the international community should work together to protect civilians, "
+           "while the talks went on for the whole day and late into the night in the palace. "
+           "(AP Photo/Ludovic Marin, Pool)")
+    (out,) = run(cleaner, cand(raw)).outputs
+    assert out.text == ("French President Emmanuel Macron speaks during a meeting at the "
+                        "Elysee Palace in Paris, Thursday, Nov. 9, 2023.")
+    assert out.meta["text_edits"] == ["credit", "lead"]
