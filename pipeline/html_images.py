@@ -232,7 +232,8 @@ def choose_urls(images: list["ImageRef"], base: str = "") -> None:
             img.url, img.url_attr = img.picture_url, "picture"
 
 
-_PLAIN, _BLOCK, _FIGURE, _FIGCAPTION, _PICTURE, _LINK, _ADJ_CAPTION = range(7)
+# Frame kinds; a link's kind is negative: -(the index of its first token + 1).
+_PLAIN, _BLOCK, _FIGURE, _FIGCAPTION, _PICTURE, _ADJ_CAPTION = range(6)
 
 
 def _after_figure(node, fig_id: int) -> bool:
@@ -257,7 +258,6 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
     token ranges of link text.
     """
     link_spans: list[tuple[int, int]] = []
-    link_starts: list[int] = []
     memo: dict = {}
     last_figure: tuple = (0, None)
     tokens: list[str] = []
@@ -277,11 +277,10 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
             parent, kind = stack.pop()
             node = parent.next
             if kind:  # leaving an element that opened a frame
-                if kind == _LINK:
+                if kind < 0:  # a link: -(its first token + 1)
                     links -= 1
-                    start = link_starts.pop()
-                    if len(tokens) > start:
-                        link_spans.append((start, len(tokens)))
+                    if len(tokens) > -kind - 1:
+                        link_spans.append((-kind - 1, len(tokens)))
                 elif kind == _PICTURE:
                     pictures.pop()
                 else:
@@ -337,8 +336,7 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
                 kind = _PICTURE
             elif tag == "a":
                 links += 1
-                link_starts.append(len(tokens))
-                kind = _LINK
+                kind = -len(tokens) - 1  # a link's frame holds where its text starts
             if containers and node.mem_id in containers:
                 attrs = node.attributes
                 lazy, lazy_attr = lazy_url(attrs, base)

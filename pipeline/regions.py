@@ -176,9 +176,14 @@ _THUMB = 100
 _NAMED_SIZE_RE = re.compile(r"^(\d{2,4})x(\d{2,4})$")
 
 
-_TRACKER_HINTS = ("quant", "scorecard", "doubleclick", "/b/ss/", "__utm", "facebook.com/tr",
-                  "pixel", "beacon", "impression", "track", "/ad", "ord=", "sz=", "stats.wp",
-                  "/p-", "count")
+def _tracker_hint(low: str) -> bool:
+    """What every _TRACKER_URL_RE match holds, as a chain of ``in`` tests (several times
+    cheaper than the pattern, or any() over a tuple): most URLs hold none of it."""
+    return ("pixel" in low or "track" in low or "/ad" in low or "quant" in low
+            or "count" in low or "beacon" in low or "/p-" in low or "ord=" in low
+            or "sz=" in low or "doubleclick" in low or "scorecard" in low or "__utm" in low
+            or "/b/ss/" in low or "facebook.com/tr" in low or "impression" in low
+            or "stats.wp" in low)
 _NAME_CACHE: dict[str, tuple] = {}
 _CLASS_ROLE_CACHE: dict[str, frozenset] = {}
 
@@ -244,7 +249,7 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
         if width <= _TINY and height <= _TINY:
             return "tracker"
     low = url.lower()
-    if any(h in low for h in _TRACKER_HINTS) and _TRACKER_URL_RE.search(url):
+    if _tracker_hint(low) and _TRACKER_URL_RE.search(url):
         return "tracker"
     if "gravatar." in low or "/avatar" in low:
         return "avatar"  # gravatar.com/avatar/<hash>, /avatars/<user>.jpg: the name says nothing
