@@ -221,3 +221,24 @@ def test_a_long_caption_keeps_its_leading_sentences(cleaner):
     assert out.text == ("French President Emmanuel Macron speaks during a meeting at the "
                         "Elysee Palace in Paris, Thursday, Nov. 9, 2023.")
     assert out.meta["text_edits"] == ["credit", "lead"]
+
+
+def test_a_side_dropped_beside_a_kept_one_is_counted(cleaner):
+    from pipeline.stats import StepStats
+
+    both = cand("x", source="surrounding", before="A fisherman mends his nets on the quay at dawn.",
+                after="Zxqv blorf wizzle frumble grok snarf.")
+    ev = run(cleaner, both)
+    assert isinstance(ev, Keep) and [o.meta["side"] for o in ev.outputs] == ["before"]
+    assert ev.units == (("sentence", "kept", 1), ("sentence", "text_oov", 1))
+    neither = cand("x", source="surrounding", before="Zxqv blorf wizzle frumble grok snarf.",
+                   after="Click here")
+    ev2 = run(cleaner, neither)
+    assert isinstance(ev2, Drop) and {u[1] for u in ev2.units} == {"text_oov", "text_boilerplate"}
+    stats = StepStats("text")
+    for e in (ev, ev2, run(cleaner, cand(GOOD))):
+        stats.add_event(e)
+    d = stats.to_dict()
+    assert (d["in"], d["kept"]) == (3, 2)
+    assert d["units"] == {"sentence": {"in": 4, "kept": 1, "dropped": {"text_boilerplate": 1,
+                                                                       "text_oov": 2}}}
