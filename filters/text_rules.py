@@ -319,13 +319,17 @@ def dimension(text, ctx=None):
 # 6. photo credits ----------------------------------------------------------------------------
 _COPYRIGHT_RE = re.compile(r"(?:©|\(c\)|\bcopyright\b)\s*(?:\d{4}\s*)?", re.I)
 # A parenthesised credit at the end: "(DW/J. Hitz)", "(picture-alliance/dpa)", "(public domain)".
+# ... or in square brackets: "[Getty]", "[Photo: AP]".
 _PAREN_CREDIT_RE = re.compile(
-    r"\s*\((?=[^()]*(?:/|\b(?:photos?|fotos?|credit|images?|pictures?|archives?|archiv|imago|akg|"
-    r"dpa|afp|reuters|getty|public domain|cc[ -]by|wikimedia|courtesy)\b))[^()]{1,80}\)\s*$", re.I)
+    r"\s*(?:\((?=[^()]*(?:/|\b(?:photos?|fotos?|credit|images?|pictures?|archives?|archiv|imago|akg|"
+    r"dpa|afp|reuters|getty|public domain|cc[ -]by|wikimedia|courtesy)\b))[^()]{1,80}\)"
+    r"|\[(?=[^\[\]]*(?:/|\b(?:photos?|credit|images?|pictures?|getty|reuters|afp|ap|dpa|"
+    r"shutterstock|alamy|wikimedia|courtesy)\b))[^\[\]]{1,80}\])\s*$", re.I)
 _CREDIT_LABEL_RE = re.compile(r"\b(?:photo|image|picture|pic|foto|bild|credit|credits|source|"
                               r"quelle|photograph|photographer)(?:\s+(?:credit|by|source|courtesy))?"
                               r"\s*:\s*", re.I)
-_PHOTO_BY_RE = re.compile(r"\b(?:photo(?:graph)?|image|picture)\s+(?:by|courtesy of|via)\s+.*$", re.I)
+_PHOTO_BY_RE = re.compile(r"\b(?:photo(?:graph)?|image|picture|illustration)\s+"
+                          r"(?:by|courtesy of|via|credit:?)\s+.*$", re.I)
 _AGENCY_RE = re.compile(r"[\s/|(]*\b(?:getty images|shutterstock(?:\.com)?|istock(?:photo)?|"
                         r"adobe stock|unsplash|pexels|pixabay|dreamstime|alamy|ap photo|"
                         r"reuters|afp|dpa|picture[ -]alliance)\b\)?", re.I)
@@ -372,7 +376,7 @@ def credit(text, ctx=None):
         # "... © John Smith 2018" credits the rest of the text; "© UNOCHA/A. Maz Ebola has
         # claimed ..." credits only the next token.
         text = text[: m.start()] + (" " + rest.split(" ", 1)[1] if len(rest.split()) > 8 else "")
-    text = _PAREN_CREDIT_RE.sub("", text) if text.endswith(")") else text
+    text = _PAREN_CREDIT_RE.sub("", text) if text.endswith((")", "]")) else text
     label = ":" in text and (f.cls is None or _has_label_hint(low))
     m = _CREDIT_LABEL_RE.search(text) if label else None
     if m is not None:
@@ -381,7 +385,7 @@ def credit(text, ctx=None):
         # is a labelled description: only the label goes.
         cut = rest if len(rest.split()) <= 5 else ""
         text = text[: m.start()] + " " + rest[len(cut):]
-    if " by " in low or " courtesy " in low or " via " in low:
+    if " by " in low or " courtesy " in low or " via " in low or " credit" in low:
         text = _PHOTO_BY_RE.sub("", text)
     if f.cls is not None and _AGENCY_KEYS.isdisjoint(f.words):
         return text
@@ -763,8 +767,8 @@ _PRICE_WORDS = frozenset("usd eur gbp chf dollar dollars euro euros bucks us".sp
 _PHRASE_KEYS = _PROMO.keys | _ADULT.keys | _SPAM.keys
 # "by", "courtesy" and "via" are common words: credit acts on them only after "photo",
 # "photograph", "image" or "picture" (_PHOTO_BY_RE), so the gate asks for both.
-_BY_WORDS = frozenset("by courtesy via".split())
-_PHOTO_WORDS = frozenset("photo photograph image picture".split())
+_BY_WORDS = frozenset("by courtesy via credit".split())
+_PHOTO_WORDS = frozenset("photo photograph image picture illustration".split())
 _TRIGGER_WORDS = _CREDIT_WORDS | _PRICE_WORDS | _PHRASE_KEYS | _BY_WORDS
 
 
@@ -794,7 +798,7 @@ def may_fire(f) -> int:
     symbols = sym.count("p")
     if symbols:
         # credit's own tests: "(c)", a final parenthesis, a credit label.
-        if text.endswith(")") or "(c)" in low or (":" in text and _has_label_hint(low)):
+        if text.endswith((")", "]")) or "(c)" in low or (":" in text and _has_label_hint(low)):
             bits |= BIT["credit"]
         if "://" in text:
             bits |= BIT["url"]
