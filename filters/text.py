@@ -11,6 +11,10 @@ first rule that rejects it names the drop reason ``text_<what>``.  A gate
 change or drop the text; the others are skipped, which decides nothing (each gate test is the
 rule's own first check, and tests/filters/test_text_batch.py holds it to that).
 
+A surrounding text with a sentence on each side of the image gives two texts: their fates are
+counted as ``sentence`` units of the step (``Keep.units``: kept, or the sentence's own drop
+reason), so a side dropped beside a kept one is in the funnel too.
+
 On a kept candidate: ``text`` is the cleaned text, ``raw_text`` stays as extracted, and
 ``meta`` gains ``text_edits`` (names of the rules that changed the text, in order),
 ``n_words``, ``lang``, ``lang_conf`` (fastText) and ``oov_ratio`` for the scoring step.
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import unicodedata
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
 from wordfreq import available_languages, zipf_frequency
@@ -39,7 +43,7 @@ from filters.text_rules import (
 )
 from pipeline.core.errors import ConfigError
 from pipeline.core.records import Candidate
-from pipeline.core.stage import BatchMapStage, Drop
+from pipeline.core.stage import BatchMapStage, Drop, Keep
 
 
 @dataclass
@@ -391,8 +395,13 @@ class TextCleaner(BatchMapStage):
             if result[0] is None:
                 return self._drop(result[1])
         outputs, best = [], (-2, "")
+        # A sentence on each side of the image: each is counted (unit "sentence"), so a side
+        # dropped beside a kept one shows in the funnel under its own reason.
+        units = Counter() if len(pieces) > 1 else None
         for side, sentence in pieces:
             text, reason, meta, at = results[(sentence, page_lang)]
+            if units is not None:
+                units[reason or "kept"] += 1
             if text is None:
                 # Both sides of an image dropped: report the one that got furthest.
                 best = max(best, (at, reason))
@@ -406,6 +415,9 @@ class TextCleaner(BatchMapStage):
             if side:
                 out.meta.update(side=side, sentence=sentence)
             outputs.append(out)
+        if units is not None:
+            counted = tuple(("sentence", k, n) for k, n in sorted(units.items()))
+            return Keep(tuple(outputs), counted) if outputs else Drop(best[1], counted)
         return outputs or self._drop(best[1])
 
     def _drop(self, reason: str) -> Drop:

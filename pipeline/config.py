@@ -43,10 +43,15 @@ class InputConfig:
 class ExtractConfig:
     surrounding_chars: int = 300  # text kept before and after an image, each side
     max_text_chars: int = 1000  # longer alt/title/caption texts are cut here
+    # Page regions and image roles (pipeline/regions.py): furniture gives no candidates.
+    # false: every image and every side of surrounding text, as read (for comparisons).
+    page_roles: bool = True
 
     def check(self):
         _positive("extract.surrounding_chars", self.surrounding_chars)
         _positive("extract.max_text_chars", self.max_text_chars)
+        if not isinstance(self.page_roles, bool):
+            raise ConfigError(f"extract.page_roles must be true or false (got {self.page_roles!r})")
 
 
 

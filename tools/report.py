@@ -199,9 +199,19 @@ def render(out_dir: str) -> str:
                      f'<td>{sum(s["dropped"].values())}</td></tr>')
         for reason, n in sorted(s["dropped"].items(), key=lambda kv: (-kv[1], kv[0])):
             table.append(f'<tr class="reason"><td>{esc(reason)}</td><td></td><td></td><td></td><td>{n}</td></tr>')
+        # Smaller units counted inside the step's records (images of a page, ...), each
+        # balanced on its own: in = kept + their drops.
+        for unit, u in s.get("units", {}).items():
+            table.append(f'<tr class="unit" data-unit="{esc(unit)}"><td>{esc(unit)}s inside</td>'
+                         f'<td>{u["in"]}</td><td>{u["kept"]}</td><td></td>'
+                         f'<td>{sum(u["dropped"].values())}</td></tr>')
+            for reason, n in sorted(u["dropped"].items(), key=lambda kv: (-kv[1], kv[0])):
+                table.append(f'<tr class="reason"><td>{esc(reason)}</td><td></td><td></td><td></td><td>{n}</td></tr>')
     table.append("</table>")
     body.append("<h2>Drop reasons per step</h2>" + "".join(table))
     reasons = [(r, n) for s in steps for r, n in s["dropped"].items()]
+    reasons += [(f"{r} ({unit})", n) for s in steps for unit, u in s.get("units", {}).items()
+                for r, n in u["dropped"].items()]
     body.append(bar_chart(sorted(reasons, key=lambda kv: (-kv[1], kv[0])), width=760,
                           color="#E45756", label_w=260))
 

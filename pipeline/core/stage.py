@@ -7,7 +7,10 @@ runs once per worker copy.  Cores speak in *events*, one per input unit:
 * ``Keep(outputs)``: the unit was kept and turned into zero or more output records;
 * ``Drop(reason)``: the unit was dropped, with a snake_case reason prefixed by the stage name.
 
-Counting events is what makes ``in = kept + sum(dropped)`` hold by construction.
+Counting events is what makes ``in = kept + sum(dropped)`` hold by construction.  A stage whose
+unit holds smaller ones (the extract step: a page holds images, an image up to two surrounding
+sides) may count those too, in ``units`` of either event: each smaller unit is either kept or
+dropped with its own reason, so it balances on its own, and the step's own row stays in pages.
 
 Three kinds of stage exist, matching the three kinds of plan step:
 
@@ -20,7 +23,7 @@ Three kinds of stage exist, matching the three kinds of plan step:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 _REASON_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -29,11 +32,17 @@ _REASON_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 @dataclass(frozen=True)
 class Keep:
     outputs: tuple = ()
+    # Counts of smaller units inside the record, each balanced on its own:
+    # ``(("image", "kept", 3), ("image", "extract_image_icon", 2), ...)`` (see StepStats.units).
+    # Not part of the event's identity: Drop("x") equals Drop("x") with counts.
+    units: tuple = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
 class Drop:
     reason: str
+    # As Keep.units: a dropped page may still have had images to count.
+    units: tuple = field(default=(), compare=False)
 
 
 def keep(*outputs) -> Keep:

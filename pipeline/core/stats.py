@@ -23,6 +23,9 @@ class StepStats:
     kept: int = 0
     out: int = 0
     dropped: Counter = field(default_factory=Counter)
+    # Smaller units counted inside this step's records (``Keep.units``): unit -> Counter of
+    # outcome ("kept" or a drop reason) -> n.  Empty for most steps.
+    units: dict = field(default_factory=dict)
 
     def add_event(self, event) -> None:
         self.n_in += 1
@@ -31,6 +34,11 @@ class StepStats:
         else:
             self.kept += 1
             self.out += len(event.outputs)
+        for unit, outcome, n in event.units:
+            c = self.units.get(unit)
+            if c is None:
+                c = self.units[unit] = Counter()
+            c[outcome] += n
 
     def merge(self, other: "StepStats") -> "StepStats":
         assert other.name == self.name, (self.name, other.name)
@@ -38,6 +46,8 @@ class StepStats:
         self.kept += other.kept
         self.out += other.out
         self.dropped.update(other.dropped)
+        for unit, c in other.units.items():
+            self.units.setdefault(unit, Counter()).update(c)
         return self
 
     def capped(self) -> dict[str, int]:
@@ -49,12 +59,20 @@ class StepStats:
         return dict(sorted(kept.items()))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "in": self.n_in, "kept": self.kept, "out": self.out,
-                "dropped": self.capped()}
+        d = {"name": self.name, "in": self.n_in, "kept": self.kept, "out": self.out,
+             "dropped": self.capped()}
+        if self.units:
+            d["units"] = {u: {"in": sum(c.values()), "kept": c["kept"],
+                              "dropped": dict(sorted((r, n) for r, n in c.items()
+                                                     if r != "kept"))}
+                          for u, c in sorted(self.units.items())}
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "StepStats":
-        return cls(d["name"], d["in"], d["kept"], d["out"], Counter(d["dropped"]))
+        units = {u: Counter({"kept": v["kept"], **v["dropped"]})
+                 for u, v in d.get("units", {}).items()}
+        return cls(d["name"], d["in"], d["kept"], d["out"], Counter(d["dropped"]), units)
 
     def balanced(self) -> bool:
         return self.n_in == self.kept + sum(self.dropped.values())
@@ -99,4 +117,8 @@ def format_funnel(doc: dict[str, Any]) -> str:
         step = doc["steps"][i - 1]
         for reason, n in sorted(step["dropped"].items(), key=lambda kv: (-kv[1], kv[0])):
             lines.append(f"    {reason}: {n}")
+        for unit, u in step.get("units", {}).items():
+            lines.append(f"    ({unit}s inside: in {u['in']}, kept {u['kept']})")
+            for reason, n in sorted(u["dropped"].items(), key=lambda kv: (-kv[1], kv[0])):
+                lines.append(f"      {reason}: {n}")
     return "\n".join(lines)

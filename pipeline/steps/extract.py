@@ -5,14 +5,22 @@ this module is the stage: its drop reasons, de-duplication and the candidate rec
 """
 from __future__ import annotations
 
-import posixpath
-from urllib.parse import urlsplit
+from collections import Counter
 
 from pipeline.core.errors import ConfigError
 from pipeline.core.records import Candidate, Page
-from pipeline.core.stage import Drop, MapStage
+from pipeline.core.stage import Drop, Keep, MapStage
 from pipeline.steps.html_images import find_images, html_dim
+from pipeline.steps.regions import image_role
 from pipeline.web.charset import decode_html, looks_undecodable
+
+# A side of surrounding text whose characters are at least this much link text is a list of
+# links (a teaser list, a headline grid, navigation), not prose about the image.
+MAX_SIDE_LINK_SHARE = 0.5
+# Regions whose text is never about an image beside it; in the others (related, aside) only
+# a teaser card's title is.
+FURNITURE = frozenset("nav header footer comments share ad newsletter cookie login dialog "
+                      "author".split())
 
 
 class Extractor(MapStage):
@@ -27,24 +35,42 @@ class Extractor(MapStage):
     (image URL, source, text) triples on one page are kept once.  Texts are entity-decoded and
     whitespace-collapsed; alt/title/caption are cut to ``max_text_chars`` on a word boundary.
 
+    Before any text is taken, each image's page region and role are read
+    (:mod:`pipeline.steps.regions`): an image whose role is spacer, tracker, avatar, icon, logo,
+    badge or ad yields no candidate.  Surrounding text comes only from prose next to the image
+    in the page's content: a side inside a region (navigation, comments, related, ...) or made
+    mostly of link text (a teaser list, a headline grid) is discarded.  Alt, title and caption
+    are kept in any region; the region is in ``meta["region"]`` ("content" outside them).
+
     Drops, one per page: ``extract_undecodable`` (the body decodes to mostly replacement or
     control characters), ``extract_no_images`` (no usable image), ``extract_no_text``.
+
+    Inside a page two smaller units are counted (``Keep.units``, each in = kept + dropped, in
+    stats.json under the step's ``units``): every ``image`` found, kept when it yields a
+    candidate, else dropped as ``extract_image_no_url``, ``extract_image_<role>`` or
+    ``extract_image_no_text``; and every non-empty ``side`` (before / after) of surrounding
+    text, kept, or dropped as ``extract_side_region``, ``extract_side_links`` or
+    ``extract_side_repeat`` (the same text as the image's alt, caption or title).
     """
 
     name = "extract"
 
-    def __init__(self, surrounding_chars: int = 300, max_text_chars: int = 1000):
+    def __init__(self, surrounding_chars: int = 300, max_text_chars: int = 1000,
+                 page_roles: bool = True):
         for key, value in (("surrounding_chars", surrounding_chars),
                            ("max_text_chars", max_text_chars)):
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ConfigError(f"extract.{key} must be an integer > 0 (got {value!r})")
+        if not isinstance(page_roles, bool):
+            raise ConfigError(f"extract.page_roles must be true or false (got {page_roles!r})")
         self.surrounding_chars = surrounding_chars
         self.max_text_chars = max_text_chars
+        self.page_roles = page_roles
 
     @classmethod
     def from_config(cls, cfg) -> "Extractor":
         """From a :class:`pipeline.config.ExtractConfig`."""
-        return cls(cfg.surrounding_chars, cfg.max_text_chars)
+        return cls(cfg.surrounding_chars, cfg.max_text_chars, cfg.page_roles)
 
     def process(self, page: Page) -> list[Candidate] | Drop:
         ctype = page.headers.get("content-type") or page.content_type
@@ -52,35 +78,110 @@ class Extractor(MapStage):
         text, codec, how = decode_html(body, ctype)
         if looks_undecodable(text, body, how):
             return self.drop("undecodable")
-        found = find_images(text, page.url, self.surrounding_chars, self.max_text_chars)
+        found = find_images(text, page.url, self.surrounding_chars, self.max_text_chars,
+                            texts=False)
         # The language step's decision (text-based) wins over the page's own <html lang>.
         page_lang = page.meta.get("lang") or found.lang
         usable = [img for img in found.images if img.url]
+        units: Counter = Counter()
+        units["extract_image_no_url"] = len(found.images) - len(usable)
         if not usable:
-            return self.drop("no_images")
+            return Drop(self.reason("no_images"), _units(units))
         out: list[Candidate] = []
         seen: set[tuple[str, str, str]] = set()
         for img in usable:
+            width, height = html_dim(img.attrs.get("width")), html_dim(img.attrs.get("height"))
+            role = self.page_roles and image_role(img.url, img.attrs, width, height, img.region)
+            if role:
+                units[f"extract_image_{role}"] += 1
+                continue
+            found.fill(img)
             meta = {"n_images": len(usable), "url_attr": img.url_attr, "encoding": codec,
-                    "file_name": posixpath.basename(urlsplit(img.url).path),
-                    "in_figure": img.figure is not None, "in_link": img.in_link}
-            for key in ("width", "height"):
-                dim = html_dim(img.attrs.get(key))
-                if dim is not None:
-                    meta[f"img_{key}"] = dim
+                    "file_name": file_name(img.url),
+                    "in_figure": img.figure is not None, "in_link": img.in_link,
+                    "region": img.region or "content"}
+            if width is not None:
+                meta["img_width"] = width
+            if height is not None:
+                meta["img_height"] = height
+            before, after = self._sides(found, img, units)
             texts = (("alt", img.alt), ("caption", img.caption), ("title", img.title),
-                     ("surrounding", f"{img.before} {img.after}".strip()))
+                     ("surrounding", f"{before} {after}".strip()))
             norms: set[str] = set()
+            n_out = len(out)
             for source, value in texts:
                 norm = value.casefold()
                 if not value or norm in norms or (img.url, source, value) in seen:
+                    if value and source == "surrounding":
+                        units["extract_side_repeat"] += bool(before) + bool(after)
+                        units["side_kept"] -= bool(before) + bool(after)
                     continue
                 norms.add(norm)
                 seen.add((img.url, source, value))
-                m = dict(meta, before=img.before, after=img.after) if source == "surrounding" \
+                m = dict(meta, before=before, after=after) if source == "surrounding" \
                     else dict(meta)  # one dict per record: later stages may edit it
                 out.append(Candidate(page.url, img.url, source, value, value, found.title,
                                      page_lang, img.index, m))
+            units["image_kept" if len(out) > n_out else "extract_image_no_text"] += 1
         if not out:
-            return self.drop("no_text")
-        return out
+            return Drop(self.reason("no_text"), _units(units))
+        return Keep(tuple(out), _units(units))
+
+    def _sides(self, found, img, units: Counter) -> tuple[str, str]:
+        """The before / after texts of an image that are prose of the content (see the class
+        docstring), each side counted."""
+        sides = []
+        for text, after in ((img.before, False), (img.after, True)):
+            if not text:
+                sides.append("")
+                continue
+            if not self.page_roles:
+                why = ""
+            elif img.region in FURNITURE:
+                why = "region"
+            else:
+                link_share, n_links = found.links(img, after)
+                if link_share >= MAX_SIDE_LINK_SHARE:
+                    # One link: the title of a teaser card beside its picture (kept); more: a
+                    # list of links (navigation, a headline grid).
+                    why = "" if n_links == 1 else "links"
+                elif img.region:
+                    why = "region"
+                else:
+                    why = ""
+            if why:
+                units[f"extract_side_{why}"] += 1
+                sides.append("")
+            else:
+                units["side_kept"] += 1
+                sides.append(text)
+        return sides[0], sides[1]
+
+
+def file_name(url: str) -> str:
+    """The last segment of a URL's path ("" for a bare host): ``basename(urlsplit(url).path)``
+    without urlsplit's parsing, which cost more than the rest of a candidate's metadata."""
+    host = url.find("://") + 3
+    end = len(url)
+    for mark in "?#":
+        i = url.find(mark, host)
+        if 0 <= i < end:
+            end = i
+    start = url.find("/", host, end)  # the path starts after the host, before ? and #
+    if start < 0:
+        return ""
+    return url[url.rfind("/", start, end) + 1:end]
+
+
+def _units(counts: Counter) -> tuple:
+    """``Keep.units`` from the counts: ``image_kept`` / ``side_kept`` are the units kept,
+    other keys the drop reasons (of images, ``extract_image_*``, or sides)."""
+    out = []
+    for key, n in sorted(counts.items()):
+        if n <= 0:
+            continue
+        if key.endswith("_kept"):
+            out.append((key[:-5], "kept", n))
+        else:
+            out.append(("side" if key.startswith("extract_side_") else "image", key, n))
+    return tuple(out)

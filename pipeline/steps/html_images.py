@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import html
 import posixpath
+from bisect import bisect_right
 import re
 from dataclasses import dataclass, field
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
+
+from pipeline.steps.regions import region_of
+
 
 # Elements that end the "surrounding text" of an image and separate words in running text.
 BLOCK_TAGS = frozenset(
@@ -29,12 +33,19 @@ SKIP_TAGS = frozenset(
 LAZY_URL_ATTRS = ("data-src", "data-lazy-src", "data-original", "data-lazy", "data-origin",
                   "data-normal")
 SRCSET_ATTRS = ("srcset", "data-srcset", "data-lazy-srcset")
-_DATA_SRC_RE = re.compile(r"^data-[\w-]*src$")
+# Any other attribute naming an image URL: data-*src*, data-source-*, data-original-*,
+# data-*image-url ("data-retina-src", "data-source-large", "data-img-src-set").
+_DATA_SRC_RE = re.compile(r"^data-(?:[\w-]*src[\w-]*|source[\w-]*|original[\w-]*|[\w-]*image-?url)$")
+# Elements other than <img> that lazy-loading scripts turn into one: an image URL in a lazy
+# attribute and an alt-like attribute ("<div data-src=... data-alt=...>").
+LAZY_CONTAINER_CSS = "[data-alt]:not(img)"
 # File names that only hold the place of a lazily loaded image (leer.gif, shim.gif,
 # lazyload-transparent-image-data.gif, 1x1.trans.gif, missing-image.svg, ...).
 _PLACEHOLDER_RE = re.compile(
-    r"(?:^|[^a-z])(?:blank|spacer|pixel|transparent|trans|placeholder|lazy[a-z]*|loading|loader"
+    r"(?:^|[^a-z])(?:blank|spacer|pixel|transparent|trans|placeholder|holder|lazy[a-z]*|loading|loader"
     r"|empty|leer|shim|dummy|grey|gray|1x1|clear|missing-image|no-?image|default)(?=[^a-z]|$)")
+# A lazy container's URL must name an image file (a player's data-src names an embed page).
+_IMAGE_URL_RE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|bmp)(?:$|[?&#%/])", re.I)
 _URL_JUNK_RE = re.compile(r"[\t\n\r]")
 _PLAIN_URL_RE = re.compile(r"^https?://[^/\s#?\\@\[\]]+(?:[/?][^\s#\\]*)?$")
 _DIM_RE = re.compile(r"^\s*(\d{1,6})(?:\.\d+)?\s*(?:px)?\s*$", re.I)
@@ -100,7 +111,7 @@ def html_dim(value: str | None) -> int | None:
     return int(m.group(1)) if m else None
 
 
-@dataclass
+@dataclass(slots=True)  # one per <img>: slots make them cheaper to build and read
 class ImageRef:
     """One ``<img>`` as found on a page, before texts are turned into candidates."""
 
@@ -108,7 +119,7 @@ class ImageRef:
     src_url: str  # the resolved src ("" when missing or unusable)
     lazy_url: str  # the first usable lazy-loading URL (see lazy_url)
     lazy_attr: str
-    srcset_url: str  # the first URL of the img's srcset
+    srcset_url: str  # the first URL of the img's srcset, as written (resolved when used)
     picture_url: str  # the first URL of its <picture>'s first <source srcset>
     attrs: dict
     pos: int = 0  # token position of the image
@@ -122,6 +133,9 @@ class ImageRef:
     after: str = ""
     url: str = ""  # the chosen absolute URL, "" when none is usable
     url_attr: str = ""
+    window: tuple = (0, 0, 0)  # token range [lo, pos) before and [pos, hi) after it
+    container: bool = False  # a lazy container element, not an <img>
+    region: str = ""  # the page region it sits in (pipeline/regions.py), "" in the content
 
 
 @dataclass
@@ -130,6 +144,35 @@ class PageImages:
     lang: str = ""
     base: str = ""
     images: list[ImageRef] = field(default_factory=list)
+    # The walk's text tokens and link spans, for fill(): texts are made only for the images
+    # that need them (an icon's surrounding text is never read).
+    tokens: list = field(default_factory=list, repr=False)
+    spans: list = field(default_factory=list, repr=False)
+    ends: list = field(default_factory=list, repr=False)
+    surrounding_chars: int = 300
+    max_text_chars: int = 1000
+
+    def fill(self, img: ImageRef) -> ImageRef:
+        """Sets the image's alt, title, caption and surrounding texts (with link shares)."""
+        tokens, limit = self.tokens, self.max_text_chars
+        img.alt = cut(collapse(img.attrs.get("alt")), limit)
+        img.title = cut(collapse(img.attrs.get("title")), limit)
+        fig = img.figure
+        if fig is not None and fig[1] >= 0:
+            img.caption = cut(collapse("".join(tokens[fig[0]:fig[1]])), limit)
+        if img.url:
+            chars = self.surrounding_chars
+            img.before, lo = _before(tokens, img.block[0], img.pos, chars)
+            img.after, hi = _after(tokens, img.pos, img.block[1], chars)
+            img.window = (lo, img.pos, hi)
+        return img
+
+    def links(self, img: ImageRef, after: bool) -> tuple[float, int]:
+        """``(share of link text, number of links)`` of the image's before / after text."""
+        lo, pos, hi = img.window
+        if after:
+            return _link_share(img.after, self.tokens, self.spans, self.ends, pos, hi)
+        return _link_share(img.before, self.tokens, self.spans, self.ends, lo, pos)
 
 
 def lazy_url(attrs: dict, base: str) -> tuple[str, str]:
@@ -145,25 +188,29 @@ def lazy_url(attrs: dict, base: str) -> tuple[str, str]:
             if url:
                 return url, name
     for name, value in attrs.items():
-        if value and name not in LAZY_URL_ATTRS and _DATA_SRC_RE.match(name):
-            url = resolve(base, value)
-            if url:
+        if value and name[:5] == "data-" and name not in LAZY_URL_ATTRS \
+                and _DATA_SRC_RE.match(name):
+            url = resolve(base, first_srcset_url(value))
+            if url and not url.endswith((".html", ".htm", ".js", ".json", ".php")):
                 return url, name
     return "", ""
 
 
 def is_placeholder(url: str) -> bool:
-    return bool(_PLACEHOLDER_RE.search(posixpath.basename(urlsplit(url).path).lower()))
+    path = url.split("?", 1)[0].split("#", 1)[0]  # an absolute URL: its path's last segment
+    name = path[path.rfind("/") + 1:] if path.count("/") > 2 else ""
+    return bool(_PLACEHOLDER_RE.search(name.lower()))
 
 
-def choose_urls(images: list["ImageRef"]) -> None:
+def choose_urls(images: list["ImageRef"], base: str = "") -> None:
     """Sets each image's ``url`` and ``url_attr``.
 
     The src wins unless it is unusable (missing, empty, data:, javascript:) or a placeholder
     while a lazy-loading attribute holds another URL.  A placeholder src has a placeholder-like
     file name or is shared by images whose lazy URLs differ (one src, many real images).  With
     no usable src, the img's own ``srcset`` and then its ``<picture>``'s first ``<source>``
-    are tried.
+    are tried; a placeholder src gives way to the img's srcset too.  ``srcset_url`` is the
+    srcset's first URL as written: it is resolved against ``base`` only when it is used.
     """
     lazy_by_src: dict[str, set] = {}
     for img in images:
@@ -174,24 +221,45 @@ def choose_urls(images: list["ImageRef"]) -> None:
         if img.lazy_url and (not src or len(lazy_by_src.get(src, ())) >= 2
                              or is_placeholder(src)):
             img.url, img.url_attr = img.lazy_url, img.lazy_attr
+        elif src and img.srcset_url and is_placeholder(src) \
+                and resolve(base, img.srcset_url) not in ("", src):
+            img.url, img.url_attr = resolve(base, img.srcset_url), "srcset"  # a real srcset
         elif src:
             img.url, img.url_attr = src, "src"
-        elif img.srcset_url:
-            img.url, img.url_attr = img.srcset_url, "srcset"
+        elif img.srcset_url and resolve(base, img.srcset_url):
+            img.url, img.url_attr = resolve(base, img.srcset_url), "srcset"
         elif img.picture_url:
             img.url, img.url_attr = img.picture_url, "picture"
 
 
-_PLAIN, _BLOCK, _FIGURE, _FIGCAPTION, _PICTURE, _LINK = range(6)
+# Frame kinds; a link's kind is negative: -(the index of its first token + 1).
+_PLAIN, _BLOCK, _FIGURE, _FIGCAPTION, _PICTURE, _ADJ_CAPTION = range(6)
 
 
-def walk(root, base: str) -> tuple[list[str], list[ImageRef]]:
+def _after_figure(node, fig_id: int) -> bool:
+    """Whether ``node`` (a figcaption) follows the figure of mem_id ``fig_id`` as its next
+    element sibling, whitespace between them."""
+    prev = node.prev
+    while prev is not None and prev.tag == "-text" and not (prev.text_content or "").strip():
+        prev = prev.prev
+    return prev is not None and prev.tag == "figure" and prev.mem_id == fig_id
+
+
+def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str], list[ImageRef],
+                                                                         list[tuple[int, int]]]:
     """Text tokens and images of ``root`` in document order (see the module docstring).
 
     Iterative, so pages nested thousands of elements deep do not hit the recursion limit.
     Block frames are ``[start, end]`` token ranges; figure frames ``[cap_start, cap_end]``
-    of their first figcaption (-1 while unknown).
+    of their first figcaption (-1 while unknown); a figure without one takes a
+    ``<figcaption>`` that is its next sibling.  Each image notes its region
+    (:func:`pipeline.steps.regions.region_of` over the open elements).  ``containers`` holds the
+    mem_ids of lazy containers (``LAZY_CONTAINER_CSS``), walked as images.  Also returns the
+    token ranges of link text.
     """
+    link_spans: list[tuple[int, int]] = []
+    memo: dict = {}
+    last_figure: tuple = (0, None)
     tokens: list[str] = []
     images: list[ImageRef] = []
     blocks = [[0, -1]]
@@ -209,14 +277,20 @@ def walk(root, base: str) -> tuple[list[str], list[ImageRef]]:
             parent, kind = stack.pop()
             node = parent.next
             if kind:  # leaving an element that opened a frame
-                if kind == _LINK:
+                if kind < 0:  # a link: -(its first token + 1)
                     links -= 1
+                    if len(tokens) > -kind - 1:
+                        link_spans.append((-kind - 1, len(tokens)))
                 elif kind == _PICTURE:
                     pictures.pop()
                 else:
                     blocks.pop()[1] = len(tokens)
                     if kind == _FIGURE:
-                        figures.pop()
+                        frame = figures.pop()
+                        last_figure = (parent.mem_id, frame) if frame[0] < 0 else (0, None)
+                    elif kind == _ADJ_CAPTION:
+                        last_figure[1][1] = len(tokens)
+                        last_figure = (0, None)
                     elif kind == _FIGCAPTION and figures and figures[-1][0] >= 0 \
                             and figures[-1][1] < 0:
                         figures[-1][1] = len(tokens)  # the figure's first figcaption ends
@@ -230,9 +304,9 @@ def walk(root, base: str) -> tuple[list[str], list[ImageRef]]:
             lazy, lazy_attr = lazy_url(attrs, base)
             images.append(ImageRef(
                 len(images), resolve(base, attrs.get("src")), lazy, lazy_attr,
-                resolve(base, first_srcset_url(attrs.get("srcset"))),
+                first_srcset_url(attrs.get("srcset")),
                 pictures[-1][0] if pictures else "", attrs, len(tokens), blocks[-1],
-                figures[-1] if figures else None, links > 0))
+                figures[-1] if figures else None, links > 0, region=region_of(stack, memo)))
         elif tag == "br" or tag == "hr":
             add(" ")
         elif tag == "source":
@@ -254,12 +328,24 @@ def walk(root, base: str) -> tuple[list[str], list[ImageRef]]:
                     kind = _FIGCAPTION
                     if figures and figures[-1][0] < 0:
                         figures[-1][0] = len(tokens)
+                    elif last_figure[1] is not None and _after_figure(node, last_figure[0]):
+                        kind = _ADJ_CAPTION
+                        last_figure[1][0] = len(tokens)
             elif tag == "picture":
                 pictures.append([""])
                 kind = _PICTURE
             elif tag == "a":
                 links += 1
-                kind = _LINK
+                kind = -len(tokens) - 1  # a link's frame holds where its text starts
+            if containers and node.mem_id in containers:
+                attrs = node.attributes
+                lazy, lazy_attr = lazy_url(attrs, base)
+                if lazy and _IMAGE_URL_RE.search(lazy):
+                    attrs = dict(attrs, alt=attrs.get("data-alt") or attrs.get("alt"))
+                    images.append(ImageRef(
+                        len(images), "", lazy, lazy_attr, "", "", attrs, len(tokens),
+                        blocks[-1], figures[-1] if figures else None, links > 0,
+                        region=region_of(stack + [(node, kind)], memo), container=True))
             if child is not None:
                 push((node, kind))
                 node = child
@@ -270,30 +356,52 @@ def walk(root, base: str) -> tuple[list[str], list[ImageRef]]:
                 continue
         node = node.next
     blocks[0][1] = len(tokens)
-    return tokens, images
+    return tokens, images, link_spans
 
 
-def _before(tokens: list[str], start: int, pos: int, limit: int) -> str:
+def _link_share(text: str, tokens: list[str], spans: list[tuple[int, int]], ends: list[int],
+                lo: int, hi: int) -> tuple[float, int]:
+    """The share of the non-space characters of ``text`` (tokens[lo:hi], collapsed) that
+    are link text, and the number of links with text there.  ``spans`` close in document
+    order, so ``ends`` (their ends) is sorted: a bisection finds the first one that counts."""
+    total = len(text) - text.count(" ")
+    if total <= 0 or not spans:
+        return 0.0, 0
+    linked = n = 0
+    j = bisect_right(ends, lo)
+    while j < len(spans) and spans[j][0] < hi:
+        s, e = spans[j]
+        got = len("".join("".join(tokens[max(s, lo):min(e, hi)]).split()))
+        linked += got
+        n += got > 0
+        j += 1
+    return min(1.0, linked / total), n
+
+
+def _before(tokens: list[str], start: int, pos: int, limit: int) -> tuple[str, int]:
+    """The text before ``pos`` in the block, and the first token index it read."""
     got, n, i = [], 0, pos - 1
     while i >= start and n <= limit:
         got.append(tokens[i])
         n += len(tokens[i].strip())
         i -= 1
-    return cut(collapse("".join(reversed(got))), limit, keep_end=True)
+    return cut(collapse("".join(reversed(got))), limit, keep_end=True), i + 1
 
 
-def _after(tokens: list[str], pos: int, end: int, limit: int) -> str:
+def _after(tokens: list[str], pos: int, end: int, limit: int) -> tuple[str, int]:
+    """The text after ``pos`` in the block, and the token index after the last it read."""
     got, n, i = [], 0, pos
     while i < end and n <= limit:
         got.append(tokens[i])
         n += len(tokens[i].strip())
         i += 1
-    return cut(collapse("".join(got)), limit)
+    return cut(collapse("".join(got)), limit), i
 
 
 def find_images(text: str, page_url: str, surrounding_chars: int = 300,
-                max_text_chars: int = 1000) -> PageImages:
-    """Every ``<img>`` of an HTML document with its URL and its texts (not yet de-duplicated)."""
+                max_text_chars: int = 1000, texts: bool = True) -> PageImages:
+    """Every ``<img>`` of an HTML document with its URL and its texts (not yet de-duplicated);
+    with ``texts=False`` the texts are left for :meth:`PageImages.fill`, image by image."""
     tree = LexborHTMLParser(text)
     base_node = tree.css_first("base[href]")
     base = resolve(page_url, base_node.attributes.get("href")) if base_node else ""
@@ -306,19 +414,18 @@ def find_images(text: str, page_url: str, surrounding_chars: int = 300,
         lang = (attrs.get("lang") or attrs.get("xml:lang") or "").strip()
         lang = lang.replace("_", "-").split("-", 1)[0].lower()
     out = PageImages(title=cut(collapse(title_node.text() if title_node else ""), max_text_chars),
-                     lang=lang, base=base)
+                     lang=lang, base=base, surrounding_chars=surrounding_chars,
+                     max_text_chars=max_text_chars)
     body = tree.body or root
     if body is None:
         return out
-    tokens, out.images = walk(body, base)
-    choose_urls(out.images)
-    for img in out.images:
-        img.alt = cut(collapse(img.attrs.get("alt")), max_text_chars)
-        img.title = cut(collapse(img.attrs.get("title")), max_text_chars)
-        fig = img.figure
-        if fig is not None and fig[1] >= 0:
-            img.caption = cut(collapse("".join(tokens[fig[0]:fig[1]])), max_text_chars)
-        if img.url:
-            img.before = _before(tokens, img.block[0], img.pos, surrounding_chars)
-            img.after = _after(tokens, img.pos, img.block[1], surrounding_chars)
+    # The query costs a tenth of a walk; most pages have no data-alt at all.
+    containers = frozenset(n.mem_id for n in body.css(LAZY_CONTAINER_CSS)) \
+        if "data-alt" in text else frozenset()
+    out.tokens, out.images, out.spans = walk(body, base, containers)
+    choose_urls(out.images, base)
+    out.ends = [e for _, e in out.spans]
+    if texts:
+        for img in out.images:
+            out.fill(img)
     return out

@@ -198,3 +198,47 @@ def test_edge_sentence_is_the_first_or_last_of_split_sentences():
             whole = split_sentences(text, lang)
             assert edge_sentence(text, lang, True) == whole[-1:], text
             assert edge_sentence(text, lang, False) == whole[:1], text
+
+
+def test_a_short_text_in_known_words_stays_on_a_target_page_whatever_fasttext_says(cleaner):
+    # fastText reads "pork and prawn jambalaya" as Polish (p 0.90): on an English page a short
+    # text whose words English knows (2 of 3 at least) is kept, and says why.
+    (out,) = run(cleaner, cand("Pork and Prawn Jambalaya")).outputs
+    assert out.meta["lang"] != "en" and out.meta["lang_by"] == "vocabulary"
+    assert run(cleaner, cand("Pork and Prawn Jambalaya", page_lang="de")) == Drop("text_not_target")
+    # longer texts: fastText decides
+    assert run(cleaner, cand("Ein kleines rotes Boot auf dem See.", page_lang="en")) \
+        == Drop("text_not_target")
+
+
+def test_a_long_caption_keeps_its_leading_sentences(cleaner):
+    raw = ("French President Emmanuel Macron speaks during a meeting at the Elysee Palace in "
+           "Paris, Thursday, Nov. 9, 2023. Macron said that humanitarian pauses were needed "
+           "and that the international community should work together to protect civilians, "
+           "while the talks went on for the whole day and late into the night in the palace. "
+           "(AP Photo/Ludovic Marin, Pool)")
+    (out,) = run(cleaner, cand(raw)).outputs
+    assert out.text == ("French President Emmanuel Macron speaks during a meeting at the "
+                        "Elysee Palace in Paris, Thursday, Nov. 9, 2023.")
+    assert out.meta["text_edits"] == ["credit", "lead"]
+
+
+def test_a_side_dropped_beside_a_kept_one_is_counted(cleaner):
+    from pipeline.core.stats import StepStats
+
+    both = cand("x", source="surrounding", before="A fisherman mends his nets on the quay at dawn.",
+                after="Zxqv blorf wizzle frumble grok snarf.")
+    ev = run(cleaner, both)
+    assert isinstance(ev, Keep) and [o.meta["side"] for o in ev.outputs] == ["before"]
+    assert ev.units == (("sentence", "kept", 1), ("sentence", "text_oov", 1))
+    neither = cand("x", source="surrounding", before="Zxqv blorf wizzle frumble grok snarf.",
+                   after="Click here")
+    ev2 = run(cleaner, neither)
+    assert isinstance(ev2, Drop) and {u[1] for u in ev2.units} == {"text_oov", "text_boilerplate"}
+    stats = StepStats("text")
+    for e in (ev, ev2, run(cleaner, cand(GOOD))):
+        stats.add_event(e)
+    d = stats.to_dict()
+    assert (d["in"], d["kept"]) == (3, 2)
+    assert d["units"] == {"sentence": {"in": 4, "kept": 1, "dropped": {"text_boilerplate": 1,
+                                                                       "text_oov": 2}}}

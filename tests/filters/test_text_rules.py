@@ -53,6 +53,19 @@ DROPS = {
 
 # rule -> (text, expected text after the edit)
 EDITS = {
+    "hashtags": [("Lemon tart with berries on a plate #baking #dessert #recipe",
+                  "Lemon tart with berries on a plate"),
+                 ("Sunset over the bay #nofilter", "Sunset over the bay")],
+    "lead": [("Passengers wait for a bus in the rain in New York. " + "A wall of storms packing "
+              "ice, sleet and rain threatens to snarl travel across the country on the busiest "
+              "travel days of the year, with millions of people on the road and in the air and "
+              "more rain on the way tonight.",
+              "Passengers wait for a bus in the rain in New York."),
+             ("Dr. Ana Lima speaks at the U.S. Capitol in Washington on Nov. 9, 2023. " + "She "
+              "said the new rules would change the way doctors and nurses across the whole "
+              "country work with patients every day, and that her team would keep pushing for them "
+              "in every state and in every city until the last of the new laws is passed.",
+              "Dr. Ana Lima speaks at the U.S. Capitol in Washington on Nov. 9, 2023.")],
     "markup": [("<b>Bold</b> caption", "Bold caption"), ("Fish &amp; chips", "Fish & chips"),
                ("Fish &amp;amp; chips", "Fish & chips"), ("Caf\u00c3\u00a9 au lait", "Café au lait"),
                ("soft\u00adhyphen and zero\u200bwidth", "softhyphen and zerowidth")],
@@ -66,6 +79,12 @@ EDITS = {
                   ("Team photo (800 x 600)", "Team photo")],
     "credit": [("A dog on the beach. Photo: Jane Doe/AP", "A dog on the beach."),
                ("Protesters in the square (Getty Images)", "Protesters in the square"),
+               ("Protesters in the square (Credit: Getty Images)", "Protesters in the square"),
+               ("Lady Gaga out and about in New York City [Getty]",
+                "Lady Gaga out and about in New York City"),
+               ("Stromboli Recipe. Photo credit Lauren's Latest.", "Stromboli Recipe."),
+               ("A lighthouse in the fog, illustration by Nishant Choksi",
+                "A lighthouse in the fog"),
                ("The old bridge at dawn © John Smith 2018", "The old bridge at dawn"),
                ("Image: a dog playing with a ball on the beach at dawn",
                 "a dog playing with a ball on the beach at dawn"),
@@ -84,6 +103,10 @@ EDITS = {
 
 # rule -> texts it must leave exactly as they are
 KEEPS = {
+    "hashtags": ["Our #1 dog in the park", "#tbt to the summer in Rome",
+                 "Lemon tart with #baking tips for everyone"],
+    "lead": ["A short caption. With two sentences.",
+             "One long sentence " + "and more words " * 20 + "without any end"],
     "markup": ["Fish and chips at the harbour", "Tom & Jerry <3 forever", "A {curly} brace",
                "Path C:\\Users is shown"],
     "email": ["Reply @ the meeting"],
@@ -93,7 +116,8 @@ KEEPS = {
                  "The IMG Academy in Florida", "Our dog Sam at the lake"],
     "dimension": ["Oil on canvas, 100 x 80 cm", "A 2x4 board on the floor", "Over 1000 people came"],
     "credit": ["A photographer at work in the studio", "Image of the week: a fox at dusk",
-               "Two herons (Ardea cinerea) at the pond"],
+               "Two herons (Ardea cinerea) at the pond", "The list of winners [updated]",
+               "A credit card on a wooden table"],
     "boilerplate": ["Logo design for a small bakery in Berlin", "A photo of my grandmother",
                     "A car powered by hydrogen", "The policy on privacy was debated",
                     "Photo of a dog running on the beach", "Image recognition at work"],

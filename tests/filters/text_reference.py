@@ -1,6 +1,8 @@
 """The cleaning rules as they were written before their fast paths (round 3 of issue #5):
 straightforward code that the tests hold the fast versions to (same output on the real
-pages' texts and their mutations).  Patterns and word lists are the rules' own."""
+pages' texts and their mutations).  Patterns and word lists are the rules' own.  Issue 14
+changed credit on purpose (a final [bracketed] credit, "Photo credit X" without a colon), here
+as in the rule."""
 from filters.text_facts import facts, letter_words
 from filters.text_rules import (_AGENCY_RE, _AGENCY_WORDS, _CAMERA_HINTS, _CAMERA_RE,
                                 _COPYRIGHT_RE, _CREDIT_LABEL_RE, _DIGITS3_RE, _DUP_OK, _DUP_RE,
@@ -72,14 +74,14 @@ def credit(text, ctx=None):
     if m is not None:
         rest = text[m.end():]
         text = text[: m.start()] + (" " + rest.split(" ", 1)[1] if len(rest.split()) > 8 else "")
-    text = _PAREN_CREDIT_RE.sub("", text) if text.endswith(")") else text
+    text = _PAREN_CREDIT_RE.sub("", text) if text.endswith((")", "]")) else text
     label = ":" in text and (f.cls is None or any(h in low for h in _LABEL_HINTS))
     m = _CREDIT_LABEL_RE.search(text) if label else None
     if m is not None:
         rest = text[m.end():]
         cut = rest if len(rest.split()) <= 5 else ""
         text = text[: m.start()] + " " + rest[len(cut):]
-    if " by " in low or " courtesy " in low or " via " in low:
+    if " by " in low or " courtesy " in low or " via " in low or " credit" in low:
         text = _PHOTO_BY_RE.sub("", text)
     return _AGENCY_RE.sub(" ", text) if any(w in low for w in _AGENCY_WORDS) else text
 

@@ -77,10 +77,10 @@ def test_lazy_attributes_replace_placeholders_only():
               '<img data-lazy-src="real2.jpg" alt="2">'
               '<img src="/img/leer.gif" data-retina-src="real3.jpg" alt="3">'
               '<img src="real4.jpg" data-src="other4.jpg" alt="4">'  # a real src stays
-              '<img src="/img/spacer.gif" alt="5">')  # placeholder, nothing better: kept
+              '<img src="/img/spacer.gif" alt="5">')  # placeholder, nothing better: a spacer
     assert [(c.image_url.rsplit("/", 1)[1], c.meta["url_attr"]) for c in got] == [
         ("real1.jpg", "data-src"), ("real2.jpg", "data-lazy-src"),
-        ("real3.jpg", "data-retina-src"), ("real4.jpg", "src"), ("spacer.gif", "src")]
+        ("real3.jpg", "data-retina-src"), ("real4.jpg", "src")]
 
 
 def test_a_src_shared_by_different_lazy_images_is_a_placeholder():
@@ -154,10 +154,10 @@ def test_duplicate_texts_of_one_image_keep_the_preferred_source():
 
 
 def test_identical_triples_on_a_page_are_kept_once():
-    got = run('<div><img src="a.jpg" alt="Logo"></div><div><img src="a.jpg" alt="Logo"></div>'
-              '<div><img src="a.jpg" alt="Logo 2"></div>')
+    got = run('<div><img src="a.jpg" alt="Boat"></div><div><img src="a.jpg" alt="Boat"></div>'
+              '<div><img src="a.jpg" alt="Boat 2"></div>')
     assert [(c.text_source, c.text, c.img_index) for c in got] == [
-        ("alt", "Logo", 0), ("alt", "Logo 2", 2)]
+        ("alt", "Boat", 0), ("alt", "Boat 2", 2)]
 
 
 def test_entities_and_whitespace():
@@ -329,7 +329,8 @@ def test_real_pages_against_an_lxml_count():
             assert c.text and c.text == " ".join(c.text.split()) and c.text_source in TEXT_SOURCES
         found = find_images(raw.decode("utf-8") if path.name not in CP1252 else
                             raw.decode("cp1252"), url)
-        ours = sum(1 for img in found.images if img.url and img.alt)
+        # <img> elements only: lazy containers (a <div data-src data-alt>) are extra.
+        ours = sum(1 for img in found.images if img.url and img.alt and not img.container)
         total, hidden = lxml_count(raw, url)
         if ours != total:
             diffs.append((path.name, total, ours, hidden))
@@ -337,11 +338,19 @@ def test_real_pages_against_an_lxml_count():
                   f"elements ({sorted(NOT_CONTENT)})")
         assert ours == total - hidden, (path.name, total, hidden, ours)
     assert not [n for n, r in reasons.items() if "error" in r]
-    # pages with no <img> at all, or with images but no text (SOURCE.md: 0 img / 0 alt)
+    # pages with no <img> at all, or with images but no text (SOURCE.md: 0 img / 0 alt), and
+    # pages whose only texts belong to avatars, logos and icons (pipeline/regions.py) or to
+    # surrounding text in comments, menus and headers (the image counts say which)
     assert {n: r for n, r in reasons.items() if r != "keep"} == {
         "gregoryszorc.com.python3.html": "extract_no_images",
         "reuters.com.parasite.html": "extract_no_images",
         "vice.com.amazon.html": "extract_no_text",
+        **{name: "extract_no_text" for name in (
+            "de.creativecommons.org.endlich.html", "denkanstoos.com.2012.html",
+            "lanouvellerepublique.fr.martin.html", "laviedesidees.fr.evaluation.html",
+            "lemire.me.json.html", "moritz-meyer.net.vreni.html", "pluralsight.com.python.html",
+            "novalanalove.com.ear-candy.html",
+            "spektrum.de.engelbart.html", "stackoverflow.com.rust.html")},
     }
     print(f"{len(files)} pages, {len(diffs)} differing from lxml, all explained")
 
@@ -393,6 +402,12 @@ def test_source_and_extract_under_the_local_executor():
     read, extract = run_local(plan).steps
     assert read.balanced() and extract.balanced()
     assert (read.n_in, read.kept, dict(read.dropped)) == (47, 46, {"read_truncated": 1})
-    assert extract.n_in == 46 and extract.out > 1000
+    assert extract.n_in == 46 and extract.out > 900
+    # images and surrounding sides are counted inside the pages, each unit kept or dropped
+    units = extract.to_dict()["units"]
+    assert set(units) == {"image", "side"}
+    for u in units.values():
+        assert u["in"] == u["kept"] + sum(u["dropped"].values()) and u["kept"] > 0
+    assert units["image"]["in"] >= extract.out // 4 and "extract_image_no_text" in units["image"]["dropped"]
     again = run_local(Plan([Step("source", src), Step("map", Extractor())], parts=src.parts())).steps
     assert [s.to_dict() for s in again] == [read.to_dict(), extract.to_dict()]

@@ -1,0 +1,290 @@
+"""Page regions and image roles: what an image is, from the markup alone, before any fetch.
+
+**Regions.**  Text from a page's furniture is no caption: navigation, the site header and
+footer, asides and sidebars, comments, related / share / social / ad / newsletter / cookie
+boxes, author boxes.  An image's region is that of its innermost ancestor that names one, by
+tag (``nav``, ``aside``, ``header``, ``footer``), ARIA role, or a token of its ``class`` /
+``id`` (``comment-list`` -> ``comments``; tokens split at ``-``, ``_``, spaces and camelCase).
+A ``header`` / ``footer`` inside an ``article`` or ``main`` is the article's own (its title
+and lead image), not the site's, so it names no region; ``main`` ends any region above it (a
+page-wide wrapper such as ``<div class="has-sidebar">`` holds the content too).  Only the
+image's ancestors are read, each once per page (reading attributes is the costly part of a
+walk over every element).
+
+**Image roles.**  Spacers, trackers, avatars, icons, logos, badges / seals and ad banners are
+recognised from the declared size, the URL and the image's own attributes and region; such
+an image is not fetched and none of its texts becomes a candidate (each role is its own drop
+reason, ``extract_image_<role>``).
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from urllib.parse import urlsplit
+
+# class / id token -> region.  Tokens are whole parts of a class or id name.
+_TOKEN_REGION = {}
+for _region, _words in {
+    "nav": "nav navbar navigation navmenu menu menubar megamenu breadcrumb breadcrumbs topbar "
+           "toolbar pagination pager skiplink skip subnav dropdown",
+    "header": "header masthead",
+    "footer": "footer colophon",
+    "aside": "sidebar aside rail siderail sidebox widget widgets",
+    "comments": "comment comments commentlist respond disqus replies discussion",
+    "related": "related recommended recommendations recirc trending popular mostread "
+               "outbrain taboola teasers morestories",
+    "share": "share sharing sharebar social sociable follow addthis sharedaddy",
+    "ad": "ad ads advert adverts advertisement advertising sponsor sponsored dfp adslot "
+          "adunit gpt",
+    "newsletter": "newsletter subscribe subscription signup optin",
+    "cookie": "cookie cookies consent gdpr",
+    "author": "author authors byline avatar bio profile",
+    "login": "login signin account",
+}.items():
+    for _w in _words.split():
+        _TOKEN_REGION[_w] = _region
+
+_TAG_REGION = {"nav": "nav", "aside": "aside", "header": "header", "footer": "footer"}
+_ROLE_REGION = {"navigation": "nav", "menu": "nav", "menubar": "nav", "search": "nav",
+                "banner": "header", "contentinfo": "footer", "complementary": "aside",
+                "dialog": "dialog", "alertdialog": "dialog"}
+_CONTENT_TAGS = frozenset(("article", "main"))
+# Elements whose attributes are not read (reading them is the costly part): the document,
+# text-level and table-row elements, which wrap a link or a picture rather than a region.
+_NO_REGION_TAGS = frozenset("body html a span p b i em strong small picture figure figcaption "
+                            "h1 h2 h3 h4 h5 h6 td th tr tbody thead center font label "
+                            "button".split())
+# Class names that describe the page's state, not the element: "has-sidebar", "no-comments".
+_STATE_PREFIXES = ("has-", "has_", "with-", "no-", "is-", "show-", "hide-", "js-")
+# Class names with these words name a layout wrapper, whatever else they say.
+_LAYOUT_WORDS = frozenset("wrap wrapper container layout content contents inner outer body "
+                          "main page".split())
+_SPLIT_RE = re.compile(r"[^a-z0-9]+")
+_CAMEL_RE = re.compile(r"([a-z0-9])([A-Z])")
+_CLASS_CACHE: dict[str, str] = {}
+
+
+def class_region(value: str) -> str:
+    """The region a ``class`` or ``id`` value names, or ""."""
+    hit = _CLASS_CACHE.get(value)
+    if hit is not None:
+        return hit
+    region = ""
+    for name in value.split():
+        if name.lower().startswith(_STATE_PREFIXES):
+            continue
+        toks = _SPLIT_RE.split(_CAMEL_RE.sub(r"\1 \2", name).lower())
+        if not _LAYOUT_WORDS.isdisjoint(toks):
+            continue  # "content-sidebar-wrap" wraps the content as well as the sidebar
+        for tok in toks:
+            region = _TOKEN_REGION.get(tok, "")
+            if region:
+                break
+        if region:
+            break
+    if len(_CLASS_CACHE) > 50000:
+        _CLASS_CACHE.clear()
+    _CLASS_CACHE[value] = region
+    return region
+
+
+def element_region(tag: str, attrs: dict) -> tuple[str, bool]:
+    """``(region or "", is content)`` of one element (content: ``article``/``main``)."""
+    role = (attrs.get("role") or "").strip().lower()
+    if tag in _CONTENT_TAGS or role in ("main", "article"):
+        return "", True
+    region = _TAG_REGION.get(tag) or _ROLE_REGION.get(role, "")
+    if not region:
+        for key in ("class", "id"):
+            value = attrs.get(key)
+            if value:
+                region = class_region(value)
+                if region:
+                    break
+    return region, False
+
+
+def region_of(ancestors: list, memo: dict) -> str:
+    """The region of an element whose ancestors (outermost first) are ``ancestors``, as
+    ``(node, anything)`` pairs (the walk's stack).
+
+    ``memo`` maps an ancestor's ``mem_id`` (its address in the parsed tree: Python's wrapper
+    objects come and go) to the state after it, ``(region, in content)``, for the page being
+    walked: an image looks up its nearest ancestor already seen and reads only the elements
+    below it (pictures sit side by side, in the same few containers)."""
+    i, todo = len(ancestors) - 1, []
+    state = ("", False)
+    while i >= 0:
+        key = ancestors[i][0].mem_id
+        got = memo.get(key)
+        if got is not None:
+            state = got
+            break
+        todo.append((ancestors[i][0], key))
+        i -= 1
+    region, in_content = state
+    for node, key in reversed(todo):
+        tag = node.tag
+        if tag not in _NO_REGION_TAGS:
+            r, content = element_region(tag, node.attributes)
+            if content:
+                in_content = True
+                if tag == "main":
+                    region = ""  # the main content starts here, whatever wraps it
+            elif r and not (in_content and r in ("header", "footer")):
+                region = r
+        memo[key] = (region, in_content)
+    return region
+
+
+# Image roles ---------------------------------------------------------------------------------
+_ROLE_TOKENS = {}
+for _role, _words in {
+    "tracker": "pixel pixels beacon tracking tracker atrk utm",
+    "avatar": "avatar avatars gravatar headshot headshots userpic biopic mugshot authorpic "
+              "profilepic",
+    "icon": "icon icons ico icn sprite sprites arrow arrows btn button bullet chevron emoji "
+            "smiley smilies stars rating caret spinner loader loading throbber bul",
+    "logo": "logo logos wordmark masthead",
+    "badge": "badge badges seal appstore playstore googleplay certified trustmark",
+    "social": "facebook twitter pinterest linkedin instagram youtube rss digg reddit tumblr "
+              "whatsapp email mail share fb",
+    "ad": "ad ads advert banner300 adserver doubleclick",
+}.items():
+    for _w in _words.split():
+        _ROLE_TOKENS[_w] = _role
+# Hosts and paths of tracking pixels and ad servers (the file name says nothing there).
+_TRACKER_URL_RE = re.compile(
+    r"quantserve|quantcount|scorecardresearch|doubleclick|/b/ss/|/__utm|facebook\.com/tr"
+    r"|(?<=[\w-])/pixel(?:[/?]|\.(?:gif|png))|/beacon|/impression|/track[/?]|/ad/|/ads/|adserver|ord=\d|;sz=\d"
+    r"|pixel\.wp\.com|/p-[\w-]{8,}\.gif|stats\.wp\.com|/count\?|/counter", re.I)
+# File names made of these words (and numbers) only: spacers ("1x1.trans.gif", "clear.gif").
+_SPACER_WORDS = frozenset("spacer blank clear trans transparent 1x1 shim pixel dot empty "
+                          "placeholder".split())
+_ALT_ROLE_RE = re.compile(r"^(?:\w+ )?(?:logo|icon|avatar|badge)$|^avatar\b|\blogo$"
+                          r"|^(?:\w+ ){0,2}(?:logo|icon)\b", re.I)
+# Standard ad banner sizes (IAB), declared or written in the file name.
+_AD_SIZES = frozenset("300x250 728x90 160x600 300x600 468x60 320x50 970x250 970x90 120x600 "
+                      "234x60 120x90 120x60 125x125 336x280 250x250 200x200 180x150 "
+                      "300x50 300x100 320x100".split()) - {"200x200"}
+_SMALL = 48  # a declared size at most this, both ways: an icon or an avatar, not a picture
+_TINY = 2  # a declared size at most this, both ways: a tracking pixel or a spacer
+# A declared size at most this, both ways: a thumbnail too small for the image step, which
+# keeps images of 300 px and more (a display size of 100 px is at most 200 px on a 2x
+# screen).  A size written in the file name ("generic-96x96.gif") counts as declared.
+_THUMB = 100
+_NAMED_SIZE_RE = re.compile(r"^(\d{2,4})x(\d{2,4})$")
+
+
+def _tracker_hint(low: str) -> bool:
+    """What every _TRACKER_URL_RE match holds, as a chain of ``in`` tests (several times
+    cheaper than the pattern, or any() over a tuple): most URLs hold none of it."""
+    return ("pixel" in low or "track" in low or "/ad" in low or "quant" in low
+            or "count" in low or "beacon" in low or "/p-" in low or "ord=" in low
+            or "sz=" in low or "doubleclick" in low or "scorecard" in low or "__utm" in low
+            or "/b/ss/" in low or "facebook.com/tr" in low or "impression" in low
+            or "stats.wp" in low)
+_NAME_CACHE: dict[str, tuple] = {}
+_CLASS_ROLE_CACHE: dict[str, frozenset] = {}
+
+
+def url_tokens(url: str) -> list[str]:
+    """The lowercase word tokens of a URL's file name (camelCase split)."""
+    name = posixpath.basename(urlsplit(url).path)
+    return _SPLIT_RE.split(_CAMEL_RE.sub(r"\1 \2", name.rsplit(".", 1)[0]).lower())
+
+
+def _name_facts(url: str) -> tuple:
+    """``(tokens, named size or None)`` of a URL's file name, cached by name (logos and
+    icons repeat across the pages of a site)."""
+    path = url.split("?", 1)[0].split("#", 1)[0]
+    name = path[path.rfind("/") + 1:]
+    hit = _NAME_CACHE.get(name)
+    if hit is not None:
+        return hit
+    stem = name.rsplit(".", 1)[0]
+    if not stem.islower():
+        stem = _CAMEL_RE.sub(r"\1 \2", stem).lower()
+    tokens = [t for t in _SPLIT_RE.split(stem) if t]
+    size = None
+    for t in tokens:
+        m = _NAMED_SIZE_RE.match(t)
+        if m:
+            size = (int(m.group(1)), int(m.group(2)))
+    # "bul2" -> "bul", "icon18" -> "icon"; "windowsicon", "sitelogo" end in a role word.
+    extra = [t.rstrip("0123456789") for t in tokens if t[-1:].isdigit()]
+    extra += ["icon" for t in tokens if t.endswith("icon") and t not in ("silicon", "lexicon")]
+    extra += ["logo" for t in tokens if t.endswith("logo") and len(t) > 4]
+    spacer = bool(tokens) and all(t in _SPACER_WORDS or t.isdigit() for t in tokens) \
+        and not all(t.isdigit() for t in tokens)
+    roles = frozenset(_ROLE_TOKENS[t] for t in tokens + extra if t in _ROLE_TOKENS)
+    hit = (frozenset(tokens), size, spacer, roles)
+    if len(_NAME_CACHE) > 50000:
+        _NAME_CACHE.clear()
+    _NAME_CACHE[name] = hit
+    return hit
+
+
+def _class_roles(value: str) -> frozenset:
+    """The roles (avatar, icon, logo, badge) an image's own class or id names."""
+    hit = _CLASS_ROLE_CACHE.get(value)
+    if hit is None:
+        roles = set()
+        for name in value.split():
+            for tok in _SPLIT_RE.split(_CAMEL_RE.sub(r"\1 \2", name).lower()):
+                r = _ROLE_TOKENS.get(tok)
+                if r in ("avatar", "icon", "logo", "badge"):
+                    roles.add(r)
+        hit = frozenset(roles)
+        if len(_CLASS_ROLE_CACHE) > 50000:
+            _CLASS_ROLE_CACHE.clear()
+        _CLASS_ROLE_CACHE[value] = hit
+    return hit
+
+
+def image_role(url: str, attrs: dict, width: int | None, height: int | None,
+               region: str) -> str:
+    """The role of an image that is no picture worth a caption, or "" (see the docstring)."""
+    if width is not None and height is not None:
+        if width <= _TINY and height <= _TINY:
+            return "tracker"
+    low = url.lower()
+    if _tracker_hint(low) and _TRACKER_URL_RE.search(url):
+        return "tracker"
+    if "gravatar." in low or "/avatar" in low:
+        return "avatar"  # gravatar.com/avatar/<hash>, /avatars/<user>.jpg: the name says nothing
+    if low.endswith(".svg") or ".svg?" in low:
+        return "vector"  # logos, icons and drawings: no photograph, and no raster to decode
+    if width is not None and height is not None and f"{width}x{height}" in _AD_SIZES:
+        return "ad"
+    tokens, size, spacer, url_roles = _name_facts(url)
+    if not _AD_SIZES.isdisjoint(tokens):
+        return "ad"
+    if spacer:
+        return "spacer"
+    if width is None and height is None and size is not None:
+        width, height = size
+    roles = set(url_roles)
+    for key in ("class", "id"):
+        value = attrs.get(key)
+        if value:
+            roles |= _class_roles(value)
+    alt = attrs.get("alt")
+    if alt:
+        la = alt.lower()
+        if "logo" in la or "icon" in la or "avatar" in la or "badge" in la:
+            m = _ALT_ROLE_RE.search(alt.strip())
+            if m:
+                roles.add(m.group(0).split()[-1].lower())
+    # A picture declared large is no icon whatever its name says ("arrow-up-price.jpg").
+    large = (width or 0) > 150 or (height or 0) > 150
+    for role in ("tracker", "avatar", "logo", "badge", "ad", "icon", "social"):
+        if role in roles and not (large and role in ("icon", "social")):
+            return "icon" if role == "social" else role
+    if width is not None and height is not None and width <= _SMALL and height <= _SMALL:
+        return "avatar" if region in ("comments", "author") else "icon"
+    if region in ("comments", "author") and width is not None and width <= 100:
+        return "avatar"  # the picture beside a commenter's or an author's name
+    if width is not None and height is not None and width <= _THUMB and height <= _THUMB:
+        return "small"
+    return ""

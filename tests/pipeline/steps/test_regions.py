@@ -1,0 +1,239 @@
+"""Page regions, image roles, surrounding sides and the image / side units of the extract step
+(pipeline/regions.py, pipeline/extract.py), one rule per test, on tiny inline pages."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline.steps.extract import Extractor, file_name
+from pipeline.steps.html_images import find_images
+from pipeline.core.records import Page
+from pipeline.steps.regions import class_region, image_role
+from pipeline.core.stage import Drop, Keep
+from pipeline.core.stats import StepStats, format_funnel
+
+URL = "https://example.com/blog/post.html"
+PROSE = "<p>The harbour at dawn, with the fishing boats coming back in. <img src='boat.jpg'> " \
+        "Gulls follow them all the way to the quay.</p>"
+
+
+def event(body: str, **kw):
+    (ev,) = list(Extractor(**kw).events(Page(url=URL, body=body.encode(), content_type="text/html")))
+    return ev
+
+
+def units(ev) -> dict:
+    return {(u, outcome): n for u, outcome, n in ev.units}
+
+
+def region(html: str) -> str:
+    (img,) = find_images(html, URL).images
+    return img.region
+
+
+# ---- regions ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("html,expected", [
+    ("<nav><img src='a.jpg'></nav>", "nav"),
+    ("<aside><img src='a.jpg'></aside>", "aside"),
+    ("<header><img src='a.jpg'></header>", "header"),
+    ("<footer><div><img src='a.jpg'></div></footer>", "footer"),
+    ("<div role='navigation'><img src='a.jpg'></div>", "nav"),
+    ("<div role='contentinfo'><img src='a.jpg'></div>", "footer"),
+    ("<ol class='comment-list'><li><img src='a.jpg'></li></ol>", "comments"),
+    ("<div id='relatedPosts'><img src='a.jpg'></div>", "related"),  # camelCase split
+    ("<div class='share_bar'><img src='a.jpg'></div>", "share"),
+    ("<div class='newsletter-signup'><img src='a.jpg'></div>", "newsletter"),
+    ("<div class='cookie-banner'><img src='a.jpg'></div>", "cookie"),
+    ("<div class='author-box'><img src='a.jpg'></div>", "author"),
+    ("<div class='ad-slot'><img src='a.jpg'></div>", "ad"),
+    ("<div class='post-body'><p><img src='a.jpg'></p></div>", ""),
+])
+def test_region_by_tag_role_and_class_tokens(html, expected):
+    assert region(html) == expected
+
+
+def test_the_innermost_region_wins():
+    assert region("<aside><div class='comments'><img src='a.jpg'></div></aside>") == "comments"
+
+
+def test_an_articles_own_header_and_footer_are_content():
+    assert region("<article><header><img src='a.jpg'></header></article>") == ""
+    assert region("<main><footer><img src='a.jpg'></footer></main>") == ""
+    assert region("<header><img src='a.jpg'></header><article>x</article>") == "header"
+
+
+def test_main_ends_a_region_that_wraps_it_and_layout_wrappers_name_none():
+    assert region("<div class='sidebar-left'><main><img src='a.jpg'></main></div>") == ""
+    assert region("<div class='content-sidebar-wrap'><img src='a.jpg'></div>") == ""
+    assert class_region("has-sidebar no-comments") == ""  # page states, not regions
+    assert class_region("widget_recent_entries") == "aside"
+
+
+def test_a_related_box_inside_the_article_is_still_related():
+    assert region("<article><div class='related-posts'><img src='a.jpg'></div></article>") \
+        == "related"
+
+
+# ---- image roles -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("img,role", [
+    ("<img src='t.gif' width='1' height='1' alt='x'>", "tracker"),
+    ("<img src='https://pixel.quantserve.com/pixel/p-abc.gif' alt='x'>", "tracker"),
+    ("<img src='/img/1x1.trans.gif' alt='Quantcast'>", "spacer"),
+    ("<img src='https://secure.gravatar.com/avatar/0a1b?s=96' alt='John'>", "avatar"),
+    ("<img src='/u/jane-headshot.jpg' width='300' height='300' alt='Jane Doe'>", "avatar"),
+    ("<img src='/i/rss-icon.png' alt='RSS feed'>", "icon"),
+    ("<img src='/i/pic.png' width='32' height='32' alt='Our team at work'>", "icon"),
+    ("<img src='/i/bul2.gif' alt='Rush-hour metro blast'>", "icon"),
+    ("<img src='/i/site-logo.png' alt='Example News'>", "logo"),
+    ("<img src='/i/a.png' alt='ACME logo'>", "logo"),
+    ("<img src='/b/app-store-badge.png' alt='Download on the App Store'>", "badge"),
+    ("<img src='/ads/banner.jpg' alt='Buy a car'>", "tracker"),  # an ad server path
+    ("<img src='/b/roa_300x250.jpeg' alt='Rhythms of Africa'>", "ad"),
+    ("<img src='/i/c.jpg' width='728' height='90' alt='Big sale on sofas'>", "ad"),
+    ("<img src='/i/chart.svg' alt='Sales by year'>", "vector"),
+    ("<img src='/i/thumb.jpg' width='80' height='80' alt='A red bicycle by a wall'>", "small"),
+    ("<img src='/i/generic-96x96.gif' alt='Is BPA bad for you?'>", "small"),
+])
+def test_image_roles_are_dropped_before_any_fetch_with_their_reason(img, role):
+    ev = event(f"<p>{img}</p>")
+    assert isinstance(ev, Drop) and ev.reason == "extract_no_text"
+    assert units(ev) == {("image", f"extract_image_{role}"): 1}
+
+
+def test_a_picture_declared_large_is_no_icon_whatever_its_name():
+    ev = event("<p><img src='/i/arrow-up-price.jpg' width='600' height='400' "
+               "alt='Prices rising on a chart'></p>")
+    assert [c.text for c in ev.outputs] == ["Prices rising on a chart"]
+    assert image_role("https://e.com/avatar.png", {}, 600, 600, "") == "avatar"
+
+
+def test_comment_and_author_pictures_are_avatars():
+    ev = event("<div class='comments'><img src='/u/17.jpg' width='60' height='60'>"
+               "Ann says: great recipe!</div>")
+    assert units(ev) == {("image", "extract_image_avatar"): 1}
+
+
+# ---- surrounding sides -------------------------------------------------------------------------
+
+def test_prose_sides_are_kept_and_the_region_recorded():
+    ev = event(f"<article>{PROSE}</article>")
+    (c,) = ev.outputs
+    assert c.text_source == "surrounding" and c.meta["region"] == "content"
+    assert c.meta["before"].startswith("The harbour") and c.meta["after"].startswith("Gulls")
+    assert units(ev) == {("image", "kept"): 1, ("side", "kept"): 2}
+
+
+def test_sides_in_furniture_regions_are_discarded_alt_kept():
+    ev = event("<nav><a href='/'><img src='home.jpg' alt='Our shop front at night'></a> "
+               "Home About Contact</nav>")
+    assert [(c.text_source, c.meta["region"]) for c in ev.outputs] == [("alt", "nav")]
+    assert units(ev) == {("image", "kept"): 1, ("side", "extract_side_region"): 1}
+
+
+def test_a_list_of_links_is_no_surrounding_text():
+    ev = event("<div><img src='a.jpg' alt='A big photo of a lake'> <a href='/1'>Politics</a> "
+               "<a href='/2'>Sports</a> <a href='/3'>Weather</a></div>")
+    assert [c.text_source for c in ev.outputs] == ["alt"]
+    assert units(ev)[("side", "extract_side_links")] == 1
+
+
+def test_a_teaser_cards_title_is_kept_in_a_related_box():
+    ev = event("<div class='related'><a href='/r'><img src='dip.jpg'></a>"
+               "<a href='/r'>Cranberry jalapeno dip with cream cheese</a></div>")
+    (c,) = ev.outputs
+    assert c.text_source == "surrounding" and c.meta["region"] == "related"
+    assert c.meta["after"] == "Cranberry jalapeno dip with cream cheese"
+    # the same box's plain text (a date, a blurb) is not a teaser's title
+    ev = event("<div class='related'><img src='dip.jpg'> Posted March 3 by Ann</div>")
+    assert isinstance(ev, Drop) and units(ev)[("side", "extract_side_region")] == 1
+
+
+def test_a_side_repeating_the_alt_is_counted_as_a_repeat():
+    ev = event("<p><img src='a.jpg' alt='Boats in the harbour at dawn'>Boats in the harbour at "
+               "dawn</p>")
+    assert [c.text_source for c in ev.outputs] == ["alt"]
+    assert units(ev) == {("image", "kept"): 1, ("side", "extract_side_repeat"): 1}
+
+
+def test_page_roles_off_reads_everything_as_before():
+    body = "<nav><img src='/i/logo.png' alt='Example'> Home About</nav>"
+    assert isinstance(event(body), Drop)
+    assert {c.text_source for c in event(body, page_roles=False).outputs} == {"alt", "surrounding"}
+
+
+# ---- extraction ------------------------------------------------------------------------------
+
+def test_a_figcaption_right_after_its_figure():
+    ev = event("<figure><img src='a.jpg'></figure>\n <figcaption>Texas State Capitol at dusk"
+               "</figcaption><figure><img src='b.jpg'></figure><p>x</p>"
+               "<figcaption>Not b's caption</figcaption>")
+    assert [(c.image_url.rsplit("/", 1)[1], c.text) for c in ev.outputs
+            if c.text_source == "caption"] == [("a.jpg", "Texas State Capitol at dusk")]
+
+
+def test_a_lazy_container_with_an_alt_like_attribute():
+    ev = event("<div class='slide' data-src='/img/runway-01.jpg' data-alt='Nicole Miller Fall "
+               "2002 Ready-to-Wear Collection'></div><div data-src='https://youtube.com/embed/x'"
+               " data-alt='YouTube video player'></div>")
+    (c,) = ev.outputs
+    assert (c.image_url, c.text, c.meta["url_attr"]) == (
+        "https://example.com/img/runway-01.jpg",
+        "Nicole Miller Fall 2002 Ready-to-Wear Collection", "data-src")
+
+
+def test_data_source_and_other_image_url_attributes():
+    ev = event("<img data-source-large='/full/cat.jpg' alt='A grey cat asleep'>"
+               "<img data-original-src='/full/dog.jpg' alt='A dog on the beach'>"
+               "<img data-image-url='/full/owl.jpg' alt='An owl in a tree'>")
+    assert [(c.image_url.rsplit("/", 1)[1], c.meta["url_attr"]) for c in ev.outputs] == [
+        ("cat.jpg", "data-source-large"), ("dog.jpg", "data-original-src"),
+        ("owl.jpg", "data-image-url")]
+
+
+def test_a_placeholder_src_gives_way_to_the_srcset():
+    ev = event("<img src='/wp/penci-holder.png' srcset='/up/real-900.jpg 900w, /up/real-300.jpg "
+               "300w' alt='A market stall full of lemons'>")
+    (c,) = ev.outputs
+    assert (c.image_url, c.meta["url_attr"]) == ("https://example.com/up/real-900.jpg", "srcset")
+
+
+def test_file_name_is_that_of_urlsplit():
+    from posixpath import basename
+    from urllib.parse import urlsplit
+
+    for u in ("https://a.com/x/y.jpg?q=1/2#f", "https://a.com", "https://a.com/",
+              "https://a.com?x=/y.jpg", "https://a.com#/x.jpg", "http://u:p@h.com:80/p/q.gif"):
+        assert file_name(u) == basename(urlsplit(u).path), u
+
+
+# ---- the funnel ------------------------------------------------------------------------------
+
+def test_image_and_side_units_balance_and_reach_stats_funnel_and_report(tmp_path):
+    pages = [f"<article>{PROSE}<img src='/i/rss-icon.png' alt='RSS'><div><img src='x.jpg'></div>"
+             "<img src='data:image/gif;base64,R0lGOD' alt='d'></article>",
+             "<nav><img src='/i/logo.png' alt='Site'> Home About</nav>", "<p>no images</p>"]
+    stats = StepStats("extract")
+    for body in pages:
+        stats.add_event(event(body))
+    d = stats.to_dict()
+    assert (d["in"], d["kept"]) == (3, 1)
+    assert d["units"]["image"] == {"in": 5, "kept": 1, "dropped": {
+        "extract_image_icon": 1, "extract_image_logo": 1, "extract_image_no_text": 1,
+        "extract_image_no_url": 1}}
+    assert d["units"]["side"] == {"in": 2, "kept": 2, "dropped": {}}
+    # merge and round trip
+    again = StepStats.from_dict(json.loads(json.dumps(d)))
+    assert again.merge(StepStats.from_dict(d)).to_dict()["units"]["image"]["in"] == 10
+    funnel = format_funnel({"steps": [d]})
+    assert "(images inside: in 5, kept 1)" in funnel and "extract_image_logo: 1" in funnel
+    # the HTML report lists the unit reasons beside the step's own
+    from tools.report import render
+
+    (tmp_path / "stats.json").write_text(json.dumps({"steps": [d]}))
+    html = render(str(tmp_path))
+    for reason in d["units"]["image"]["dropped"]:
+        assert reason in html
+    assert isinstance(event(pages[0]), Keep) and event(pages[0]) == event(pages[0])
