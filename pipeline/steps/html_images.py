@@ -135,7 +135,7 @@ class ImageRef:
     url_attr: str = ""
     window: tuple = (0, 0, 0)  # token range [lo, pos) before and [pos, hi) after it
     container: bool = False  # a lazy container element, not an <img>
-    region: str = ""  # the page region it sits in (pipeline/regions.py), "" in the content
+    region: str = ""  # the page region it sits in (pipeline/steps/regions.py), "" in the content
 
 
 @dataclass

@@ -339,7 +339,7 @@ def test_real_pages_against_an_lxml_count():
         assert ours == total - hidden, (path.name, total, hidden, ours)
     assert not [n for n, r in reasons.items() if "error" in r]
     # pages with no <img> at all, or with images but no text (SOURCE.md: 0 img / 0 alt), and
-    # pages whose only texts belong to avatars, logos and icons (pipeline/regions.py) or to
+    # pages whose only texts belong to avatars, logos and icons (pipeline/steps/regions.py) or to
     # surrounding text in comments, menus and headers (the image counts say which)
     assert {n: r for n, r in reasons.items() if r != "keep"} == {
         "gregoryszorc.com.python3.html": "extract_no_images",

@@ -1,5 +1,5 @@
 """Page regions, image roles, surrounding sides and the image / side units of the extract step
-(pipeline/regions.py, pipeline/extract.py), one rule per test, on tiny inline pages."""
+(pipeline/steps/regions.py, pipeline/steps/extract.py), one rule per test, on tiny inline pages."""
 from __future__ import annotations
 
 import json
