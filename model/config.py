@@ -61,6 +61,8 @@ class PretrainConfig:
     mrfr_weight: float = 1.0
     itm_weight: float = 1.0
     itm: bool = True                 # VL-BERT switches ITM off
+    itc_weight: float = 0.0          # in-batch image-text contrastive term beside ITM (0 = paper)
+    itc_dim: int = 128               # its projection size
     neg_text: bool = True            # a negative sentence per image
     neg_image: bool = True           # a negative image per sentence
     text_only_ratio: float = 0.0     # VL-BERT: share of batches that are text only
@@ -86,6 +88,9 @@ class StageConfig:
     log_every: int = 10
     ckpt_every: int = 500
     init_from: str | None = None     # stage 2: defaults to stage (n-1)'s final checkpoint
+    val_shards: str = ""             # small held-out shard: ITM loss/acc/AUC every val_every steps
+    val_every: int = 100
+    val_size: int = 128              # validation pairs (each with its two in-batch negatives)
 
 
 @dataclass
@@ -156,6 +161,8 @@ class Config:
                 raise ConfigError(f"stages.{n}.decay must be linear, cosine or constant")
             if s.steps <= 0 or s.batch_size <= 0 or s.grad_accum <= 0:
                 raise ConfigError(f"stages.{n}: steps, batch_size and grad_accum must be positive")
+            if s.val_every <= 0 or s.val_size < 2:
+                raise ConfigError(f"stages.{n}: val_every must be positive and val_size at least 2")
         return self
 
 
