@@ -95,7 +95,8 @@ class PriorWatch:
         if stuck and self.stuck_since is None:
             self.stuck_since = self.first
             log.warning("ITM head stuck at its prior since step %s: loss %.4f vs prior %.4f%s "
-                        "(it answers 'no match' to everything; check negatives, noise, lr)",
+                        "(it answers 'no match' to every pair; pretrain.itc_weight > 0 gets it off, "
+                        "see docs/trainer.md)",
                         self.first, loss, self.prior,
                         f", val AUC {self.auc:.3f}" if self.auc is not None else "")
         elif not near and self.stuck_since is not None:
