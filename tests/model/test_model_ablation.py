@@ -61,7 +61,7 @@ def test_eval_and_finetune_pick_the_last_stage_that_exists(data_dir, eval_dir, t
 def test_ablation_tool_tiny_run(data_dir, eval_dir, tmp_path, capsys):
     raw = tiny_raw(str(tmp_path), data_dir + "/shards")
     raw["stages"][1].update(steps=3, batch_size=4, log_every=1)
-    raw["stages"][2].update(steps=2, batch_size=4, log_every=1)
+    raw["stages"][2].update(steps=2, batch_size=4, log_every=1, warmup_steps=2)
     conf = tmp_path / "c.yaml"
     conf.write_text(yaml.safe_dump(raw))
     out = str(tmp_path / "abl")
@@ -84,6 +84,12 @@ def test_ablation_tool_tiny_run(data_dir, eval_dir, tmp_path, capsys):
     assert json.load(open(os.path.join(run("multi"), "stage2", "final", "state.json")))["step"] == 2
     assert json.load(open(os.path.join(run("single"), "stage1", "final", "state.json")))["step"] == 5
     assert not os.path.exists(os.path.join(run("single"), "stage2"))
+    # The stage boundary: stage 2 warms up again and its AdamW state starts afresh.
+    s2 = [json.loads(x) for x in open(os.path.join(run("multi"), "stage2", "metrics.jsonl"))]
+    assert [r["lr"] for r in s2] == [pytest.approx(0.5e-4), pytest.approx(1e-4)]
+    from safetensors.torch import load_file
+    adam = load_file(os.path.join(run("multi"), "stage2", "last", "optim.safetensors"))
+    assert float(adam["0.0.step"]) == 2.0
     mixed = json.load(open(os.path.join(run("mixed"), "stage1", "final", "state.json")))
     assert mixed["config"]["stages"]["1"]["shards"] == f"{data_dir}/shards,{eval_dir}/shards"
     for s in ("single", "multi", "mixed"):
