@@ -63,6 +63,7 @@ class PretrainConfig:
     itm: bool = True                 # VL-BERT switches ITM off
     itc_weight: float = 0.0          # in-batch image-text contrastive term beside ITM (0 = paper)
     itc_dim: int = 128               # its projection size
+    itc_pool: str = "cls"            # "cls" | "mean": what of each unimodal pass is compared
     neg_text: bool = True            # a negative sentence per image
     neg_image: bool = True           # a negative image per sentence
     text_only_ratio: float = 0.0     # VL-BERT: share of batches that are text only
@@ -152,6 +153,8 @@ class Config:
                 raise ConfigError(f"pretrain.{name} must be in [0, 1]")
         if p.itm and not (p.neg_text or p.neg_image):
             raise ConfigError("pretrain.itm is on but neg_text and neg_image are both off")
+        if p.itc_pool not in ("cls", "mean"):
+            raise ConfigError(f"pretrain.itc_pool must be cls or mean, got {p.itc_pool!r}")
         if self.precision not in ("bf16", "fp32"):
             raise ConfigError(f"precision must be bf16 or fp32, got {self.precision!r}")
         if self.retrieval.loss not in ("bce", "ce", "triplet"):

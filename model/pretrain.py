@@ -110,10 +110,14 @@ class ImageBERT(nn.Module):
         B = len(g)
         one = {k: v[:B] for k, v in batch.items() if k in ("input_ids", "text_mask", "feats", "boxes",
                                                              "vis_mask", "images")}
-        ht = self.encoder(self.text(one["input_ids"]), one["text_mask"])[:, 0]
+        ht = self.encoder(self.text(one["input_ids"]), one["text_mask"])
         emb, vmask = self._visual_tokens(one)
         cls = self.text(one["input_ids"][:, :1])          # [CLS] opens the image-only sequence
-        hv = self.encoder(torch.cat([cls, emb], 1), torch.cat([one["text_mask"][:, :1], vmask], 1))[:, 0]
+        hv = self.encoder(torch.cat([cls, emb], 1), torch.cat([one["text_mask"][:, :1], vmask], 1))
+        if self.cfg.pretrain.itc_pool == "mean":
+            ht, hv = _mean(ht, one["text_mask"]), _mean(hv[:, 1:], vmask)
+        else:
+            ht, hv = ht[:, 0], hv[:, 0]
         logits = self.heads["itc"](ht, hv)                # [images, texts]
         same = (g[:, None] == g[None, :]).float()
         target = same / same.sum(1, keepdim=True)
@@ -168,6 +172,11 @@ class ImageBERT(nn.Module):
             total = total + p.itc_weight * out["itc"]
         out["loss"] = total
         return out
+
+
+def _mean(h: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    w = mask[..., None].to(h.dtype)
+    return (h * w).sum(1) / w.sum(1).clamp(min=1)
 
 
 def _pick(h: torch.Tensor, sel: torch.Tensor) -> torch.Tensor:

@@ -100,6 +100,13 @@ def test_itc_counts_repeated_captions_as_targets(data_dir, tmp_path):
     out["loss"].backward()
     assert model.heads["itc"].text.weight.grad.abs().sum() > 0
     assert model.encoder.blocks[0].attn.qkv.weight.grad is not None
+    raw["pretrain"] = {"itc_weight": 1.0, "itc_pool": "mean"}
+    out = ImageBERT(from_dict(raw))(batch)
+    assert torch.isfinite(out["itc"]) and out["itc"] > 0
+    from model.config import ConfigError
+    with pytest.raises(ConfigError, match="itc_pool"):
+        raw["pretrain"] = {"itc_weight": 1.0, "itc_pool": "max"}
+        from_dict(raw)
     # off by default (the paper's four tasks only): no head, no key
     cfg0 = from_dict(tiny_raw(str(tmp_path), data_dir + "/shards"))
     b0 = next(iter(make_loader(cfg0, data_dir + "/shards", 4, tok)))
