@@ -123,12 +123,21 @@ def ablate(config: str, stage1: str, stage2: str, tests: dict, out: str, seeds=(
     with cf.ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=ctx) as ex, open(path, "a") as f:
         futs = {ex.submit(run_one, raw, tests, eval_n, eval_seed, threads): (setting, seed)
                 for setting, seed, raw in todo}
+        failed = []
         for fut in cf.as_completed(futs):
             setting, seed = futs[fut]
-            r = {"setting": setting, **fut.result(), "seed": seed, "steps": total, "stage1_steps": n1}
+            try:
+                res = fut.result()
+            except Exception as e:  # noqa: BLE001 - say so now; the other runs go on
+                log.error("%s seed %d failed: %r", setting, seed, e)
+                failed.append(f"{setting} seed {seed}: {e!r}")
+                continue
+            r = {"setting": setting, **res, "seed": seed, "steps": total, "stage1_steps": n1}
             f.write(json.dumps(r) + "\n")
             f.flush()
             done[(setting, seed)] = r
             log.info("%s seed %d: %s", setting, seed, {t: r[t]["i2t_R@1"] for t in tests})
-    results = [done[(s, k)] for s in settings for k in seeds if (s, k) in done]
-    return results
+    if failed:
+        raise RuntimeError(f"{len(failed)} ablation run(s) failed (the others are in {path}): "
+                           + "; ".join(failed))
+    return [done[(s, k)] for s in settings for k in seeds if (s, k) in done]

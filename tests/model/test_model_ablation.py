@@ -119,3 +119,18 @@ def test_synthetic_benchmark_writer(tmp_path):
     again = write_split(str(tmp_path / "again"), 200, seed=1, noise=0.5, web=True, per_shard=64)
     assert again == c and open(tmp_path / "again" / "shards" / "00001.tar", "rb").read() == \
         open(tmp_path / "noisy" / "shards" / "00001.tar", "rb").read()
+
+
+def test_ablation_a_failed_run_is_reported_and_the_others_kept(data_dir, eval_dir, tmp_path):
+    from model.ablation import ablate
+    raw = tiny_raw(str(tmp_path), data_dir + "/shards")
+    raw["stages"][1].update(steps=2, batch_size=4, log_every=1)
+    raw["stages"][2].update(steps=1, batch_size=4, log_every=1)
+    conf = tmp_path / "c.yaml"
+    conf.write_text(yaml.safe_dump(raw))
+    out = str(tmp_path / "abl")
+    with pytest.raises(RuntimeError, match=r"1 ablation run\(s\) failed.*multi seed 1.*no \.tar shards"):
+        ablate(str(conf), str(tmp_path / "missing"), eval_dir + "/shards", {"test": eval_dir + "/shards"},
+               out, seeds=(1,), settings=("multi", "single"), eval_n=8)
+    rows = [json.loads(x) for x in open(os.path.join(out, "results.jsonl"))]
+    assert [(r["setting"], r["seed"]) for r in rows] == [("single", 1)]
