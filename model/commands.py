@@ -1,4 +1,4 @@
-"""The trainer's `lait` subcommands: features, train, finetune, eval.
+"""The trainer's `lait` subcommands: features, train, finetune, eval, ablate.
 
 `tools/cli.py` calls `register(subparsers)`; `python -m model.commands ...` runs them alone.
 Every handler takes the parsed args and returns an exit code.  The trainer's modules (torch,
@@ -48,20 +48,43 @@ def cmd_train(args) -> int:
 
 def cmd_finetune(args) -> int:
     from .retrieval import finetune
-    from .train import stage_dir
+    from .train import latest_checkpoint
     cfg = _config(args)
-    init = args.init or os.path.join(stage_dir(cfg, max(cfg.stages)), "final")
+    init = args.init or latest_checkpoint(cfg)
+    log.info("fine-tuning from %s", init)
     print(json.dumps({"checkpoint": finetune(cfg, init, progress=not args.quiet)}))
     return 0
 
 
 def cmd_eval(args) -> int:
     from .retrieval import evaluate
-    from .train import stage_dir
+    from .train import latest_checkpoint
     cfg = _config(args)
-    ckpt = args.checkpoint or os.path.join(stage_dir(cfg, max(cfg.stages)), "final")
-    res = evaluate(cfg, ckpt, args.shards, args.n, args.device)
+    ckpt = args.checkpoint or latest_checkpoint(cfg)
+    res = evaluate(cfg, ckpt, args.shards, args.n, args.device, args.seed)
+    log.info("%s: n=%d (%d distinct captions, sampled with seed %d); R@1 i2t %.3f t2i %.3f, "
+             "chance %.4f", ckpt, res["n"], res["distinct_captions"], res["sample_seed"],
+             res["i2t_R@1"], res["t2i_R@1"], res["chance_R@1"])
     print(json.dumps(res))
+    return 0
+
+
+def cmd_ablate(args) -> int:
+    from .ablation import SETTINGS, ablate, summarise
+    tests = {}
+    for i, t in enumerate(args.test):
+        name, sep, spec = t.partition("=")
+        if not sep or "/" in name:
+            name, spec = ("test" if i == 0 else f"test{i + 1}"), t
+        tests[name] = spec
+    settings = args.settings.split(",")
+    if not set(settings) <= set(SETTINGS):
+        print(f"config error: --settings must be among {','.join(SETTINGS)}", file=sys.stderr)
+        return 2
+    res = ablate(args.config, args.stage1, args.stage2, tests, args.out, seeds=args.seeds,
+                 steps=args.steps, stage1_steps=args.stage1_steps, settings=settings,
+                 eval_n=args.n, eval_seed=args.eval_seed, jobs=args.jobs, overrides=args.set)
+    print(summarise(res, list(tests)))
     return 0
 
 
@@ -73,7 +96,7 @@ def _common(p: argparse.ArgumentParser):
 
 
 def register(subparsers) -> None:
-    """Add features / train / finetune / eval to an argparse subparsers object."""
+    """Add features / train / finetune / eval / ablate to an argparse subparsers object."""
     p = subparsers.add_parser("features", help="copy shards adding <key>.regions.npz (region features)")
     p.add_argument("input", help="dataset folder (with shards/) or a folder of .tar shards")
     p.add_argument("output", help="output dataset folder (shards/ is created inside)")
@@ -103,9 +126,30 @@ def register(subparsers) -> None:
     _common(p)
     p.add_argument("--checkpoint", default=None, help="checkpoint folder (default: the last stage's final)")
     p.add_argument("--shards", default=None, help="evaluation shards (default: retrieval.eval_shards)")
-    p.add_argument("--n", type=int, default=None, help="number of test images (default: retrieval.eval_size)")
+    p.add_argument("--n", type=int, default=None, help="number of test images drawn at random "
+                   "(default: retrieval.eval_size)")
+    p.add_argument("--seed", type=int, default=None, help="seed of that draw (default: the config's seed)")
     p.add_argument("--device", default=None)
     p.set_defaults(func=cmd_eval)
+
+    p = subparsers.add_parser("ablate", help="single-stage vs multi-stage vs mixed pre-training, "
+                              "several seeds, zero-shot R@1/5/10 with chance")
+    _common(p)
+    p.add_argument("--stage1", required=True, help="stage-1 shards (the large, noisy set)")
+    p.add_argument("--stage2", required=True, help="stage-2 shards (the clean set)")
+    p.add_argument("--test", required=True, action="append",
+                   help="test shards, optionally NAME=SHARDS (repeatable: e.g. an independent held-out set)")
+    p.add_argument("--out", required=True, help="folder for the runs and results.jsonl")
+    p.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
+    p.add_argument("--steps", type=int, default=None, help="total steps of every setting "
+                   "(default: stages.1.steps + stages.2.steps)")
+    p.add_argument("--stage1-steps", type=int, default=None, help="multi-stage: steps of stage 1 "
+                   "(default: stages.1.steps)")
+    p.add_argument("--settings", default="single,multi,mixed")
+    p.add_argument("--n", type=int, default=None, help="test pairs drawn (default: retrieval.eval_size)")
+    p.add_argument("--eval-seed", type=int, default=0, help="seed of the test draw (the same for every run)")
+    p.add_argument("--jobs", type=int, default=1, help="runs at once (each with one torch thread when > 1)")
+    p.set_defaults(func=cmd_ablate)
 
 
 def main(argv=None) -> int:

@@ -61,6 +61,9 @@ class PretrainConfig:
     mrfr_weight: float = 1.0
     itm_weight: float = 1.0
     itm: bool = True                 # VL-BERT switches ITM off
+    itc_weight: float = 0.0          # in-batch image-text contrastive term beside ITM (0 = paper)
+    itc_dim: int = 128               # its projection size
+    itc_pool: str = "cls"            # "cls" | "mean": what of each unimodal pass is compared
     neg_text: bool = True            # a negative sentence per image
     neg_image: bool = True           # a negative image per sentence
     text_only_ratio: float = 0.0     # VL-BERT: share of batches that are text only
@@ -86,6 +89,9 @@ class StageConfig:
     log_every: int = 10
     ckpt_every: int = 500
     init_from: str | None = None     # stage 2: defaults to stage (n-1)'s final checkpoint
+    val_shards: str = ""             # small held-out shard: ITM loss/acc/AUC every val_every steps
+    val_every: int = 100
+    val_size: int = 128              # validation pairs (each with its two in-batch negatives)
 
 
 @dataclass
@@ -147,6 +153,8 @@ class Config:
                 raise ConfigError(f"pretrain.{name} must be in [0, 1]")
         if p.itm and not (p.neg_text or p.neg_image):
             raise ConfigError("pretrain.itm is on but neg_text and neg_image are both off")
+        if p.itc_pool not in ("cls", "mean"):
+            raise ConfigError(f"pretrain.itc_pool must be cls or mean, got {p.itc_pool!r}")
         if self.precision not in ("bf16", "fp32"):
             raise ConfigError(f"precision must be bf16 or fp32, got {self.precision!r}")
         if self.retrieval.loss not in ("bce", "ce", "triplet"):
@@ -156,6 +164,8 @@ class Config:
                 raise ConfigError(f"stages.{n}.decay must be linear, cosine or constant")
             if s.steps <= 0 or s.batch_size <= 0 or s.grad_accum <= 0:
                 raise ConfigError(f"stages.{n}: steps, batch_size and grad_accum must be positive")
+            if s.val_every <= 0 or s.val_size < 2:
+                raise ConfigError(f"stages.{n}: val_every must be positive and val_size at least 2")
         return self
 
 

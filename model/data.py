@@ -131,18 +131,37 @@ def decode_sample(s: dict, cfg: Config, tok: Tokenizer, text_only: bool = False)
     return out
 
 
-def read_samples(spec: str, cfg: Config, tok: Tokenizer, limit: int | None = None) -> list[dict]:
-    """All (or the first `limit`) good samples of some shards, in shard order (evaluation)."""
+def read_samples(spec: str, cfg: Config, tok: Tokenizer, limit: int | None = None,
+                 sample: int | None = None, seed: int = 0) -> list[dict]:
+    """Good samples of some shards, in shard order: all, the first `limit`, or `sample` of
+    them drawn uniformly at random with `seed` (reservoir sampling: one pass, at most `sample`
+    decoded samples in memory, the same draw for the same shards and seed). A test set's first
+    N in shard order is not a random sample: shards are often sorted by key or source."""
     bad = BadSamples()
-    out = []
+    out: list = []
+    rng = random.Random(seed)
+    seen = 0
     for s in wds.WebDataset(list_shards(spec), shardshuffle=False, nodesplitter=None,
                             workersplitter=None, handler=bad, empty_check=False):
         try:
-            out.append(decode_sample(s, cfg, tok))
+            d = decode_sample(s, cfg, tok)
         except Exception as e:  # noqa: BLE001 - a bad sample must never stop a run
             bad(e, s.get("__key__", "?"))
-        if limit and len(out) >= limit:
+            continue
+        seen += 1
+        if sample:
+            if len(out) < sample:
+                out.append((seen, d))
+            else:
+                j = rng.randrange(seen)
+                if j < sample:
+                    out[j] = (seen, d)
+        else:
+            out.append(d)
+        if limit and not sample and len(out) >= limit:
             break
+    if sample:
+        out = [d for _, d in sorted(out, key=lambda x: x[0])]
     return out
 
 
@@ -182,6 +201,12 @@ class PretrainCollator:
         batch.update(self._visual(samples, vi, match))
         if p.itm and B > 1:
             batch["itm_labels"] = torch.from_numpy(match.astype(np.float32))
+        if p.itc_weight and B > 1:
+            # Rows 0..B-1 are the positives; samples with the same caption text share a group,
+            # so the contrastive term does not count a repeated caption as a negative.
+            first: dict = {}
+            batch["itc_group"] = torch.tensor([first.setdefault(tuple(s["ids"]), i)
+                                               for i, s in enumerate(samples)])
         return batch
 
     def _other(self, samples, i) -> int:

@@ -4,8 +4,12 @@ MLM  : masked language modelling, decoder tied to the word embeddings (BERT).
 MOC  : masked object classification, K detector classes.
 MRFR : masked region feature regression back to the input feature (L2).
 ITM  : image-text matching, one logit from the pooled [CLS] (also the retrieval score).
+ITC  : optional, beside the four: projections of the text-only and image-only [CLS] for an
+       in-batch contrastive loss (ALBEF's ITC); see `ImageBERT._itc`.
 """
 from __future__ import annotations
+
+import math
 
 import torch
 import torch.nn as nn
@@ -59,6 +63,23 @@ class ITMHead(nn.Module):
 
     def forward(self, pooled: torch.Tensor) -> torch.Tensor:
         return self.out(pooled).squeeze(-1)
+
+
+class ITCHead(nn.Module):
+    """Text and image projections to a shared unit sphere, and a learned temperature (CLIP:
+    initialised at 0.07, logit scale capped at 100)."""
+
+    def __init__(self, cfg: ModelConfig, dim: int):
+        super().__init__()
+        self.text = nn.Linear(cfg.hidden, dim)
+        self.image = nn.Linear(cfg.hidden, dim)
+        self.logit_scale = nn.Parameter(torch.tensor(math.log(1 / 0.07)))
+
+    def forward(self, t: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        """[B,H] text, [B,H] image -> similarity logits [B images, B texts]."""
+        t = F.normalize(self.text(t).float(), dim=-1)
+        v = F.normalize(self.image(v).float(), dim=-1)
+        return self.logit_scale.clamp(max=math.log(100)).exp() * v @ t.T
 
 
 def build_heads(cfg: ModelConfig, region_dim: int) -> nn.ModuleDict:

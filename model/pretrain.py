@@ -16,7 +16,7 @@ from safetensors.torch import load_file
 from .config import Config, ModelConfig
 from .embeddings import PixelEncoder, TextEmbeddings, VisualEmbeddings
 from .encoder import Encoder, bert_to_ours, check_bert_config, resolve_bert_dir
-from .heads import build_heads
+from .heads import ITCHead, build_heads
 
 log = logging.getLogger(__name__)
 IGNORE = -100
@@ -42,6 +42,8 @@ class ImageBERT(nn.Module):
         self.encoder = Encoder(m)
         self.pooler = nn.Linear(m.hidden, m.hidden)
         self.heads = build_heads(m, m.region_dim)
+        if cfg.pretrain.itc_weight:
+            self.heads["itc"] = ITCHead(m, cfg.pretrain.itc_dim)
         self.apply(self._init)
 
     @staticmethod
@@ -77,23 +79,49 @@ class ImageBERT(nn.Module):
         parts, masks = [self.text(ids)], [text_mask]
         vis_start = ids.shape[1]
         if "feats" in batch or "images" in batch:
-            if self.pixels is not None:
-                feats, boxes = self.pixels(batch["images"])
-                vmask = torch.ones(feats.shape[:2], dtype=torch.bool, device=feats.device)
-            else:
-                feats, boxes, vmask = batch["feats"], batch["boxes"], batch["vis_mask"]
-            feats = feats.to(self.visual.feat_proj.weight.dtype)
-            if self.mcfg.global_image_token:
-                # The whole-image token: mean of the (already masked) inputs, whole-image box.
-                w = vmask[..., None].to(feats.dtype)
-                g = (feats * w).sum(1, keepdim=True) / w.sum(1, keepdim=True).clamp(min=1)
-                gbox = feats.new_tensor([0, 0, 1, 1, 1]).expand(feats.shape[0], 1, 5)
-                feats, boxes = torch.cat([g, feats], 1), torch.cat([gbox, boxes.to(feats.dtype)], 1)
-                vmask = torch.cat([vmask.new_ones(vmask.shape[0], 1), vmask], 1)
-            parts.append(self.visual(feats, boxes.to(feats.dtype), self.text.segment.weight[1]))
+            emb, vmask = self._visual_tokens(batch)
+            parts.append(emb)
             masks.append(vmask)
         h = self.encoder(torch.cat(parts, 1), torch.cat(masks, 1))
         return h, vis_start
+
+    def _visual_tokens(self, batch: dict) -> tuple[torch.Tensor, torch.Tensor]:
+        """Visual token embeddings [N,R,H] and their mask [N,R]."""
+        if self.pixels is not None:
+            feats, boxes = self.pixels(batch["images"])
+            vmask = torch.ones(feats.shape[:2], dtype=torch.bool, device=feats.device)
+        else:
+            feats, boxes, vmask = batch["feats"], batch["boxes"], batch["vis_mask"]
+        feats = feats.to(self.visual.feat_proj.weight.dtype)
+        if self.mcfg.global_image_token:
+            # The whole-image token: mean of the (already masked) inputs, whole-image box.
+            w = vmask[..., None].to(feats.dtype)
+            g = (feats * w).sum(1, keepdim=True) / w.sum(1, keepdim=True).clamp(min=1)
+            gbox = feats.new_tensor([0, 0, 1, 1, 1]).expand(feats.shape[0], 1, 5)
+            feats, boxes = torch.cat([g, feats], 1), torch.cat([gbox, boxes.to(feats.dtype)], 1)
+            vmask = torch.cat([vmask.new_ones(vmask.shape[0], 1), vmask], 1)
+        return self.visual(feats, boxes.to(feats.dtype), self.text.segment.weight[1]), vmask
+
+    def _itc(self, batch: dict) -> torch.Tensor:
+        """In-batch contrastive loss between the text alone ([CLS] text [SEP]) and the image
+        alone ([CLS] + visual tokens), both through the same encoder, over the B positive rows.
+        Rows whose captions are the same text are all targets (a soft label), not negatives."""
+        g = batch["itc_group"]
+        B = len(g)
+        one = {k: v[:B] for k, v in batch.items() if k in ("input_ids", "text_mask", "feats", "boxes",
+                                                             "vis_mask", "images")}
+        ht = self.encoder(self.text(one["input_ids"]), one["text_mask"])
+        emb, vmask = self._visual_tokens(one)
+        cls = self.text(one["input_ids"][:, :1])          # [CLS] opens the image-only sequence
+        hv = self.encoder(torch.cat([cls, emb], 1), torch.cat([one["text_mask"][:, :1], vmask], 1))
+        if self.cfg.pretrain.itc_pool == "mean":
+            ht, hv = _mean(ht, one["text_mask"]), _mean(hv[:, 1:], vmask)
+        else:
+            ht, hv = ht[:, 0], hv[:, 0]
+        logits = self.heads["itc"](ht, hv)                # [images, texts]
+        same = (g[:, None] == g[None, :]).float()
+        target = same / same.sum(1, keepdim=True)
+        return 0.5 * (F.cross_entropy(logits, target) + F.cross_entropy(logits.T, target))
 
     def pooled(self, h: torch.Tensor) -> torch.Tensor:
         return torch.tanh(self.pooler(h[:, 0]))
@@ -139,8 +167,16 @@ class ImageBERT(nn.Module):
             out["itm"] = F.binary_cross_entropy_with_logits(logit, y)
             out["itm_acc"] = ((logit > 0).float() == y).float().mean()
             total = total + p.itm_weight * out["itm"]
+        if "itc_group" in batch and p.itc_weight:
+            out["itc"] = self._itc(batch)
+            total = total + p.itc_weight * out["itc"]
         out["loss"] = total
         return out
+
+
+def _mean(h: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    w = mask[..., None].to(h.dtype)
+    return (h * w).sum(1) / w.sum(1).clamp(min=1)
 
 
 def _pick(h: torch.Tensor, sel: torch.Tensor) -> torch.Tensor:

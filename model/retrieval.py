@@ -141,18 +141,39 @@ def recall_at_k(S: torch.Tensor, captions: list[str], ks=(1, 5, 10)) -> dict:
     return out
 
 
+def chance_at_k(captions: list[str], ks=(1, 5, 10)) -> dict:
+    """Expected R@K of a random ranking, duplicate-aware: an item whose caption text occurs c
+    times among N is hit at K with probability 1 - C(N-c, K) / C(N, K). The same both ways
+    (an image has c correct captions; a caption has c correct images)."""
+    from collections import Counter
+    from math import comb
+    n = len(captions)
+    count = Counter(captions)
+    out = {}
+    for k in ks:
+        kk = min(k, n)
+        out[f"chance_R@{k}"] = float(np.mean([1 - comb(n - count[c], kk) / comb(n, kk) for c in captions]))
+    return out
+
+
 def evaluate(cfg: Config, checkpoint: str, shards: str | None = None, n: int | None = None,
-             device: str | None = None) -> dict:
-    """Load a checkpoint (pre-trained = zero-shot, or fine-tuned) and report R@1/5/10."""
+             device: str | None = None, seed: int | None = None) -> dict:
+    """Load a checkpoint (pre-trained = zero-shot, or fine-tuned) and report R@1/5/10 on `n`
+    test samples drawn at random with `seed` (default cfg.seed), with the chance levels."""
     dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     model = ImageBERT(cfg).to(dev)
     load_checkpoint(checkpoint, model)
     tok = tokenizer_for(cfg)
-    samples = read_samples(shards or cfg.retrieval.eval_shards, cfg, tok, n or cfg.retrieval.eval_size)
+    seed = cfg.seed if seed is None else seed
+    samples = read_samples(shards or cfg.retrieval.eval_shards, cfg, tok,
+                           sample=n or cfg.retrieval.eval_size, seed=seed)
     if len(samples) < 2:
         raise ValueError(f"need at least 2 evaluation samples, got {len(samples)}")
     t0 = time.time()
     S = score_matrix(model, samples, cfg, tok, dev)
-    res = recall_at_k(S, [tok.decode(s["ids"]) for s in samples])
-    res.update(n=len(samples), checkpoint=checkpoint, seconds=round(time.time() - t0, 2))
+    captions = [tok.decode(s["ids"]) for s in samples]
+    res = recall_at_k(S, captions)
+    res.update(chance_at_k(captions))
+    res.update(n=len(samples), distinct_captions=len(set(captions)), sample_seed=seed,
+               checkpoint=checkpoint, seconds=round(time.time() - t0, 2))
     return res

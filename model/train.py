@@ -24,6 +24,7 @@ from tqdm import tqdm
 
 from .config import Config, ConfigError, StageConfig, to_dict
 from .data import make_loader, tokenizer_for
+from .monitor import PriorWatch, ValidationITM
 from .pretrain import ImageBERT, count_params
 
 log = logging.getLogger(__name__)
@@ -153,6 +154,19 @@ def stage_dir(cfg: Config, stage: int) -> str:
     return os.path.join(cfg.out_dir, f"stage{stage}")
 
 
+def latest_checkpoint(cfg: Config) -> str:
+    """The final checkpoint of the last configured stage that has one (stage 2 if it ran,
+    else stage 1, ...). Fails with the folders it looked in when none exists."""
+    looked = []
+    for n in sorted(cfg.stages, reverse=True):
+        path = os.path.join(stage_dir(cfg, n), "final")
+        if os.path.exists(os.path.join(path, "model.safetensors")):
+            return path
+        looked.append(path)
+    raise ConfigError(f"no pre-training checkpoint: none of {', '.join(looked)} exists; run "
+                      f"`lait train --stage {min(cfg.stages) if cfg.stages else 1}` first or pass --checkpoint")
+
+
 def train(cfg: Config, stage: int, progress: bool = True) -> dict:
     """Run (or resume) one pre-training stage; returns the last logged metrics."""
     s = cfg.stage(stage)
@@ -192,6 +206,10 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
     tok = tokenizer_for(cfg)
     loader = make_loader(cfg, s.shards, s.batch_size, tok, rank, world,
                          seed=cfg.seed + 10007 * stage + start, pin=device.type == "cuda")
+    val = ValidationITM(cfg, tok, s.val_shards, s.val_size, s.batch_size, cfg.seed) \
+        if s.val_shards and cfg.pretrain.itm and rank == 0 else None
+    p = cfg.pretrain
+    watch = PriorWatch(1.0 / (1 + int(p.neg_text) + int(p.neg_image)))
     batches = iter(loader)
     amp = (torch.autocast("cuda", dtype=torch.bfloat16)
            if device.type == "cuda" and cfg.precision == "bf16" else contextlib.nullcontext())
@@ -239,11 +257,14 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
                 vals[:-2] /= world
             names = sorted(sums) + ["samples_per_s", "tokens_per_s"]
             record = {"stage": stage, "step": done, "lr": lr_at(step, s), **dict(zip(names, vals.cpu().tolist()))}
+            if val is not None and (done % s.val_every == 0 or done == s.steps):
+                record.update(val(raw, device))
+            record["itm_stuck"] = watch.update(record)
             if metrics_f:
                 metrics_f.write(json.dumps(record) + "\n")
                 metrics_f.flush()
             if bar:
-                bar.set_postfix({k: f"{record[k]:.3g}" for k in ("loss", "mlm", "moc", "mrfr", "itm", "samples_per_s")
+                bar.set_postfix({k: f"{record[k]:.3g}" for k in ("loss", "mlm", "moc", "mrfr", "itm", "itc", "val_itm_auc", "samples_per_s")
                                  if k in record})
             sums, n_pairs, n_tokens, n_logged, t0 = {}, 0, 0, 0, time.time()
         if bar:

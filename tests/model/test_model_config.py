@@ -14,6 +14,11 @@ def test_shipped_configs_load():
     assert set(big.stages) == {1, 2} and big.stage(1).shards != big.stage(2).shards
     tiny = load_config(os.path.join(ROOT, "configs/imagebert_tiny.yaml"))
     assert tiny.model.hidden < 256 and set(tiny.stages) == {1, 2}
+    synth = load_config(os.path.join(ROOT, "configs/imagebert_synth.yaml"))
+    assert (synth.model.layers, synth.model.hidden, synth.stage(1).batch_size) == (3, 128, 32)
+    assert synth.stage(1).val_shards and synth.stage(1).shards != synth.stage(2).shards
+    # the contrastive term that gets ITM off its prior is on in every shipped config
+    assert all(c.pretrain.itc_weight > 0 for c in (big, tiny, synth))
 
 
 def test_unknown_key_fails_with_dotted_name():

@@ -1,0 +1,113 @@
+"""Watching ITM: validation metrics in metrics.jsonl, the stuck-at-prior warning, the
+contrastive term's duplicate-aware targets."""
+import json
+import logging
+import math
+import os
+
+import pytest
+import torch
+
+from model_synth import tiny_raw
+from model.config import from_dict
+from model.data import PretrainCollator, make_loader, read_samples, tokenizer_for
+from model.monitor import PriorWatch, ValidationITM, itm_stats, prior_loss
+from model.pretrain import ImageBERT
+from model.train import train
+
+
+def test_prior_loss():
+    assert prior_loss(1 / 3) == pytest.approx(0.6365, abs=1e-4)   # the 1:2 stall of issue 21
+    assert prior_loss(0.5) == pytest.approx(math.log(2))
+
+
+def test_itm_stats():
+    y = torch.tensor([1.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+    s = itm_stats(torch.tensor([2.0, 0.5, -1.0, 1.0, -3.0, -2.0]), y)
+    assert s["itm_auc"] == pytest.approx(7 / 8)       # 0.5 ranks below one negative (1.0)
+    assert s["itm_acc"] == pytest.approx(5 / 6)
+    assert s["itm_bal_acc"] == pytest.approx(0.5 * (1 + 3 / 4))
+    const = itm_stats(torch.full((6,), -0.69), y)     # the constant answer
+    assert const["itm_auc"] == 0.5 and const["itm_acc"] == pytest.approx(4 / 6)
+
+
+def _rec(step, itm, **kw):
+    return {"step": step, "itm": itm, **kw}
+
+
+def test_prior_watch_flags_a_head_at_its_prior(caplog):
+    w = PriorWatch(1 / 3, patience=3)
+    with caplog.at_level(logging.INFO, logger="model.monitor"):
+        flags = [w.update(_rec(s, 0.637)) for s in (10, 20, 30, 40)]
+        assert flags == [False, False, True, True]
+        assert sum("stuck at its prior since step 10" in r.message for r in caplog.records) == 1
+        assert not w.update(_rec(50, 0.40))
+        assert any("left its prior at step 50" in r.message for r in caplog.records)
+
+
+def test_prior_watch_trusts_validation_auc():
+    # Web noise keeps the training loss near the prior; a clean validation AUC says it learns.
+    w = PriorWatch(1 / 3, patience=2)
+    assert not any(w.update(_rec(s, 0.63, val_itm_auc=0.8)) for s in range(5))
+    w = PriorWatch(1 / 3, patience=2)
+    assert [w.update(_rec(s, 0.63, **({"val_itm_auc": 0.5} if s == 0 else {}))) for s in range(3)] == \
+        [False, True, True]   # the last validation AUC holds between validations
+
+
+def test_validation_in_metrics_and_stuck_warning(data_dir, eval_dir, tmp_path, caplog):
+    raw = tiny_raw(str(tmp_path), data_dir + "/shards")
+    # Sixteen steps of a 1-layer model: ITM learns its bias (the 1:2 prior) and nothing else yet.
+    raw["stages"][1].update(steps=16, batch_size=8, lr=3e-3, warmup_steps=1, log_every=2, decay="constant",
+                            val_shards=eval_dir + "/shards", val_every=4, val_size=12)
+    raw["model"]["layers"] = 1
+    with caplog.at_level(logging.WARNING, logger="model.monitor"):
+        train(from_dict(raw), 1, progress=False)
+    recs = [json.loads(x) for x in open(tmp_path / "run" / "stage1" / "metrics.jsonl")]
+    assert [("val_itm_auc" in r) for r in recs] == [False, True] * 4
+    assert all(0.0 <= r["val_itm_auc"] <= 0.7 for r in recs if "val_itm_auc" in r)
+    assert [r["itm_stuck"] for r in recs][-3:] == [True, True, True]
+    assert abs(recs[-1]["itm"] - prior_loss(1 / 3)) < 0.01
+    assert sum("ITM head stuck at its prior" in r.message for r in caplog.records) == 1
+
+
+def test_validation_batches_are_fixed(data_dir, tmp_path):
+    cfg = from_dict(tiny_raw(str(tmp_path), data_dir + "/shards"))
+    tok = tokenizer_for(cfg)
+    a = ValidationITM(cfg, tok, data_dir + "/shards", size=20, batch_size=8, seed=0)
+    b = ValidationITM(cfg, tok, data_dir + "/shards", size=20, batch_size=8, seed=0)
+    assert a.n == 20 and [len(x["itm_labels"]) for x in a.batches] == [24, 24, 12]
+    assert all(torch.equal(x["input_ids"], y["input_ids"]) for x, y in zip(a.batches, b.batches))
+    assert all((x["mlm_labels"] == -100).all() for x in a.batches)   # no masking
+    m = ImageBERT(cfg)
+    assert a(m, torch.device("cpu")) == b(m, torch.device("cpu"))
+
+
+def test_itc_counts_repeated_captions_as_targets(data_dir, tmp_path):
+    raw = tiny_raw(str(tmp_path), data_dir + "/shards")
+    raw["pretrain"] = {"itc_weight": 1.0}
+    cfg = from_dict(raw)
+    tok = tokenizer_for(cfg)
+    samples = read_samples(data_dir + "/shards", cfg, tok, limit=16)
+    samples = samples[:6] + [dict(samples[0], key="dup")]   # the same caption twice
+    batch = PretrainCollator(cfg, tok, seed=0)(samples)
+    g = batch["itc_group"].tolist()
+    assert g[6] == g[0] and len(g) == 7
+    ids = [tuple(s["ids"]) for s in samples]
+    assert all((g[i] == g[j]) == (ids[i] == ids[j]) for i in range(7) for j in range(7))
+    model = ImageBERT(cfg)
+    out = model(batch)
+    assert torch.isfinite(out["itc"]) and out["itc"] > 0
+    out["loss"].backward()
+    assert model.heads["itc"].text.weight.grad.abs().sum() > 0
+    assert model.encoder.blocks[0].attn.qkv.weight.grad is not None
+    raw["pretrain"] = {"itc_weight": 1.0, "itc_pool": "mean"}
+    out = ImageBERT(from_dict(raw))(batch)
+    assert torch.isfinite(out["itc"]) and out["itc"] > 0
+    from model.config import ConfigError
+    with pytest.raises(ConfigError, match="itc_pool"):
+        raw["pretrain"] = {"itc_weight": 1.0, "itc_pool": "max"}
+        from_dict(raw)
+    # off by default (the paper's four tasks only): no head, no key
+    cfg0 = from_dict(tiny_raw(str(tmp_path), data_dir + "/shards"))
+    b0 = next(iter(make_loader(cfg0, data_dir + "/shards", 4, tok)))
+    assert "itc_group" not in b0 and "itc" not in ImageBERT(cfg0).heads
