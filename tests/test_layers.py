@@ -9,6 +9,7 @@ lowest layer (core) and the plan assembly above filters and scoring, as DESIGN.m
 import contextlib
 import inspect
 import io
+import logging
 import os
 
 import grimp
@@ -69,6 +70,10 @@ def unit(module: str) -> str:
 def test_import_contracts_hold():
     out = io.StringIO()
     cwd = os.getcwd()
+    # import-linter configures logging with disable_existing_loggers: without restoring them,
+    # every later test that reads a module's log records (caplog) would see none.
+    loggers = [lg for lg in logging.root.manager.loggerDict.values()
+               if isinstance(lg, logging.Logger) and not lg.disabled]
     os.chdir(REPO)
     try:
         with contextlib.redirect_stdout(out):
@@ -76,6 +81,8 @@ def test_import_contracts_hold():
                               no_logo=True)
     finally:
         os.chdir(cwd)
+        for lg in loggers:
+            lg.disabled = False
     assert rc == 0, out.getvalue()
 
 
