@@ -1,0 +1,161 @@
+"""The `lait` command line: options, overrides, engine pass-through, and one-line user errors
+(exit 2) where a traceback used to be."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from pipeline.core import overrides
+from pipeline.core.errors import ConfigError
+from tests.conftest import REPO
+from tools import cli
+
+CONFIG = str(REPO / "configs" / "demo.yaml")
+
+
+@pytest.fixture()
+def captured_build(monkeypatch):
+    """Replaces the pipeline run: records what the CLI would build with."""
+    calls = []
+
+    def fake_build(config_path, out_dir, engine="beam", engine_args=None, overrides=None):
+        from pipeline import config as config_mod
+
+        cfg = config_mod.load(config_path, overrides)  # validated exactly as a real build
+        calls.append({"config": config_path, "engine": engine, "engine_args": engine_args,
+                      "overrides": overrides, "cfg": cfg})
+        return {"steps": [], "engine": engine}
+
+    monkeypatch.setattr(cli, "build", fake_build)
+    monkeypatch.setattr(cli, "format_funnel", lambda doc: "funnel")
+    return calls
+
+
+def run_cli(argv, capsys):
+    try:
+        rc = cli.main(argv)
+    except SystemExit as exc:  # argparse's own errors
+        rc = exc.code
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+# --- item 1: --set, unknown options, engine options after `--` ---------------------------
+
+def test_override_parser_is_yaml_scalars():
+    assert overrides.parse(["text.min_words=1", "image.keep=true", "a.b=0.5", "c=x",
+                            "input.warc=[a.gz, b.gz]", "e="]) == {
+        "text.min_words": 1, "image.keep": True, "a.b": 0.5, "c": "x",
+        "input.warc": ["a.gz", "b.gz"], "e": ""}
+    with pytest.raises(ConfigError, match="KEY=VALUE"):
+        overrides.parse(["text.min_words"])
+    with pytest.raises(ConfigError, match="KEY=VALUE"):
+        overrides.parse(["text..min_words=1"])
+    with pytest.raises(ConfigError, match="text is a int"):
+        overrides.apply({"text": 3}, {"text.min_words": 1})
+    assert overrides.apply({"stages": {1: {"steps": 5}}}, {"stages.1.steps": 7}) == {
+        "stages": {1: {"steps": 7}}}
+
+
+def test_set_reaches_the_config(captured_build, tmp_path, capsys):
+    rc, out, _ = run_cli(["build", "--config", CONFIG, "--out", str(tmp_path), "--engine", "local",
+                          "--set", "text.min_words=1", "--set", "output.num_shards=2"], capsys)
+    assert rc == 0
+    cfg = captured_build[0]["cfg"]
+    assert cfg.text.min_words == 1 and cfg.output.num_shards == 2
+    assert cfg.text.max_words == 40  # the rest still comes from the YAML
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("text.min_wordz=1", "text: unknown key(s) ['min_wordz']"),
+    ("text.min_words=three", "text.min_words: expected an integer, got 'three'"),
+    ("frobnicate.x=1", "unknown key(s) ['frobnicate']"),
+    ("text.min_words", "--set 'text.min_words': expected KEY=VALUE"),
+])
+def test_bad_set_names_the_key(captured_build, tmp_path, capsys, setting, message):
+    rc, _, err = run_cli(["build", "--config", CONFIG, "--out", str(tmp_path), "--set", setting],
+                         capsys)
+    assert rc == 2 and message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_unknown_build_option_is_rejected(captured_build, tmp_path, capsys):
+    rc, _, err = run_cli(["build", "--config", CONFIG, "--out", str(tmp_path),
+                          "--frobnicate", "1"], capsys)
+    assert rc == 2 and "unrecognized arguments: --frobnicate 1" in err
+    assert not captured_build
+    rc, _, err = run_cli(["build", "--config", CONFIG, "--out", str(tmp_path),
+                          "--runner=FlinkRunner"], capsys)
+    assert rc == 2 and "engine options go after a `--` separator" in err
+    assert not captured_build
+
+
+def test_engine_options_after_separator(captured_build, tmp_path, capsys):
+    argv = ["build", "--config", CONFIG, "--out", str(tmp_path), "--engine", "spark", "--",
+            "--master", "spark://h:7077", "--frobnicate=1"]
+    rc, _, _ = run_cli(argv, capsys)
+    assert rc == 0
+    assert captured_build[0]["engine_args"] == ["--master", "spark://h:7077", "--frobnicate=1"]
+    rc, _, err = run_cli(["stats", str(tmp_path), "--", "--runner=X"], capsys)
+    assert rc == 2 and "stats takes no engine options" in err
+
+
+def test_set_reaches_stats_json(sample_web, tmp_path, capsys):
+    """A real (local-engine) build: the override is in stats.json's config, and --input
+    replaces the YAML's input.warc."""
+    out = tmp_path / "out"
+    warc = str(sample_web / "pages.warc.gz")
+    rc, stdout, err = run_cli(["build", "--config", CONFIG, "--out", str(out), "--engine", "local",
+                               "--input", warc, "--set", "text.min_words=1"], capsys)
+    assert rc == 0, err
+    doc = json.loads((out / "stats.json").read_text())
+    assert doc["config"]["text"]["min_words"] == 1
+    assert doc["config"]["input"]["warc"] == [warc]
+    assert "shards:" in stdout
+
+
+# --- item 7: --version, --help, --input -----------------------------------------------------
+
+def test_version(capsys):
+    rc, out, _ = run_cli(["--version"], capsys)
+    setup_py = (REPO / "setup.py").read_text()
+    assert rc == 0 and out.startswith("lait ")
+    assert f'version="{out.split()[1]}"' in setup_py
+
+
+def test_build_help_documents_every_option(capsys):
+    rc, out, _ = run_cli(["build", "--help"], capsys)
+    assert rc == 0
+    for option in ("--config", "--out", "--engine", "--set", "--input", "beam", "spark", "local",
+                   "`--` separator", "PipelineOptions", "--master"):
+        assert option in out, option
+    # every option has its own help text (argparse prints the option alone on its line otherwise)
+    build_parser = cli.parser()._subparsers._group_actions[0].choices["build"]
+    assert all(a.help for a in build_parser._actions)
+
+
+def test_input_without_config(captured_build, tmp_path, capsys):
+    rc, _, _ = run_cli(["build", "--input", "a.warc.gz", "crawl/*.warc.gz", "--out",
+                        str(tmp_path)], capsys)
+    assert rc == 0
+    call = captured_build[0]
+    assert call["config"] is None and call["cfg"].input.warc == ["a.warc.gz", "crawl/*.warc.gz"]
+    assert call["cfg"].text.min_words == 3  # the defaults
+    rc, _, err = run_cli(["build", "--out", str(tmp_path)], capsys)
+    assert rc == 2 and "give --config FILE.yaml, or --input" in err
+
+
+# --- item 4: one-line errors ----------------------------------------------------------------
+
+def test_stats_of_a_missing_dir(tmp_path, capsys):
+    rc, _, err = run_cli(["stats", str(tmp_path / "nonexistent")], capsys)
+    assert rc == 2 and err.startswith("lait: stats: ") and "nonexistent" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_cli_subprocess_errors_are_one_line():
+    res = subprocess.run([sys.executable, "-m", "tools.cli", "stats", "/nonexistent"],
+                         capture_output=True, text=True, cwd=REPO)
+    assert res.returncode == 2 and "/nonexistent/stats.json: no such file" in res.stderr
+    assert "Traceback" not in res.stderr
