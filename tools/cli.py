@@ -8,23 +8,21 @@ mistyped option of `lait build` itself is an error rather than something the eng
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import re
 import sys
+import traceback
 
 from pipeline.build import ENGINES, build
 from pipeline.core import overrides as overrides_mod
-from pipeline.core.errors import ConfigError
+from pipeline.core.errors import ConfigError, UsageError
 from pipeline.core.stats import format_funnel, read_stats
 from tools import demo, report
 
 # Options people pass to an engine out of habit; before `--` they get a hint, not just "unknown".
 ENGINE_FLAGS = ("--runner", "--master", "--project", "--region", "--temp_location",
                 "--flink_master", "--parallelism", "--environment_type", "--num_workers")
-
-
-class UsageError(Exception):
-    """A user error the CLI reports in one line (exit 2)."""
 
 
 def version() -> str:
@@ -161,15 +159,38 @@ def main(argv: list[str] | None = None) -> int:
     if engine_args and not getattr(args, "passthrough", False):
         p.error(f"{args.command} takes no engine options (after `--`): {' '.join(engine_args)}")
     args.engine_args = engine_args
+    _setup_logging(args.verbose)
     try:
-        return args.func(args)
-    except ConfigError as exc:
-        print(f"lait: configuration error: {exc}", file=sys.stderr)
-        return 2
+        rc = args.func(args)
+        sys.stdout.flush()  # inside the try: a closed pipe surfaces here, not at exit
+        return rc
+    except BrokenPipeError:
+        # The reader stopped reading (`lait stats out | head`): not an error.  Point stdout at
+        # /dev/null so that Python's flush at exit does not complain again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except ConfigError as exc:  # the trainer's ConfigError is a subclass
+        return _user_error(args, f"configuration error: {exc}")
     except UsageError as exc:
-        print(f"lait: {exc}", file=sys.stderr)
-        return 2
+        return _user_error(args, str(exc))
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError,
+            FileExistsError) as exc:
+        # A path the user gave that is missing or unusable: the exception names it.
+        return _user_error(args, f"{args.command}: {exc}")
 
+
+def _user_error(args, message: str) -> int:
+    """One line on stderr, exit 2; with -v, the traceback first."""
+    if args.verbose:
+        traceback.print_exc()
+    print(f"lait: {message}", file=sys.stderr)
+    return 2
+
+
+def _setup_logging(verbose: int) -> None:
+    """Quiet by default (warnings the user can act on); -v: INFO, -vv: DEBUG."""
+    level = logging.WARNING if not verbose else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from pipeline.build import build
+from pipeline.core.errors import UsageError
 from pipeline.core.stats import format_funnel
 from tools import sampleweb
 from tools.report import write_report
@@ -20,15 +21,22 @@ def main(args, lait) -> int:
     part runs its commands exactly as a user types them."""
     web = os.path.abspath(args.web)
     base_url = f"http://127.0.0.1:{args.port}"
-    print(f"[demo] generating the sample web into {web}")
-    sampleweb.generate(web, seed=0, base_url=base_url)
-    server = sampleweb.serve(web, host="127.0.0.1", port=args.port)
+    # The port is taken first, so that a busy one fails at once, before minutes of generating.
+    os.makedirs(web, exist_ok=True)
     try:
+        server = sampleweb.serve(web, host="127.0.0.1", port=args.port)
+    except OSError as exc:
+        raise UsageError(f"demo: cannot serve the sample web on 127.0.0.1:{args.port} "
+                         f"({exc.strerror or exc}); choose another with --port") from None
+    try:
+        print(f"[demo] generating the sample web into {web}")
+        sampleweb.generate(web, seed=0, base_url=base_url)
         print(f"[demo] serving it on {base_url}; building with {args.engine} into {args.out}")
         doc = build(args.config, args.out, engine=args.engine, engine_args=args.engine_args,
                     overrides={"input.warc": [os.path.join(web, "pages.warc.gz")]})
     finally:
         server.shutdown()
+        server.server_close()
     print(format_funnel(doc))
     shards = os.path.join(os.path.abspath(args.out), "shards")
     quality = sampleweb.evaluate(shards, os.path.join(web, "truth.jsonl"))

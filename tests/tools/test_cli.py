@@ -1,8 +1,10 @@
 """The `lait` command line: options, overrides, engine pass-through, and one-line user errors
 (exit 2) where a traceback used to be."""
 import json
+import socket
 import subprocess
 import sys
+import tarfile
 
 import pytest
 
@@ -101,18 +103,24 @@ def test_engine_options_after_separator(captured_build, tmp_path, capsys):
     assert rc == 2 and "stats takes no engine options" in err
 
 
-def test_set_reaches_stats_json(sample_web, tmp_path, capsys):
-    """A real (local-engine) build: the override is in stats.json's config, and --input
-    replaces the YAML's input.warc."""
-    out = tmp_path / "out"
+@pytest.fixture(scope="module")
+def built(sample_web, tmp_path_factory):
+    """One real (local-engine) build through the CLI, with --input and --set."""
+    out = tmp_path_factory.mktemp("cli") / "out"
     warc = str(sample_web / "pages.warc.gz")
-    rc, stdout, err = run_cli(["build", "--config", CONFIG, "--out", str(out), "--engine", "local",
-                               "--input", warc, "--set", "text.min_words=1"], capsys)
-    assert rc == 0, err
+    rc = cli.main(["build", "--config", CONFIG, "--out", str(out), "--engine", "local",
+                   "--input", warc, "--set", "text.min_words=1"])
+    assert rc == 0
+    return out, warc
+
+
+def test_set_reaches_stats_json(built):
+    """The override is in stats.json's config, and --input replaced the YAML's input.warc."""
+    out, warc = built
     doc = json.loads((out / "stats.json").read_text())
     assert doc["config"]["text"]["min_words"] == 1
     assert doc["config"]["input"]["warc"] == [warc]
-    assert "shards:" in stdout
+    assert (out / "shards").is_dir()
 
 
 # --- item 7: --version, --help, --input -----------------------------------------------------
@@ -159,3 +167,59 @@ def test_cli_subprocess_errors_are_one_line():
                          capture_output=True, text=True, cwd=REPO)
     assert res.returncode == 2 and "/nonexistent/stats.json: no such file" in res.stderr
     assert "Traceback" not in res.stderr
+
+
+def test_stats_into_a_closed_pipe_is_quiet(built):
+    """`lait stats out | head`: the reader goes away; no BrokenPipeError traceback."""
+    out, _ = built
+    proc = subprocess.Popen([sys.executable, "-m", "tools.cli", "stats", str(out)], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # closed before the command writes a byte
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 0 and err == ""
+
+
+def test_stats_prints_the_funnel(built, capsys):
+    out, _ = built
+    rc, stdout, _ = run_cli(["stats", str(out)], capsys)
+    assert rc == 0 and "write" in stdout
+
+
+def test_demo_on_a_busy_port_fails_before_generating(tmp_path, capsys):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        web = tmp_path / "web"
+        rc, _, err = run_cli(["demo", "--port", str(port), "--web", str(web),
+                              "--out", str(tmp_path / "out"), "--no-train"], capsys)
+    assert rc == 2 and f"127.0.0.1:{port}" in err and "--port" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (web / "site.json").exists()  # nothing generated
+
+
+def test_features_without_shards_or_samples(tmp_path, capsys):
+    rc, _, err = run_cli(["features", str(tmp_path), str(tmp_path / "f"), "--grid", "2",
+                          "--quiet"], capsys)
+    assert rc == 2 and f"no .tar shards in {tmp_path}" in err and "Traceback" not in err
+    empty = tmp_path / "run" / "shards"
+    empty.mkdir(parents=True)
+    with tarfile.open(empty / "00000.tar", "w"):
+        pass  # a run whose filters kept nothing
+    rc, _, err = run_cli(["features", str(tmp_path / "run"), str(tmp_path / "f"), "--grid", "2",
+                          "--quiet"], capsys)
+    assert rc == 2 and "hold no samples" in err and f"lait stats {tmp_path / 'run'}" in err
+
+
+def test_train_with_missing_shards(tmp_path, capsys):
+    missing = tmp_path / "nothing"
+    rc, _, err = run_cli(["train", "--config", str(REPO / "configs" / "imagebert_tiny.yaml"),
+                          "--stage", "1", "--set", f"stages.1.shards={missing}",
+                          "--set", f"out_dir={tmp_path / 'ib'}", "--quiet"], capsys)
+    assert rc == 2 and f"no .tar shards found for '{missing}'" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_verbose_shows_the_traceback(tmp_path, capsys):
+    rc, _, err = run_cli(["-v", "stats", str(tmp_path / "nonexistent")], capsys)
+    assert rc == 2 and "Traceback" in err and err.rstrip().endswith("finished build?)")
