@@ -160,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"{args.command} takes no engine options (after `--`): {' '.join(engine_args)}")
     args.engine_args = engine_args
     _setup_logging(args.verbose)
+    _local_spark_env(getattr(args, "engine", None), engine_args)
     try:
         rc = args.func(args)
         sys.stdout.flush()  # inside the try: a closed pipe surfaces here, not at exit
@@ -187,10 +188,38 @@ def _user_error(args, message: str) -> int:
     return 2
 
 
+# Warnings a user can do nothing about, dropped unless -vv: Beam logs this on the root logger
+# whenever it is imported without the (GCP-only) apitools package, which a local run never uses.
+UNACTIONABLE = ("apitools not found",)
+
+
+def _drop_unactionable(record: logging.LogRecord) -> bool:
+    return not str(record.msg).startswith(UNACTIONABLE)
+
+
 def _setup_logging(verbose: int) -> None:
     """Quiet by default (warnings the user can act on); -v: INFO, -vv: DEBUG."""
     level = logging.WARNING if not verbose else logging.INFO if verbose == 1 else logging.DEBUG
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    if verbose < 2 and _drop_unactionable not in logging.getLogger().filters:
+        logging.getLogger().addFilter(_drop_unactionable)
+
+
+def _local_spark_env(engine: str, engine_args: list[str]) -> None:
+    """Spark in local mode, as the Makefile runs it: bound to loopback (otherwise Spark warns
+    that the hostname resolves to a loopback address and picks an interface itself), and the
+    workers on this Python.  A value the user set wins; a cluster (--master URL, spark-submit)
+    is left alone."""
+    if engine != "spark":
+        return
+    master = engine_args[engine_args.index("--master") + 1] if "--master" in engine_args[:-1] else None
+    if master and not master.startswith("local"):
+        return
+    if "PYSPARK_GATEWAY_PORT" in os.environ:  # under spark-submit: its settings rule
+        return
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,6 +1,7 @@
 """The `lait` command line: options, overrides, engine pass-through, and one-line user errors
 (exit 2) where a traceback used to be."""
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -223,3 +224,34 @@ def test_train_with_missing_shards(tmp_path, capsys):
 def test_verbose_shows_the_traceback(tmp_path, capsys):
     rc, _, err = run_cli(["-v", "stats", str(tmp_path / "nonexistent")], capsys)
     assert rc == 2 and "Traceback" in err and err.rstrip().endswith("finished build?)")
+
+
+# --- item 6 (the CLI's part): quiet by default ----------------------------------------------
+
+def test_local_spark_gets_loopback(captured_build, tmp_path, capsys, monkeypatch):
+    for name in ("SPARK_LOCAL_IP", "PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON"):
+        monkeypatch.setenv(name, "x")
+        monkeypatch.delenv(name)
+    monkeypatch.delenv("PYSPARK_GATEWAY_PORT", raising=False)
+    base = ["build", "--config", CONFIG, "--out", str(tmp_path), "--engine", "spark"]
+    assert run_cli(base + ["--", "--master", "spark://h:7077"], capsys)[0] == 0
+    assert "SPARK_LOCAL_IP" not in os.environ  # a cluster: left alone
+    assert run_cli(base, capsys)[0] == 0
+    assert os.environ["SPARK_LOCAL_IP"] == "127.0.0.1"
+    assert os.environ["PYSPARK_PYTHON"] == sys.executable
+    monkeypatch.setenv("SPARK_LOCAL_IP", "10.0.0.5")
+    assert run_cli(base, capsys)[0] == 0
+    assert os.environ["SPARK_LOCAL_IP"] == "10.0.0.5"  # the user's value wins
+
+
+def test_beam_apitools_warning_is_silenced():
+    code = ("import logging, sys; from tools import cli; cli._setup_logging(int(sys.argv[1])); "
+            "import apache_beam.io.gcp.internal.clients.bigquery; "
+            "logging.warning('apitools not found, and bigquery client libraries are not available'); "
+            "logging.warning('a warning the user can act on')")
+    quiet = subprocess.run([sys.executable, "-c", code, "0"], capture_output=True, text=True,
+                           cwd=REPO, check=True)
+    assert "apitools" not in quiet.stderr and "a warning the user can act on" in quiet.stderr
+    debug = subprocess.run([sys.executable, "-c", code, "2"], capture_output=True, text=True,
+                           cwd=REPO, check=True)
+    assert "apitools not found" in debug.stderr  # -vv shows everything
