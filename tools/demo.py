@@ -16,6 +16,19 @@ from tools import sampleweb
 from tools.report import write_report
 
 
+# The checkout this module runs from: the demo's configs are found from any working directory.
+CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def checkout_path(path: str) -> str:
+    """``path`` as given when it exists; else, if relative, the checkout's (``lait demo`` run
+    outside the checkout still finds configs/demo.yaml)."""
+    if os.path.exists(path) or os.path.isabs(path):
+        return path
+    inside = os.path.join(CHECKOUT, path)
+    return inside if os.path.exists(inside) else path
+
+
 def main(args, lait) -> int:
     """``lait`` is the CLI's entry point (``tools.cli.main``, which calls this): the trainer
     part runs its commands exactly as a user types them."""
@@ -32,7 +45,7 @@ def main(args, lait) -> int:
         print(f"[demo] generating the sample web into {web}")
         sampleweb.generate(web, seed=0, base_url=base_url)
         print(f"[demo] serving it on {base_url}; building with {args.engine} into {args.out}")
-        doc = build(args.config, args.out, engine=args.engine, engine_args=args.engine_args,
+        doc = build(checkout_path(args.config), args.out, engine=args.engine, engine_args=args.engine_args,
                     overrides={"input.warc": [os.path.join(web, "pages.warc.gz")]})
     finally:
         server.shutdown()
@@ -53,7 +66,7 @@ def train_demo(out: str, lait) -> int:
     """The trainer commands on the demo's shards, exactly as a user types them."""
     feats = os.path.join(out, "features")
     shards = os.path.join(feats, "shards")
-    common = ["--config", "configs/imagebert_tiny.yaml", "--set", f"out_dir={out}/imagebert"]
+    common = ["--config", checkout_path("configs/imagebert_tiny.yaml"), "--set", f"out_dir={out}/imagebert"]
     steps = [
         ["features", out, feats, "--grid", "4"],
         ["train", *common, "--stage", "1", "--set", f"stages.1.shards={shards}"],

@@ -255,3 +255,14 @@ def test_beam_apitools_warning_is_silenced():
     debug = subprocess.run([sys.executable, "-c", code, "2"], capture_output=True, text=True,
                            cwd=REPO, check=True)
     assert "apitools not found" in debug.stderr  # -vv shows everything
+
+
+def test_demo_configs_found_outside_the_checkout(tmp_path, monkeypatch):
+    from tools import demo
+
+    monkeypatch.chdir(tmp_path)
+    assert demo.checkout_path("configs/demo.yaml") == str(REPO / "configs" / "demo.yaml")
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "demo.yaml").write_text("input: {warc: [x]}\n")
+    assert demo.checkout_path("configs/demo.yaml") == "configs/demo.yaml"  # the user's own wins
+    assert demo.checkout_path("configs/missing.yaml") == "configs/missing.yaml"
