@@ -128,6 +128,9 @@ def parser() -> argparse.ArgumentParser:
         pass
     else:
         register(sub)
+    for command in sub.choices.values():  # `lait build ... -v` works as well as `lait -v build`
+        command.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
+                             help="more logging (-vv: debug); tracebacks on errors")
     return p
 
 

@@ -266,3 +266,11 @@ def test_demo_configs_found_outside_the_checkout(tmp_path, monkeypatch):
     (tmp_path / "configs" / "demo.yaml").write_text("input: {warc: [x]}\n")
     assert demo.checkout_path("configs/demo.yaml") == "configs/demo.yaml"  # the user's own wins
     assert demo.checkout_path("configs/missing.yaml") == "configs/missing.yaml"
+
+
+def test_verbose_after_the_command(tmp_path, capsys):
+    rc, _, err = run_cli(["stats", str(tmp_path / "nonexistent"), "-v"], capsys)
+    assert rc == 2 and "Traceback" in err
+    assert cli.parser().parse_args(["-v", "stats", "x"]).verbose == 1
+    assert cli.parser().parse_args(["stats", "x", "-vv"]).verbose == 2
+    assert cli.parser().parse_args(["stats", "x"]).verbose == 0
