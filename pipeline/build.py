@@ -35,7 +35,7 @@ def engine_runner(engine: str, engine_args: list[str] | None, spark=None):
     raise ConfigError(f"--engine must be one of {ENGINES}, got {engine!r}")
 
 
-def build(config_path: str, out_dir: str, engine: str = "beam", engine_args: list[str] | None = None,
+def build(config_path: str | None, out_dir: str, engine: str = "beam", engine_args: list[str] | None = None,
           overrides: dict | None = None, spark=None) -> dict:
     """Builds (or resumes building) the corpus into ``out_dir``; returns the stats document."""
     cfg = config_mod.load(config_path, overrides)

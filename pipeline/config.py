@@ -19,6 +19,7 @@ from filters.language import PageLanguageConfig
 from filters.naturalness import NaturalnessConfig
 from filters.nsfw import NsfwConfig
 from filters.text import TextCleanerConfig
+from pipeline.core import overrides as overrides_mod
 from pipeline.core.errors import ConfigError
 from pipeline.steps.crawl import LINK_POLICIES
 from pipeline.web.http import OPT_OUT_TOKENS, USER_AGENT
@@ -310,8 +311,11 @@ def from_dict(data: dict[str, Any]) -> Config:
     return _build(Config, data, "").check()
 
 
-def load(path: str, overrides: dict[str, Any] | None = None) -> Config:
-    """Reads a YAML config; ``overrides`` (dotted keys) win over the file."""
+def load(path: str | None, overrides: dict[str, Any] | None = None) -> Config:
+    """Reads a YAML config; ``overrides`` (dotted keys) win over the file.  No path: the
+    defaults (``lait build --input PATH...`` runs without a YAML file)."""
+    if path is None:
+        return from_dict(overrides_mod.apply({}, overrides))
     try:
         with open(path, encoding="utf-8") as f:
             data = yaml.safe_load(f) or {}
@@ -319,10 +323,4 @@ def load(path: str, overrides: dict[str, Any] | None = None) -> Config:
         raise ConfigError(f"cannot read config {path}: {exc}") from exc
     except yaml.YAMLError as exc:
         raise ConfigError(f"config {path} is not valid YAML: {exc}") from exc
-    for dotted, value in (overrides or {}).items():
-        node = data
-        *parents, last = dotted.split(".")
-        for p in parents:
-            node = node.setdefault(p, {})
-        node[last] = value
-    return from_dict(data)
+    return from_dict(overrides_mod.apply(data, overrides))

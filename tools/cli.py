@@ -1,18 +1,54 @@
-"""The `lait` command line."""
+"""The `lait` command line.
+
+Every user error (a bad option, a missing file, an unknown config key) ends in one line on
+stderr naming what and where, and exit status 2; `-v` shows the traceback as well.  Engine
+options (Beam's PipelineOptions, Spark's --master) come after a `--` separator, so that a
+mistyped option of `lait build` itself is an error rather than something the engine ignores.
+"""
 from __future__ import annotations
 
 import argparse
+import logging
 import os
+import re
 import sys
+import traceback
 
-from pipeline.build import build
-from pipeline.core.errors import ConfigError
+from pipeline.build import ENGINES, build
+from pipeline.core import overrides as overrides_mod
+from pipeline.core.errors import ConfigError, UsageError
 from pipeline.core.stats import format_funnel, read_stats
 from tools import demo, report
 
+# Options people pass to an engine out of habit; before `--` they get a hint, not just "unknown".
+ENGINE_FLAGS = ("--runner", "--master", "--project", "--region", "--temp_location",
+                "--flink_master", "--parallelism", "--environment_type", "--num_workers")
+
+
+def version() -> str:
+    """The installed package's version; from a plain checkout, setup.py's."""
+    from importlib import metadata
+    try:
+        return metadata.version("lait-builder")
+    except metadata.PackageNotFoundError:
+        setup_py = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "setup.py")
+        try:
+            with open(setup_py, encoding="utf-8") as f:
+                m = re.search(r'version="([^"]+)"', f.read())
+        except OSError:
+            m = None
+        return m.group(1) if m else "unknown"
+
 
 def _cmd_build(args) -> int:
-    doc = build(args.config, args.out, engine=args.engine, engine_args=args.engine_args)
+    if args.config is None and not args.input:
+        raise UsageError("build: give --config FILE.yaml, or --input WARC... for a run on the defaults")
+    overrides = overrides_mod.parse(args.set)
+    if args.input:
+        overrides["input.warc"] = list(args.input)
+    doc = build(args.config, args.out, engine=args.engine, engine_args=args.engine_args,
+                overrides=overrides)
     print(format_funnel(doc))
     print(f"\nshards: {os.path.join(os.path.abspath(args.out), 'shards')}")
     return 0
@@ -20,6 +56,8 @@ def _cmd_build(args) -> int:
 
 def _cmd_stats(args) -> int:
     path = args.dir if args.dir.endswith(".json") else os.path.join(args.dir, "stats.json")
+    if not os.path.isfile(path):
+        raise UsageError(f"stats: {path}: no such file (is {args.dir} the --out of a finished build?)")
     print(format_funnel(read_stats(path)))
     return 0
 
@@ -32,15 +70,37 @@ def _cmd_demo(args) -> int:
     return demo.main(args, lait=main)
 
 
+ENGINE_HELP = ("beam (default: Apache Beam, FnApiRunner in-process unless -- --runner=...), "
+               "spark (Spark local[*] unless -- --master URL), local (one process, no engine: "
+               "for tests and debugging)")
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="lait", description="Build a LAIT-style image-text corpus "
                                 "from web crawls, and pre-train ImageBERT on it.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    p.add_argument("-v", "--verbose", action="count", default=0,
+                   help="more logging (-vv: debug); tracebacks on errors")
     sub = p.add_subparsers(dest="command", required=True)
 
-    b = sub.add_parser("build", help="run the pipeline (any unknown option goes to the engine)")
-    b.add_argument("--config", required=True)
-    b.add_argument("--out", required=True)
-    b.add_argument("--engine", default="beam", choices=["beam", "spark", "local"])
+    b = sub.add_parser(
+        "build", help="run the pipeline: WARCs (or a crawl) -> webdataset shards + stats.json",
+        description="Run the pipeline and write OUT/shards, OUT/stats.json, OUT/rejects.parquet.",
+        epilog="Engine options go after a `--` separator and are passed on untouched: to "
+               "Beam's PipelineOptions (e.g. -- --runner=FlinkRunner --flink_master=HOST:8081) "
+               "or, for Spark, --master URL (e.g. -- --master spark://HOST:7077).  Examples:  "
+               "lait build --config configs/demo.yaml --out out/run1 --set text.min_words=1;  "
+               "lait build --input 'crawl/*.warc.gz' --out out/quick --engine local")
+    b.add_argument("--config", metavar="FILE.yaml",
+                   help="the run's configuration (docs: pipeline/config.py); optional with --input")
+    b.add_argument("--out", required=True, metavar="DIR",
+                   help="output directory; a rerun into the same DIR resumes the unfinished work")
+    b.add_argument("--engine", default="beam", choices=list(ENGINES), help=ENGINE_HELP)
+    b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a config value, validated like the YAML (dotted key, YAML "
+                        "value), e.g. --set text.min_words=1; repeatable")
+    b.add_argument("--input", nargs="+", metavar="WARC",
+                   help="WARC paths or globs: sets input.warc (with no --config, on the defaults)")
     b.set_defaults(func=_cmd_build, passthrough=True)
 
     s = sub.add_parser("stats", help="print the filter funnel of a built corpus")
@@ -51,14 +111,15 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("dir", help="the output directory of a build")
     r.set_defaults(func=_cmd_report)
 
-    d = sub.add_parser("demo", help="generate the sample web, serve it, build it with Beam")
-    d.add_argument("--out", default="out/demo")
-    d.add_argument("--web", default="out/sample-web")
-    d.add_argument("--config", default="configs/demo.yaml")
-    d.add_argument("--engine", default="beam", choices=["beam", "spark", "local"])
-    d.add_argument("--port", type=int, default=8642)
+    d = sub.add_parser("demo", help="generate the sample web, serve it, build it with Beam",
+                       epilog="Engine options go after `--`, as for lait build.")
+    d.add_argument("--out", default="out/demo", help="output directory of the build")
+    d.add_argument("--web", default="out/sample-web", help="where the sample web is generated")
+    d.add_argument("--config", default="configs/demo.yaml", help="the build's configuration")
+    d.add_argument("--engine", default="beam", choices=list(ENGINES), help=ENGINE_HELP)
+    d.add_argument("--port", type=int, default=8642, help="port on 127.0.0.1 serving the images")
     d.add_argument("--no-train", action="store_true", help="skip the trainer part of the demo")
-    d.set_defaults(func=_cmd_demo)
+    d.set_defaults(func=_cmd_demo, passthrough=True)
 
     try:  # the trainer's commands (features, train, eval) live with the model; imported here
         # because the model needs torch, which a pipeline-only install may lack
@@ -67,21 +128,101 @@ def parser() -> argparse.ArgumentParser:
         pass
     else:
         register(sub)
+    for command in sub.choices.values():  # `lait build ... -v` works as well as `lait -v build`
+        command.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
+                             help="more logging (-vv: debug); tracebacks on errors")
     return p
 
 
+def _split_engine_args(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Everything after the first `--` is the engine's."""
+    if "--" in argv:
+        i = argv.index("--")
+        return argv[:i], argv[i + 1:]
+    return argv, []
+
+
+def _unknown(p: argparse.ArgumentParser, args, extra: list[str]) -> None:
+    """Reports options no parser knows (exit 2), with a hint for engine options."""
+    engine_like = [a for a in extra if a.split("=", 1)[0] in ENGINE_FLAGS]
+    hint = ""
+    if engine_like and getattr(args, "passthrough", False):
+        hint = (f" (engine options go after a `--` separator: lait {args.command} ... -- "
+                f"{' '.join(engine_like)} ...)")
+    p.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    argv, engine_args = _split_engine_args(argv)
     p = parser()
     args, extra = p.parse_known_args(argv)
-    if extra and not getattr(args, "passthrough", False):
-        p.error(f"unrecognized arguments: {' '.join(extra)}")
-    args.engine_args = extra
+    if extra:
+        _unknown(p, args, extra)
+    if engine_args and not getattr(args, "passthrough", False):
+        p.error(f"{args.command} takes no engine options (after `--`): {' '.join(engine_args)}")
+    args.engine_args = engine_args
+    _setup_logging(args.verbose)
+    _local_spark_env(getattr(args, "engine", None), engine_args)
     try:
-        return args.func(args)
-    except ConfigError as exc:
-        print(f"lait: configuration error: {exc}", file=sys.stderr)
-        return 2
+        rc = args.func(args)
+        sys.stdout.flush()  # inside the try: a closed pipe surfaces here, not at exit
+        return rc
+    except BrokenPipeError:
+        # The reader stopped reading (`lait stats out | head`): not an error.  Point stdout at
+        # /dev/null so that Python's flush at exit does not complain again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except ConfigError as exc:  # the trainer's ConfigError is a subclass
+        return _user_error(args, f"configuration error: {exc}")
+    except UsageError as exc:
+        return _user_error(args, str(exc))
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError,
+            FileExistsError) as exc:
+        # A path the user gave that is missing or unusable: the exception names it.
+        return _user_error(args, f"{args.command}: {exc}")
 
+
+def _user_error(args, message: str) -> int:
+    """One line on stderr, exit 2; with -v, the traceback first."""
+    if args.verbose:
+        traceback.print_exc()
+    print(f"lait: {message}", file=sys.stderr)
+    return 2
+
+
+# Warnings a user can do nothing about, dropped unless -vv: Beam logs this on the root logger
+# whenever it is imported without the (GCP-only) apitools package, which a local run never uses.
+UNACTIONABLE = ("apitools not found",)
+
+
+def _drop_unactionable(record: logging.LogRecord) -> bool:
+    return not str(record.msg).startswith(UNACTIONABLE)
+
+
+def _setup_logging(verbose: int) -> None:
+    """Quiet by default (warnings the user can act on); -v: INFO, -vv: DEBUG."""
+    level = logging.WARNING if not verbose else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    if verbose < 2 and _drop_unactionable not in logging.getLogger().filters:
+        logging.getLogger().addFilter(_drop_unactionable)
+
+
+def _local_spark_env(engine: str, engine_args: list[str]) -> None:
+    """Spark in local mode, as the Makefile runs it: bound to loopback (otherwise Spark warns
+    that the hostname resolves to a loopback address and picks an interface itself), and the
+    workers on this Python.  A value the user set wins; a cluster (--master URL, spark-submit)
+    is left alone."""
+    if engine != "spark":
+        return
+    master = engine_args[engine_args.index("--master") + 1] if "--master" in engine_args[:-1] else None
+    if master and not master.startswith("local"):
+        return
+    if "PYSPARK_GATEWAY_PORT" in os.environ:  # under spark-submit: its settings rule
+        return
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -10,9 +10,23 @@ from __future__ import annotations
 import os
 
 from pipeline.build import build
+from pipeline.core.errors import UsageError
 from pipeline.core.stats import format_funnel
 from tools import sampleweb
 from tools.report import write_report
+
+
+# The checkout this module runs from: the demo's configs are found from any working directory.
+CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def checkout_path(path: str) -> str:
+    """``path`` as given when it exists; else, if relative, the checkout's (``lait demo`` run
+    outside the checkout still finds configs/demo.yaml)."""
+    if os.path.exists(path) or os.path.isabs(path):
+        return path
+    inside = os.path.join(CHECKOUT, path)
+    return inside if os.path.exists(inside) else path
 
 
 def main(args, lait) -> int:
@@ -20,15 +34,22 @@ def main(args, lait) -> int:
     part runs its commands exactly as a user types them."""
     web = os.path.abspath(args.web)
     base_url = f"http://127.0.0.1:{args.port}"
-    print(f"[demo] generating the sample web into {web}")
-    sampleweb.generate(web, seed=0, base_url=base_url)
-    server = sampleweb.serve(web, host="127.0.0.1", port=args.port)
+    # The port is taken first, so that a busy one fails at once, before minutes of generating.
+    os.makedirs(web, exist_ok=True)
     try:
+        server = sampleweb.serve(web, host="127.0.0.1", port=args.port)
+    except OSError as exc:
+        raise UsageError(f"demo: cannot serve the sample web on 127.0.0.1:{args.port} "
+                         f"({exc.strerror or exc}); choose another with --port") from None
+    try:
+        print(f"[demo] generating the sample web into {web}")
+        sampleweb.generate(web, seed=0, base_url=base_url)
         print(f"[demo] serving it on {base_url}; building with {args.engine} into {args.out}")
-        doc = build(args.config, args.out, engine=args.engine, engine_args=args.engine_args,
+        doc = build(checkout_path(args.config), args.out, engine=args.engine, engine_args=args.engine_args,
                     overrides={"input.warc": [os.path.join(web, "pages.warc.gz")]})
     finally:
         server.shutdown()
+        server.server_close()
     print(format_funnel(doc))
     shards = os.path.join(os.path.abspath(args.out), "shards")
     quality = sampleweb.evaluate(shards, os.path.join(web, "truth.jsonl"))
@@ -45,7 +66,7 @@ def train_demo(out: str, lait) -> int:
     """The trainer commands on the demo's shards, exactly as a user types them."""
     feats = os.path.join(out, "features")
     shards = os.path.join(feats, "shards")
-    common = ["--config", "configs/imagebert_tiny.yaml", "--set", f"out_dir={out}/imagebert"]
+    common = ["--config", checkout_path("configs/imagebert_tiny.yaml"), "--set", f"out_dir={out}/imagebert"]
     steps = [
         ["features", out, feats, "--grid", "4"],
         ["train", *common, "--stage", "1", "--set", f"stages.1.shards={shards}"],

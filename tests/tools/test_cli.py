@@ -1,0 +1,276 @@
+"""The `lait` command line: options, overrides, engine pass-through, and one-line user errors
+(exit 2) where a traceback used to be."""
+import json
+import os
+import socket
+import subprocess
+import sys
+import tarfile
+
+import pytest
+
+from pipeline.core import overrides
+from pipeline.core.errors import ConfigError
+from tests.conftest import REPO
+from tools import cli
+
+CONFIG = str(REPO / "configs" / "demo.yaml")
+
+
+@pytest.fixture()
+def captured_build(monkeypatch):
+    """Replaces the pipeline run: records what the CLI would build with."""
+    calls = []
+
+    def fake_build(config_path, out_dir, engine="beam", engine_args=None, overrides=None):
+        from pipeline import config as config_mod
+
+        cfg = config_mod.load(config_path, overrides)  # validated exactly as a real build
+        calls.append({"config": config_path, "engine": engine, "engine_args": engine_args,
+                      "overrides": overrides, "cfg": cfg})
+        return {"steps": [], "engine": engine}
+
+    monkeypatch.setattr(cli, "build", fake_build)
+    monkeypatch.setattr(cli, "format_funnel", lambda doc: "funnel")
+    return calls
+
+
+def run_cli(argv, capsys):
+    try:
+        rc = cli.main(argv)
+    except SystemExit as exc:  # argparse's own errors
+        rc = exc.code
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+# --- item 1: --set, unknown options, engine options after `--` ---------------------------
+
+def test_override_parser_is_yaml_scalars():
+    assert overrides.parse(["text.min_words=1", "image.keep=true", "a.b=0.5", "c=x",
+                            "input.warc=[a.gz, b.gz]", "e="]) == {
+        "text.min_words": 1, "image.keep": True, "a.b": 0.5, "c": "x",
+        "input.warc": ["a.gz", "b.gz"], "e": ""}
+    with pytest.raises(ConfigError, match="KEY=VALUE"):
+        overrides.parse(["text.min_words"])
+    with pytest.raises(ConfigError, match="KEY=VALUE"):
+        overrides.parse(["text..min_words=1"])
+    with pytest.raises(ConfigError, match="text is a int"):
+        overrides.apply({"text": 3}, {"text.min_words": 1})
+    assert overrides.apply({"stages": {1: {"steps": 5}}}, {"stages.1.steps": 7}) == {
+        "stages": {1: {"steps": 7}}}
+
+
+def test_set_reaches_the_config(captured_build, tmp_path, capsys):
+    rc, out, _ = run_cli(["build", "--config", CONFIG, "--out", str(tmp_path), "--engine", "local",
+                          "--set", "text.min_words=1", "--set", "output.num_shards=2"], capsys)
+    assert rc == 0
+    cfg = captured_build[0]["cfg"]
+    assert cfg.text.min_words == 1 and cfg.output.num_shards == 2
+    assert cfg.text.max_words == 40  # the rest still comes from the YAML
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("text.min_wordz=1", "text: unknown key(s) ['min_wordz']"),
+    ("text.min_words=three", "text.min_words: expected an integer, got 'three'"),
+    ("frobnicate.x=1", "unknown key(s) ['frobnicate']"),
+    ("text.min_words", "--set 'text.min_words': expected KEY=VALUE"),
+])
+def test_bad_set_names_the_key(captured_build, tmp_path, capsys, setting, message):
+    rc, _, err = run_cli(["build", "--config", CONFIG, "--out", str(tmp_path), "--set", setting],
+                         capsys)
+    assert rc == 2 and message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_unknown_build_option_is_rejected(captured_build, tmp_path, capsys):
+    rc, _, err = run_cli(["build", "--config", CONFIG, "--out", str(tmp_path),
+                          "--frobnicate", "1"], capsys)
+    assert rc == 2 and "unrecognized arguments: --frobnicate 1" in err
+    assert not captured_build
+    rc, _, err = run_cli(["build", "--config", CONFIG, "--out", str(tmp_path),
+                          "--runner=FlinkRunner"], capsys)
+    assert rc == 2 and "engine options go after a `--` separator" in err
+    assert not captured_build
+
+
+def test_engine_options_after_separator(captured_build, tmp_path, capsys):
+    argv = ["build", "--config", CONFIG, "--out", str(tmp_path), "--engine", "spark", "--",
+            "--master", "spark://h:7077", "--frobnicate=1"]
+    rc, _, _ = run_cli(argv, capsys)
+    assert rc == 0
+    assert captured_build[0]["engine_args"] == ["--master", "spark://h:7077", "--frobnicate=1"]
+    rc, _, err = run_cli(["stats", str(tmp_path), "--", "--runner=X"], capsys)
+    assert rc == 2 and "stats takes no engine options" in err
+
+
+@pytest.fixture(scope="module")
+def built(sample_web, tmp_path_factory):
+    """One real (local-engine) build through the CLI, with --input and --set."""
+    out = tmp_path_factory.mktemp("cli") / "out"
+    warc = str(sample_web / "pages.warc.gz")
+    rc = cli.main(["build", "--config", CONFIG, "--out", str(out), "--engine", "local",
+                   "--input", warc, "--set", "text.min_words=1"])
+    assert rc == 0
+    return out, warc
+
+
+def test_set_reaches_stats_json(built):
+    """The override is in stats.json's config, and --input replaced the YAML's input.warc."""
+    out, warc = built
+    doc = json.loads((out / "stats.json").read_text())
+    assert doc["config"]["text"]["min_words"] == 1
+    assert doc["config"]["input"]["warc"] == [warc]
+    assert (out / "shards").is_dir()
+
+
+# --- item 7: --version, --help, --input -----------------------------------------------------
+
+def test_version(capsys):
+    rc, out, _ = run_cli(["--version"], capsys)
+    setup_py = (REPO / "setup.py").read_text()
+    assert rc == 0 and out.startswith("lait ")
+    assert f'version="{out.split()[1]}"' in setup_py
+
+
+def test_build_help_documents_every_option(capsys):
+    rc, out, _ = run_cli(["build", "--help"], capsys)
+    assert rc == 0
+    for option in ("--config", "--out", "--engine", "--set", "--input", "beam", "spark", "local",
+                   "`--` separator", "PipelineOptions", "--master"):
+        assert option in out, option
+    # every option has its own help text (argparse prints the option alone on its line otherwise)
+    build_parser = cli.parser()._subparsers._group_actions[0].choices["build"]
+    assert all(a.help for a in build_parser._actions)
+
+
+def test_input_without_config(captured_build, tmp_path, capsys):
+    rc, _, _ = run_cli(["build", "--input", "a.warc.gz", "crawl/*.warc.gz", "--out",
+                        str(tmp_path)], capsys)
+    assert rc == 0
+    call = captured_build[0]
+    assert call["config"] is None and call["cfg"].input.warc == ["a.warc.gz", "crawl/*.warc.gz"]
+    assert call["cfg"].text.min_words == 3  # the defaults
+    rc, _, err = run_cli(["build", "--out", str(tmp_path)], capsys)
+    assert rc == 2 and "give --config FILE.yaml, or --input" in err
+
+
+# --- item 4: one-line errors ----------------------------------------------------------------
+
+def test_stats_of_a_missing_dir(tmp_path, capsys):
+    rc, _, err = run_cli(["stats", str(tmp_path / "nonexistent")], capsys)
+    assert rc == 2 and err.startswith("lait: stats: ") and "nonexistent" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_cli_subprocess_errors_are_one_line():
+    res = subprocess.run([sys.executable, "-m", "tools.cli", "stats", "/nonexistent"],
+                         capture_output=True, text=True, cwd=REPO)
+    assert res.returncode == 2 and "/nonexistent/stats.json: no such file" in res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def test_stats_into_a_closed_pipe_is_quiet(built):
+    """`lait stats out | head`: the reader goes away; no BrokenPipeError traceback."""
+    out, _ = built
+    proc = subprocess.Popen([sys.executable, "-m", "tools.cli", "stats", str(out)], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # closed before the command writes a byte
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 0 and err == ""
+
+
+def test_stats_prints_the_funnel(built, capsys):
+    out, _ = built
+    rc, stdout, _ = run_cli(["stats", str(out)], capsys)
+    assert rc == 0 and "write" in stdout
+
+
+def test_demo_on_a_busy_port_fails_before_generating(tmp_path, capsys):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        web = tmp_path / "web"
+        rc, _, err = run_cli(["demo", "--port", str(port), "--web", str(web),
+                              "--out", str(tmp_path / "out"), "--no-train"], capsys)
+    assert rc == 2 and f"127.0.0.1:{port}" in err and "--port" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (web / "site.json").exists()  # nothing generated
+
+
+def test_features_without_shards_or_samples(tmp_path, capsys):
+    rc, _, err = run_cli(["features", str(tmp_path), str(tmp_path / "f"), "--grid", "2",
+                          "--quiet"], capsys)
+    assert rc == 2 and f"no .tar shards in {tmp_path}" in err and "Traceback" not in err
+    empty = tmp_path / "run" / "shards"
+    empty.mkdir(parents=True)
+    with tarfile.open(empty / "00000.tar", "w"):
+        pass  # a run whose filters kept nothing
+    rc, _, err = run_cli(["features", str(tmp_path / "run"), str(tmp_path / "f"), "--grid", "2",
+                          "--quiet"], capsys)
+    assert rc == 2 and "hold no samples" in err and f"lait stats {tmp_path / 'run'}" in err
+
+
+def test_train_with_missing_shards(tmp_path, capsys):
+    missing = tmp_path / "nothing"
+    rc, _, err = run_cli(["train", "--config", str(REPO / "configs" / "imagebert_tiny.yaml"),
+                          "--stage", "1", "--set", f"stages.1.shards={missing}",
+                          "--set", f"out_dir={tmp_path / 'ib'}", "--quiet"], capsys)
+    assert rc == 2 and f"no .tar shards found for '{missing}'" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_verbose_shows_the_traceback(tmp_path, capsys):
+    rc, _, err = run_cli(["-v", "stats", str(tmp_path / "nonexistent")], capsys)
+    assert rc == 2 and "Traceback" in err and err.rstrip().endswith("finished build?)")
+
+
+# --- item 6 (the CLI's part): quiet by default ----------------------------------------------
+
+def test_local_spark_gets_loopback(captured_build, tmp_path, capsys, monkeypatch):
+    for name in ("SPARK_LOCAL_IP", "PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON"):
+        monkeypatch.setenv(name, "x")
+        monkeypatch.delenv(name)
+    monkeypatch.delenv("PYSPARK_GATEWAY_PORT", raising=False)
+    base = ["build", "--config", CONFIG, "--out", str(tmp_path), "--engine", "spark"]
+    assert run_cli(base + ["--", "--master", "spark://h:7077"], capsys)[0] == 0
+    assert "SPARK_LOCAL_IP" not in os.environ  # a cluster: left alone
+    assert run_cli(base, capsys)[0] == 0
+    assert os.environ["SPARK_LOCAL_IP"] == "127.0.0.1"
+    assert os.environ["PYSPARK_PYTHON"] == sys.executable
+    monkeypatch.setenv("SPARK_LOCAL_IP", "10.0.0.5")
+    assert run_cli(base, capsys)[0] == 0
+    assert os.environ["SPARK_LOCAL_IP"] == "10.0.0.5"  # the user's value wins
+
+
+def test_beam_apitools_warning_is_silenced():
+    code = ("import logging, sys; from tools import cli; cli._setup_logging(int(sys.argv[1])); "
+            "import apache_beam.io.gcp.internal.clients.bigquery; "
+            "logging.warning('apitools not found, and bigquery client libraries are not available'); "
+            "logging.warning('a warning the user can act on')")
+    quiet = subprocess.run([sys.executable, "-c", code, "0"], capture_output=True, text=True,
+                           cwd=REPO, check=True)
+    assert "apitools" not in quiet.stderr and "a warning the user can act on" in quiet.stderr
+    debug = subprocess.run([sys.executable, "-c", code, "2"], capture_output=True, text=True,
+                           cwd=REPO, check=True)
+    assert "apitools not found" in debug.stderr  # -vv shows everything
+
+
+def test_demo_configs_found_outside_the_checkout(tmp_path, monkeypatch):
+    from tools import demo
+
+    monkeypatch.chdir(tmp_path)
+    assert demo.checkout_path("configs/demo.yaml") == str(REPO / "configs" / "demo.yaml")
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "demo.yaml").write_text("input: {warc: [x]}\n")
+    assert demo.checkout_path("configs/demo.yaml") == "configs/demo.yaml"  # the user's own wins
+    assert demo.checkout_path("configs/missing.yaml") == "configs/missing.yaml"
+
+
+def test_verbose_after_the_command(tmp_path, capsys):
+    rc, _, err = run_cli(["stats", str(tmp_path / "nonexistent"), "-v"], capsys)
+    assert rc == 2 and "Traceback" in err
+    assert cli.parser().parse_args(["-v", "stats", "x"]).verbose == 1
+    assert cli.parser().parse_args(["stats", "x", "-vv"]).verbose == 2
+    assert cli.parser().parse_args(["stats", "x"]).verbose == 0
