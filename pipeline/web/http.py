@@ -42,6 +42,7 @@ OPT_OUT_TOKENS = ("noai", "noimageai", "noindex", "noimageindex")
 USER_AGENT = "lait-builder/0.1 (+https://github.com/lait-builder)"
 
 REDIRECTS = (301, 302, 303, 307, 308)
+MAX_BACKOFF_S = 60.0  # one retry's own backoff never waits longer (it doubles each attempt)
 # Addresses no crawler should reach even when they look global (cloud metadata services).
 METADATA_HOSTS = frozenset({"169.254.169.254", "fd00:ec2::254", "100.100.100.200",
                             "168.63.129.16"})  # the last: Azure's platform (wire server)
@@ -267,8 +268,9 @@ class HttpClient:
                     raise
                 attempt += 1
                 # Jitter comes from a per-URL seed: runs stay reproducible, hosts desynchronise.
-                wait = self.backoff_s * 2 ** (attempt - 1)
+                wait = min(self.backoff_s * 2 ** (attempt - 1), MAX_BACKOFF_S)
                 wait *= 1 + 0.25 * random.Random(f"{url}#{attempt}").random()
+                wait = min(wait, MAX_BACKOFF_S)
                 if exc.retry_after is not None:
                     if exc.retry_after > self.max_retry_after_s:
                         raise  # the server wants us gone for longer than a worker may wait
