@@ -82,3 +82,20 @@ def test_retry_backoff_is_capped(monkeypatch):
     with pytest.raises(http_mod.FetchError):
         client.get("http://example.com/x")
     assert len(waits) == 10 and max(waits) <= http_mod.MAX_BACKOFF_S
+
+
+def test_cli_exits_2_naming_the_problem(tmp_path, capsys):
+    from tools.cli import main
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("input: {warc: [a.warc.gz]}\n")
+    assert main(["build", "--config", str(cfg), "--out", str(tmp_path / "out"),
+                 "--engine", "spark", "--master"]) == 2
+    assert "--master needs a value" in capsys.readouterr().err
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert main(["build", "--config", str(cfg), "--out", str(afile), "--engine", "local"]) == 2
+    assert f"output dir {afile}: exists and is not a directory" in capsys.readouterr().err
+    cfg.write_text("input: {warc: [a.warc.gz]}\nfetch: {timeout_s: .inf}\n")
+    assert main(["build", "--config", str(cfg), "--out", str(tmp_path / "out"),
+                 "--engine", "local"]) == 2
+    assert "fetch.timeout_s" in capsys.readouterr().err
