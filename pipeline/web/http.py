@@ -199,6 +199,17 @@ def opt_out_tokens(header_values, tokens=OPT_OUT_TOKENS, agent: str = "") -> lis
     return found
 
 
+def strip_userinfo(url: str) -> str:
+    """``url`` without ``user:pass@``: credentials found in a page are neither stored nor sent
+    (browsers refuse subresource URLs carrying them)."""
+    if "@" not in url:
+        return url
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
 def canonical_url(url: str) -> str:
     """The form two URLs share when they name the same resource (lower-case scheme and host,
     no default port, no fragment, sorted query, normalised percent-encoding): the dedup key of
