@@ -22,6 +22,7 @@ On a kept candidate: ``text`` is the cleaned text, ``raw_text`` stays as extract
 from __future__ import annotations
 
 import dataclasses
+import os
 import unicodedata
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
@@ -89,6 +90,8 @@ class TextCleanerConfig:
         unknown = sorted(set(self.disabled_rules) - set(RULE_NAMES))
         if unknown:
             raise ConfigError(f"text.disabled_rules: unknown rule(s) {unknown}; known: {RULE_NAMES}")
+        if self.model_path and not os.path.isfile(self.model_path):  # else it fails on a worker
+            raise ConfigError(f"text.model_path: {self.model_path!r} is not a file")
         return self
 
 

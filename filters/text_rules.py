@@ -11,9 +11,10 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 
 | #  | rule           | kind       | what                                                          | drop reason(s)          |
 |----|----------------|------------|---------------------------------------------------------------|-------------------------|
-| 1  | markup         | edit, drop | HTML entities (twice: `&amp;amp;`), leftover tags and          | text_markup             |
-|    |                |            | WordPress shortcodes, mojibake (ftfy), control/zero-width      |                         |
-|    |                |            | chars; a text holding TeX source (`\mathbf {x}`) is dropped   |                         |
+| 1  | markup         | edit, drop | HTML entities (twice: `&amp;amp;`), leftover tags and          | text_markup,            |
+|    |                |            | WordPress shortcodes, mojibake (ftfy), control/zero-width      | text_bad_chars          |
+|    |                |            | chars; a text holding TeX source (`\mathbf {x}`) is dropped;  |                         |
+|    |                |            | one holding U+FFFD (lost characters) is `text_bad_chars`       |                         |
 | 2  | email          | edit       | e-mail addresses (also `name [at] host [dot] com`)            | text_email              |
 | 3  | url            | edit       | URLs, `www.` hosts, bare domains with common TLDs             | text_url                |
 | 4  | filename       | edit       | file names (`IMG_2041.JPG`), camera names (`DSC0001`,         | text_filename           |
@@ -198,6 +199,8 @@ _LATEX_RE = re.compile(r"\\[a-zA-Z]+ ?[{\[_^]|[_^]\{|\\(?:frac|sum|int|alpha|bet
 
 
 def markup(text, ctx=None):
+    if "\ufffd" in text:  # characters lost to a bad decode (or a NUL the HTML parser replaced):
+        return _reject("bad_chars")  # what they were cannot be known, so no repair
     if "\\" in text or "{" in text:
         if _LATEX_RE.search(text):  # a formula's TeX source (Wikipedia math alt texts)
             return _reject("markup")
@@ -708,7 +711,7 @@ def oov(text, ctx):
 
 
 RULES: list[Rule] = [
-    Rule("markup", markup, "edit"),
+    Rule("markup", markup, "edit, drop", ("markup", "bad_chars")),
     Rule("email", email, "edit"),
     Rule("url", url, "edit"),
     Rule("filename", filename, "edit"),

@@ -27,12 +27,35 @@ def engine_runner(engine: str, engine_args: list[str] | None, spark=None):
         from pipeline.engines import spark as spark_engine  # on use, as above
 
         args = list(engine_args or [])
-        master = args[args.index("--master") + 1] if "--master" in args else None
+        master = None
+        if "--master" in args:
+            i = args.index("--master") + 1
+            if i >= len(args) or args[i].startswith("-"):
+                raise ConfigError("--master needs a value (e.g. --master local[2] or spark://h:7077)")
+            master = args[i]
         session = spark or spark_engine.session(master)
         return lambda plan: spark_engine.run(plan, session)
     if engine == "local":
         return run_local
     raise ConfigError(f"--engine must be one of {ENGINES}, got {engine!r}")
+
+
+def check_output_dir(out_dir: str) -> None:
+    """Creates ``out_dir`` and proves it writable before any work, so a path that is a file,
+    lies under a file or is read-only fails at once with its name, not as a traceback later."""
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except FileExistsError:
+        raise ConfigError(f"output dir {out_dir}: exists and is not a directory") from None
+    except OSError as exc:
+        raise ConfigError(f"output dir {out_dir}: cannot be created ({exc.strerror}: "
+                          f"{exc.filename or out_dir})") from None
+    probe = os.path.join(out_dir, f".write-probe-{os.getpid()}")
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        os.unlink(probe)
+    except OSError as exc:
+        raise ConfigError(f"output dir {out_dir}: not writable ({exc.strerror})") from None
 
 
 def build(config_path: str | None, out_dir: str, engine: str = "beam", engine_args: list[str] | None = None,
@@ -41,7 +64,7 @@ def build(config_path: str | None, out_dir: str, engine: str = "beam", engine_ar
     cfg = config_mod.load(config_path, overrides)
     engine_run = engine_runner(engine, engine_args, spark)
     out_dir = os.path.abspath(out_dir)
-    os.makedirs(out_dir, exist_ok=True)
+    check_output_dir(out_dir)
     work = waves.check_work_dir(out_dir, cfg.to_dict())
     t0 = time.time()
     steps, rejects, timings, resumed = [], [], {}, {}

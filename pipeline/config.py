@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -83,6 +84,8 @@ class FetchConfig:
         for name in ("retries", "max_redirects", "backoff_s", "max_retry_after_s",
                      "rate_per_host", "per_host_concurrency"):
             _not_negative(f"fetch.{name}", getattr(self, name))
+        _check_retries("fetch.retries", self.retries)
+        _check_user_agent("fetch.user_agent", self.user_agent)
         _check_opt_out("fetch.opt_out", self.opt_out)
         _check_networks("fetch.allow_networks", self.allow_networks)
 
@@ -128,6 +131,8 @@ class CrawlConfig:
         for name in ("max_depth", "rate_per_host", "per_host_concurrency", "max_redirects",
                      "retries", "backoff_s", "max_retry_after_s"):
             _not_negative(f"crawl.{name}", getattr(self, name))
+        _check_retries("crawl.retries", self.retries)
+        _check_user_agent("crawl.user_agent", self.user_agent)
         if not self.content_types:
             raise ConfigError("crawl.content_types: give at least one media type")
         _check_opt_out("crawl.opt_out", self.opt_out)
@@ -227,6 +232,20 @@ def _not_negative(name: str, value) -> None:
         raise ConfigError(f"{name} must be >= 0 (got {value!r})")
 
 
+MAX_RETRIES = 10  # more attempts only hold a worker: the backoff doubles each time
+
+
+def _check_retries(name: str, value) -> None:
+    if not 0 <= value <= MAX_RETRIES:
+        raise ConfigError(f"{name} must be within 0..{MAX_RETRIES} (got {value!r})")
+
+
+def _check_user_agent(name: str, value) -> None:
+    # Sent with every request and matched against robots.txt groups: it cannot be blank.
+    if not value.strip() or any(c in value for c in "\r\n"):
+        raise ConfigError(f"{name}: give a non-empty one-line User-Agent (got {value!r})")
+
+
 def _check_opt_out(name: str, tokens) -> None:
     bad = sorted(set(tokens) - set(OPT_OUT_TOKENS))
     if bad:
@@ -285,6 +304,8 @@ def _coerce(hint, value, where):
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ConfigError(f"{where}: expected a number, got {value!r}")
+        if not math.isfinite(value):  # .inf / .nan pass every range check, then break a run
+            raise ConfigError(f"{where}: expected a finite number, got {value!r}")
         return float(value)
     if hint is int:
         if isinstance(value, bool) or not isinstance(value, int):
@@ -311,6 +332,23 @@ def from_dict(data: dict[str, Any]) -> Config:
     return _build(Config, data, "").check()
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a mapping giving one key twice (PyYAML keeps the last silently,
+    so a repeated section would quietly undo the first)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if key in seen:
+                raise ConfigError(f"duplicate key {key!r} (line {key_node.start_mark.line + 1})")
+            try:
+                seen.add(key)
+            except TypeError:
+                pass  # an unhashable key: the base class reports it
+        return super().construct_mapping(node, deep)
+
+
 def load(path: str | None, overrides: dict[str, Any] | None = None) -> Config:
     """Reads a YAML config; ``overrides`` (dotted keys) win over the file.  No path: the
     defaults (``lait build --input PATH...`` runs without a YAML file)."""
@@ -318,7 +356,9 @@ def load(path: str | None, overrides: dict[str, Any] | None = None) -> Config:
         return from_dict(overrides_mod.apply({}, overrides))
     try:
         with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f) or {}
+            data = yaml.load(f, Loader=_UniqueKeyLoader) or {}
+    except ConfigError as exc:
+        raise ConfigError(f"config {path}: {exc}") from None
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc}") from exc
     except yaml.YAMLError as exc:

@@ -13,6 +13,7 @@ from pipeline.core.stage import Drop, Keep, MapStage
 from pipeline.steps.html_images import find_images, html_dim
 from pipeline.steps.regions import image_role
 from pipeline.web.charset import decode_html, looks_undecodable
+from pipeline.web.http import strip_userinfo
 
 # A side of surrounding text whose characters are at least this much link text is a list of
 # links (a teaser list, a headline grid, navigation), not prose about the image.
@@ -78,7 +79,8 @@ class Extractor(MapStage):
         text, codec, how = decode_html(body, ctype)
         if looks_undecodable(text, body, how):
             return self.drop("undecodable")
-        found = find_images(text, page.url, self.surrounding_chars, self.max_text_chars,
+        page_url = strip_userinfo(page.url)  # credentials are never stored (nor inherited)
+        found = find_images(text, page_url, self.surrounding_chars, self.max_text_chars,
                             texts=False)
         # The language step's decision (text-based) wins over the page's own <html lang>.
         page_lang = page.meta.get("lang") or found.lang
@@ -96,6 +98,7 @@ class Extractor(MapStage):
                 units[f"extract_image_{role}"] += 1
                 continue
             found.fill(img)
+            img_url = strip_userinfo(img.url)
             meta = {"n_images": len(usable), "url_attr": img.url_attr, "encoding": codec,
                     "file_name": file_name(img.url),
                     "in_figure": img.figure is not None, "in_link": img.in_link,
@@ -120,7 +123,7 @@ class Extractor(MapStage):
                 seen.add((img.url, source, value))
                 m = dict(meta, before=before, after=after) if source == "surrounding" \
                     else dict(meta)  # one dict per record: later stages may edit it
-                out.append(Candidate(page.url, img.url, source, value, value, found.title,
+                out.append(Candidate(page_url, img_url, source, value, value, found.title,
                                      page_lang, img.index, m))
             units["image_kept" if len(out) > n_out else "extract_image_no_text"] += 1
         if not out:

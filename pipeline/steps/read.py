@@ -9,8 +9,10 @@ only on the raw block.
 from __future__ import annotations
 
 import glob
+import logging
 import os
 import re
+import stat
 import zlib
 from typing import Iterator
 
@@ -36,6 +38,7 @@ _HTML_SNIFF_RE = re.compile(
     rb"^(?:<!--|<(?:!doctype html|html|head|script|iframe|h1|div|font|table|a|style|title|b"
     rb"|body|br|p)(?=[ \t\n\f\r>]|$))", re.I)
 _BOMS = (b"\xef\xbb\xbf", b"\xfe\xff", b"\xff\xfe")
+log = logging.getLogger(__name__)
 
 
 class BadRecord(ValueError):
@@ -61,11 +64,25 @@ def expand_patterns(patterns: list[str]) -> list[str]:
         if os.path.isdir(pat):
             hits = [os.path.join(pat, f) for f in os.listdir(pat) if f.endswith(WARC_SUFFIXES)]
         else:
-            hits = [p for p in glob.glob(pat, recursive=True) if os.path.isfile(p)]
-        if not hits:
-            raise ConfigError(f"input.warc: {pat!r} matches no WARC file")
-        found.update(hits)
+            hits = glob.glob(pat, recursive=True)
+        # Only regular files are inputs: opening a named pipe blocks the run forever, and a
+        # directory named like a WARC is not a damaged record.  They are not records either,
+        # so they are skipped with a warning rather than counted.
+        files = [p for p in hits if _is_regular(p)]
+        for p in sorted(set(hits) - set(files)):
+            log.warning("input.warc: skipped %s: not a regular file", p)
+        if not files:
+            why = "".join(f"; {p}: not a regular file" for p in sorted(hits))
+            raise ConfigError(f"input.warc: {pat!r} matches no WARC file{why}")
+        found.update(files)
     return sorted(found)
+
+
+def _is_regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)  # follows symlinks, as open() would
+    except OSError:
+        return False
 
 
 def parse_http_head(block: bytes) -> tuple[int, dict[str, str], int]:
@@ -242,6 +259,9 @@ class WarcReader(Source):
             yield from self.read_file(path)
 
     def read_file(self, path: str) -> Iterator[Keep | Drop]:
+        if not _is_regular(path):  # replaced since listing: never open a FIFO (it blocks)
+            yield self.drop("unreadable")
+            return
         try:
             records = iter(ArchiveIterator(path, record_types=WarcRecordType.response,
                                            parse_http=False))

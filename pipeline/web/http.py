@@ -4,7 +4,8 @@ What every request goes through, whoever makes it:
 
 * **SSRF guard**: only http and https; the host is resolved and refused when any address is
   private, loopback, link-local, multicast, reserved or a cloud metadata endpoint, at every
-  redirect hop.  The same check runs again on the socket's peer address after connecting, so
+  redirect hop; an IPv6 address embedding an IPv4 one (mapped, compatible, SIIT, NAT64, 6to4,
+  Teredo) is judged by the IPv4 address too.  The same check runs again on the socket's peer address after connecting, so
   a DNS answer that changes between the check and the connect (DNS rebinding) is refused too.
   ``allow_networks`` lists the networks a config trusts anyway (tests: ``127.0.0.1/32``).
 * **Politeness**: a :class:`pipeline.web.politeness.HostLimiter` spaces request starts per host
@@ -41,8 +42,19 @@ OPT_OUT_TOKENS = ("noai", "noimageai", "noindex", "noimageindex")
 USER_AGENT = "lait-builder/0.1 (+https://github.com/lait-builder)"
 
 REDIRECTS = (301, 302, 303, 307, 308)
+MAX_BACKOFF_S = 60.0  # one retry's own backoff never waits longer (it doubles each attempt)
 # Addresses no crawler should reach even when they look global (cloud metadata services).
-METADATA_HOSTS = frozenset({"169.254.169.254", "fd00:ec2::254", "100.100.100.200"})
+METADATA_HOSTS = frozenset({"169.254.169.254", "fd00:ec2::254", "100.100.100.200",
+                            "168.63.129.16"})  # the last: Azure's platform (wire server)
+# Networks refused although some Python versions call them global: IETF protocol assignments
+# (192.0.0.0/24, e.g. 192.0.0.192) and the local-use NAT64 prefix (RFC 8215), whose IPv4
+# position depends on a site-chosen prefix length, so it cannot be unwrapped reliably.
+BLOCKED_NETWORKS = tuple(ipaddress.ip_network(n) for n in ("192.0.0.0/24", "64:ff9b:1::/48"))
+# IPv6 prefixes whose last 32 bits are an IPv4 address the packet really goes to: the NAT64
+# well-known prefix (RFC 6052), IPv4-compatible (deprecated, still routed by some stacks) and
+# IPv4-translated (SIIT, ::ffff:0:a.b.c.d).  IPv4-mapped, 6to4 and Teredo have stdlib helpers.
+_LAST32_PREFIXES = tuple(ipaddress.ip_network(n)
+                         for n in ("64:ff9b::/96", "::/96", "::ffff:0:0:0/96"))
 
 
 class FetchError(Exception):
@@ -70,12 +82,14 @@ class AddressPolicy:
     def allowed(self, ip: str) -> bool:
         if self.allow_all:
             return True
-        addr = ipaddress.ip_address(ip.split("%")[0])
-        if getattr(addr, "ipv4_mapped", None):
-            addr = addr.ipv4_mapped
+        return all(self._allowed_one(a)
+                   for a in reached_addresses(ipaddress.ip_address(ip.split("%")[0])))
+
+    def _allowed_one(self, addr) -> bool:
         if any(addr in n for n in self.networks):
             return True
-        return addr.is_global and not addr.is_multicast and str(addr) not in METADATA_HOSTS
+        return (addr.is_global and not addr.is_multicast and str(addr) not in METADATA_HOSTS
+                and not any(addr in n for n in BLOCKED_NETWORKS))
 
     def check_url(self, url: str) -> None:
         """Refuses non-http(s) URLs and hosts that resolve to any refused address."""
@@ -95,6 +109,24 @@ class AddressPolicy:
         for info in infos:
             if not self.allowed(info[4][0]):
                 raise FetchError("blocked_address")
+
+
+def reached_addresses(addr) -> list:
+    """The addresses a packet to ``addr`` can end up at: an IPv6 address that embeds an IPv4
+    one is judged by that IPv4 address (for translation prefixes, only by it; 6to4 and Teredo
+    also by the IPv6 address itself), so ``64:ff9b::a9fe:a9fe`` is the metadata service."""
+    if addr.version == 4:
+        return [addr]
+    if addr.ipv4_mapped is not None:
+        return [addr.ipv4_mapped]
+    if any(addr in n for n in _LAST32_PREFIXES):
+        return [ipaddress.IPv4Address(int(addr) & 0xFFFFFFFF)]
+    out = [addr]
+    if addr.sixtofour is not None:
+        out.append(addr.sixtofour)
+    if addr.teredo is not None:
+        out.extend(addr.teredo)  # (server, client); the stdlib already undoes the client's XOR
+    return out
 
 
 def check_address(url: str, allow_private: bool = False, allow_networks=()) -> None:
@@ -167,6 +199,17 @@ def opt_out_tokens(header_values, tokens=OPT_OUT_TOKENS, agent: str = "") -> lis
     return found
 
 
+def strip_userinfo(url: str) -> str:
+    """``url`` without ``user:pass@``: credentials found in a page are neither stored nor sent
+    (browsers refuse subresource URLs carrying them)."""
+    if "@" not in url:
+        return url
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
 def canonical_url(url: str) -> str:
     """The form two URLs share when they name the same resource (lower-case scheme and host,
     no default port, no fragment, sorted query, normalised percent-encoding): the dedup key of
@@ -236,8 +279,9 @@ class HttpClient:
                     raise
                 attempt += 1
                 # Jitter comes from a per-URL seed: runs stay reproducible, hosts desynchronise.
-                wait = self.backoff_s * 2 ** (attempt - 1)
+                wait = min(self.backoff_s * 2 ** (attempt - 1), MAX_BACKOFF_S)
                 wait *= 1 + 0.25 * random.Random(f"{url}#{attempt}").random()
+                wait = min(wait, MAX_BACKOFF_S)
                 if exc.retry_after is not None:
                     if exc.retry_after > self.max_retry_after_s:
                         raise  # the server wants us gone for longer than a worker may wait

@@ -50,6 +50,9 @@ def test_kept_candidate_gets_cleaned_text_and_meta(cleaner):
     ("Ein kleines rotes Boot auf dem See bei Sonnenuntergang.", "text_not_target"),
     ("Un petit bateau rouge sur le lac au coucher du soleil.", "text_not_target"),
     ("Zxqv blorf wizzle frumble grok snarf.", "text_oov"),
+    # U+FFFD: characters lost to a bad decode (or a NUL the HTML parser replaced): issue 17.8
+    ("A red boat on the lake at sunset \ufffd with friends", "text_bad_chars"),
+    ("Caf\ufffd terrace with red chairs on a sunny morning", "text_bad_chars"),
 ])
 def test_drop_reasons(cleaner, text, reason):
     assert run(cleaner, cand(text)) == Drop(reason)
@@ -242,3 +245,12 @@ def test_a_side_dropped_beside_a_kept_one_is_counted(cleaner):
     assert (d["in"], d["kept"]) == (3, 2)
     assert d["units"] == {"sentence": {"in": 4, "kept": 1, "dropped": {"text_boilerplate": 1,
                                                                        "text_oov": 2}}}
+
+
+def test_control_characters_are_repaired(cleaner):
+    """NUL and other C0/C1 controls are removed (issue 17.8), recorded as a markup edit."""
+    out = run(cleaner, cand("A red boat\x00 on the lake\x07 at sunset\x85 with friends"))
+    assert isinstance(out, Keep)
+    (c,) = out.outputs
+    assert c.text == "A red boat on the lake at sunset with friends"
+    assert "markup" in c.meta["text_edits"]

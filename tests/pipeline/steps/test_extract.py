@@ -50,6 +50,17 @@ def test_relative_urls_resolve_against_the_page():
                          "https://example.com/c.gif"]
 
 
+def test_credentials_are_stripped_from_image_and_page_urls():
+    """``user:pass@`` in a page or image URL is never stored (issue 17.8); nor sent: browsers
+    refuse subresource URLs with embedded credentials too."""
+    got = run('<img src="https://bob:s3cret@img.example.org:8443/a.jpg" alt="a red boat">'
+              '<img src="//tok@cdn.example.org/b.jpg" alt="b"><img src="c.jpg" alt="c">',
+              url="https://alice:pw@example.com/blog/post.html")
+    assert urls(got) == ["https://cdn.example.org/b.jpg", "https://example.com/blog/c.jpg",
+                         "https://img.example.org:8443/a.jpg"]
+    assert {c.page_url for c in got} == {"https://example.com/blog/post.html"}
+    assert not any("s3cret" in repr(c) or "alice" in repr(c) or "tok@" in repr(c) for c in got)
+
 def test_base_href_wins_over_the_page_url():
     got = run('<html><head><base href="https://static.example.net/img/"></head>'
               '<body><img src="x.jpg" alt="x"><img src="/y.jpg" alt="y"></body></html>')

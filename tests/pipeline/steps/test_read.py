@@ -269,3 +269,66 @@ def test_bad_configuration_fails_at_once(tmp_path):
             WarcReader(**kwargs)
     src = WarcReader.from_config(InputConfig(warc=["x.warc.gz"], max_page_bytes=10, part_size=2))
     assert (src.patterns, src.max_page_bytes, src.part_size) == (["x.warc.gz"], 10, 2)
+
+
+# ---- input oddities (issue 17.10) -----------------------------------------------------------
+
+_CHILD = """
+import collections, json, logging, sys
+from pipeline.core.stage import Drop
+from pipeline.steps.read import WarcReader
+logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+patterns, parts = json.loads(sys.argv[1])
+src = WarcReader(patterns)
+parts = parts or src.parts()
+evs = [ev for part in parts for ev in src.events(part)]
+print(json.dumps([parts, collections.Counter(
+    ev.reason if isinstance(ev, Drop) else "keep" for ev in evs)]))
+"""
+
+
+def read_in_child(patterns, parts=None):
+    """Reads in a child process under a timeout: opening a FIFO blocks inside FastWARC's C
+    code with the GIL held, so a thread could not even time out.  -> (parts, reasons, log)."""
+    import json
+    import subprocess
+    import sys
+    try:
+        done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps([patterns, parts])],
+                              cwd=REPO, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("reading the input blocked (a named pipe was opened)")
+    if done.returncode:
+        raise AssertionError(done.stderr)
+    got_parts, got = json.loads(done.stdout)
+    return got_parts, Counter(got), done.stderr
+
+
+def test_only_regular_files_are_inputs(tmp_path):
+    """A named pipe and a directory named like WARCs are skipped with a warning naming them,
+    not opened (a FIFO would block the run forever) nor counted as bad records."""
+    import os
+    write_gz(tmp_path / "a.warc.gz", raw_record(http(HTML)))
+    fifo = tmp_path / "pipe.warc.gz"
+    os.mkfifo(fifo)
+    (tmp_path / "dir.warc.gz").mkdir()
+    (tmp_path / "dir.warc.gz" / "inner.warc.gz").write_bytes(b"")
+    for pattern in (str(tmp_path), str(tmp_path / "*.warc.gz")):
+        parts, got, log = read_in_child([pattern])
+        assert got == Counter({"keep": 1}), pattern
+        assert parts == [str(tmp_path / "a.warc.gz")]
+        assert f"{fifo}: not a regular file" in log
+        assert f"{tmp_path / 'dir.warc.gz'}: not a regular file" in log
+    with pytest.raises(ConfigError, match="pipe.warc.gz.*not a regular file"):
+        WarcReader([str(fifo)]).parts()
+
+
+def test_a_part_that_stopped_being_a_file_is_unreadable(tmp_path):
+    """Between listing and reading, a path replaced by a FIFO or a directory is counted as
+    ``read_unreadable``, never opened."""
+    import os
+    fifo = tmp_path / "late.warc.gz"
+    os.mkfifo(fifo)
+    (tmp_path / "d.warc").mkdir()
+    _, got, _ = read_in_child(["unused"], [str(fifo), str(tmp_path / "d.warc")])
+    assert got == Counter({"read_unreadable": 2})

@@ -34,6 +34,38 @@ def test_policy_refuses_private_and_metadata_addresses():
             policy.check_url(url)
 
 
+def test_policy_unwraps_ipv4_embedded_in_ipv6():
+    """Issue 17.7: every IPv6 form that carries an IPv4 address is judged by that address."""
+    policy = AddressPolicy(["127.0.0.1/32"])
+    refused = (
+        "64:ff9b::a9fe:a9fe",         # NAT64 (RFC 6052) of 169.254.169.254
+        "64:ff9b::7f00:2",            # NAT64 of 127.0.0.2
+        "64:ff9b::a00:1",             # NAT64 of 10.0.0.1
+        "64:ff9b:1::a00:1",           # local-use NAT64 prefix (RFC 8215)
+        "2002:a9fe:a9fe::1",          # 6to4 of 169.254.169.254
+        "2002:c0a8:101::",            # 6to4 of 192.168.1.1
+        "::169.254.169.254",          # IPv4-compatible
+        "::10.0.0.1",
+        "::ffff:169.254.169.254",     # IPv4-mapped
+        "::ffff:0:10.0.0.1",          # IPv4-translated (SIIT)
+        "::ffff:0:169.254.169.254",
+        # Teredo: server 65.54.227.120, client 192.168.1.1 stored XOR 0xffffffff
+        "2001:0:4136:e378:8000:63bf:3f57:fefe",
+        "168.63.129.16",              # Azure platform (wire server / metadata)
+        "192.0.0.192", "192.0.0.1",   # IETF protocol assignments
+        "::ffff:168.63.129.16", "64:ff9b::a83f:8110", "2002:a83f:8110::",
+    )
+    for ip in refused:
+        assert not policy.allowed(ip), ip
+    for ip in ("64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.8.8",
+               "::ffff:127.0.0.1", "168.63.129.17"):
+        assert policy.allowed(ip), ip
+    for url in ("http://[64:ff9b::a9fe:a9fe]/latest", "http://[::ffff:0:a9fe:a9fe]/",
+                "http://[2002:a9fe:a9fe::]/", "http://168.63.129.16/machine"):
+        with pytest.raises(FetchError, match="blocked_address"):
+            policy.check_url(url)
+
+
 def test_socket_guard_refuses_what_dns_checks_let_through(web):
     """The peer address is checked after connecting: a name that resolved to an allowed
     address at check time but connects to a refused one (DNS rebinding) is still refused."""

@@ -1,0 +1,101 @@
+"""Configuration gaps of issue 17.9: each fails at once with a message naming the key or path."""
+import pytest
+
+from pipeline import config
+from pipeline.build import check_output_dir, engine_runner
+from pipeline.core.errors import ConfigError
+from pipeline.web import http as http_mod
+
+
+def load(tmp_path, text):
+    p = tmp_path / "c.yaml"
+    p.write_text("input: {warc: [a.warc.gz]}\n" + text)
+    return config.load(str(p))
+
+
+@pytest.mark.parametrize("text, message", [
+    ("text: {model_path: /nonexistent/lid.176.ftz}\n", "text.model_path.*/nonexistent/lid"),
+    ("fetch: {user_agent: ''}\n", "fetch.user_agent"),
+    ("fetch: {user_agent: '   '}\n", "fetch.user_agent"),
+    ("fetch: {timeout_s: .inf}\n", "fetch.timeout_s.*finite"),
+    ("fetch: {max_time_s: .nan}\n", "fetch.max_time_s.*finite"),
+    ("fetch: {backoff_s: .inf}\n", "fetch.backoff_s.*finite"),
+    ("fetch: {rate_per_host: -.inf}\n", "fetch.rate_per_host.*finite"),
+    ("text: {lang_min_conf: .nan}\n", "text.lang_min_conf.*finite"),
+    ("fetch: {retries: 1000}\n", "fetch.retries must be within 0..10"),
+    ("fetch: {timeout_s: 5}\nfetch: {timeout_s: 6}\n", "duplicate key 'fetch'"),
+    ("fetch: {timeout_s: 5, timeout_s: 6}\n", "duplicate key 'timeout_s'"),
+])
+def test_configuration_gaps_fail_at_load(tmp_path, text, message):
+    with pytest.raises(ConfigError, match=message):
+        load(tmp_path, text)
+
+
+def test_an_existing_model_path_is_accepted(tmp_path):
+    model = tmp_path / "lid.ftz"
+    model.write_bytes(b"x")
+    assert load(tmp_path, f"text: {{model_path: {model}}}\n").text.model_path == str(model)
+
+
+def test_master_without_a_value_is_a_configuration_error():
+    with pytest.raises(ConfigError, match="--master needs a value"):
+        engine_runner("spark", ["--master"])
+    with pytest.raises(ConfigError, match="--master needs a value"):
+        engine_runner("spark", ["--master", "--other"])
+
+
+def test_output_dir_that_cannot_be_written_fails_naming_it(tmp_path):
+    f = tmp_path / "afile"
+    f.write_text("x")
+    with pytest.raises(ConfigError, match=f"{f}.*not a directory"):
+        check_output_dir(str(f))
+    with pytest.raises(ConfigError, match=f"{f}"):
+        check_output_dir(str(f / "sub" / "out"))
+    check_output_dir(str(tmp_path / "new" / "out"))  # created
+    assert (tmp_path / "new" / "out").is_dir()
+
+
+def test_output_dir_read_only_fails_naming_it(tmp_path, monkeypatch):
+    """A read-only directory (root ignores mode bits, so the refusal is simulated where the
+    probe file is created)."""
+    out = tmp_path / "ro"
+    out.mkdir()
+    real_open = __import__("os").open
+
+    def refuse(path, *a, **kw):
+        if str(path).startswith(str(out)):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *a, **kw)
+    monkeypatch.setattr("pipeline.build.os.open", refuse)
+    with pytest.raises(ConfigError, match=f"{out}.*not writable"):
+        check_output_dir(str(out))
+
+
+def test_retry_backoff_is_capped(monkeypatch):
+    waits = []
+    monkeypatch.setattr(http_mod.time, "sleep", waits.append)
+    client = http_mod.HttpClient("t", retries=10, backoff_s=5.0)
+
+    def fail(*a, **kw):
+        raise http_mod.FetchError("timeout")
+    monkeypatch.setattr(client, "_get_once", fail)
+    with pytest.raises(http_mod.FetchError):
+        client.get("http://example.com/x")
+    assert len(waits) == 10 and max(waits) <= http_mod.MAX_BACKOFF_S
+
+
+def test_cli_exits_2_naming_the_problem(tmp_path, capsys):
+    from tools.cli import main
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("input: {warc: [a.warc.gz]}\n")
+    assert main(["build", "--config", str(cfg), "--out", str(tmp_path / "out"),
+                 "--engine", "spark", "--", "--master"]) == 2
+    assert "--master needs a value" in capsys.readouterr().err
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert main(["build", "--config", str(cfg), "--out", str(afile), "--engine", "local"]) == 2
+    assert f"output dir {afile}: exists and is not a directory" in capsys.readouterr().err
+    cfg.write_text("input: {warc: [a.warc.gz]}\nfetch: {timeout_s: .inf}\n")
+    assert main(["build", "--config", str(cfg), "--out", str(tmp_path / "out"),
+                 "--engine", "local"]) == 2
+    assert "fetch.timeout_s" in capsys.readouterr().err
