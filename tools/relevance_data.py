@@ -12,8 +12,9 @@ three ways as ``tools/image_sources.py`` does, each source in one split only:
 The sample web's photos (MATE, scikit-image, scikit-learn, matplotlib) are training sources,
 since the sample web trains the scorer.  Tux Paint's photo stamps (``tuxpaint-stamps-default``:
 real photographs cut out onto a transparent background, which the pipeline lays on white) are
-split by their folders: animals, plants -> train; food, seasonal, space -> val; birds,
-household, vehicles, hobbies -> test.  The first test split (GCompris ``erase``,
+split by their folders: mammals, other animals, plants -> train; food, seasonal / sports /
+town / natural forces, space -> val; birds, household / medical / people, vehicles /
+military, hobbies -> test.  The first test split (GCompris ``erase``,
 ``explore_world_music``, ``categorization``, ``solar_system``, Palapeli) was scored once with
 the first real-data recipe and is a training source since (docs/scoring.md).  Off limits (an
 independent evaluation): the KDE Plasma and lomiri wallpapers and every package issue 15
