@@ -406,7 +406,11 @@ def credit(text, ctx=None):
 
 # 7. boilerplate ------------------------------------------------------------------------------
 _BOILERPLATE = frozenset(load_wordlist("boilerplate_en.txt"))
-_BOILER_PATTERN_RE = re.compile(r"^(?:\w+ ){0,3}logo$|^logo(?: \w+){0,3}$|^\w+ (?:icon|button)$"
+# "<one word> <furniture noun>": "search icon", "article image", "lifebuzz newsletter".
+_FURNITURE_NOUNS = ("icon", "button", "image", "img", "pic", "thumbnail", "thumb", "banner",
+                    "newsletter", "avatar", "badge", "widget")
+_BOILER_PATTERN_RE = re.compile(r"^(?:\w+ ){0,3}logo$|^logo(?: \w+){0,3}$"
+                                r"|^\w+ (?:" + "|".join(_FURNITURE_NOUNS) + ")$"
                                 r"|^click (?:here|to|for)\b|^(?:read|see|view|learn) more\b"
                                 r"|^(?:powered|protected|designed|hosted) by\b|^posted (?:by|on|in)\b")
 _BOILER_FIRST_WORDS = frozenset("click read see view learn powered protected designed hosted "
@@ -429,7 +433,7 @@ def boilerplate(text, ctx=None):
         return _reject("boilerplate")
     # Each pattern names its first word, ends in "logo"/"icon"/"button" or holds "logo"; match,
     # not search: every alternative is anchored at the start.
-    if ("logo" in norm or norm.endswith(("icon", "button"))
+    if ("logo" in norm or norm.endswith(_FURNITURE_NOUNS)
             or first in _BOILER_FIRST_WORDS) and _BOILER_PATTERN_RE.match(norm):
         return _reject("boilerplate")
     # PhraseSet.search's first test, inline: most texts hold no phrase's key word.
@@ -639,7 +643,9 @@ def length(text, ctx):
     # The words of an unedited ASCII text are the parts the cleaner joined them from.
     n = ctx.norm_words if text is ctx.norm else len(text.split())
     ctx.meta["n_words"] = n
-    if n < cfg.min_words or len(text) < cfg.min_chars:
+    # From min_words_own words on, a shorter text goes on: the text step keeps it only as a
+    # picture's own text (TextCleaner.own_text), and drops it as text_too_short elsewhere.
+    if (n < cfg.min_words_own and n < cfg.min_words) or len(text) < cfg.min_chars:
         return _reject("too_short")
     if n > cfg.max_words or len(text) > cfg.max_chars:
         return _reject("too_long")

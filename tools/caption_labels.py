@@ -62,7 +62,7 @@ def items_of_page(name: str, extract, cleaner, folder: str = PAGES_EN) -> list[d
     out = []
     for cand in ev.outputs:
         for side, piece in cleaner._pieces(cand):
-            text, reason, meta, _ = cleaner.clean(piece, cand.page_lang or "")
+            text, reason, meta, _ = cleaner.clean(piece, cand.page_lang or "", cleaner.own_text(cand))
             out.append({"page": name, "image_url": cand.image_url, "source": cand.text_source,
                         "text": piece, "side": side, "kept": text is not None,
                         "reason": reason, "clean": text or "", "edits": meta["text_edits"],

@@ -215,6 +215,8 @@ def _name_facts(url: str) -> tuple:
     extra = [t.rstrip("0123456789") for t in tokens if t[-1:].isdigit()]
     extra += ["icon" for t in tokens if t.endswith("icon") and t not in ("silicon", "lexicon")]
     extra += ["logo" for t in tokens if t.endswith("logo") and len(t) > 4]
+    # A role word split in two: "profile-pic", "author_pic", "user-pic", "head-shot".
+    extra += [a + b for a, b in zip(tokens, tokens[1:])]
     spacer = bool(tokens) and all(t in _SPACER_WORDS or t.isdigit() for t in tokens) \
         and not all(t.isdigit() for t in tokens)
     roles = frozenset(_ROLE_TOKENS[t] for t in tokens + extra if t in _ROLE_TOKENS)
@@ -242,9 +244,30 @@ def _class_roles(value: str) -> frozenset:
     return hit
 
 
+def _letters(text: str) -> str:
+    return "".join(c for c in text.lower() if c.isalpha())
+
+
+def site_names(page_url: str, site_name: str = "") -> frozenset:
+    """The letters of a page's site names: its ``og:site_name`` ("Poppy Cooks" ->
+    "poppycooks") and its host's label before the public suffix (``www.poppycooks.com`` ->
+    "poppycooks", ``bbc.co.uk`` -> "bbc"); names shorter than 4 letters are left out."""
+    try:
+        host = urlsplit(page_url).hostname or ""
+    except ValueError:
+        host = ""
+    labels = host.split(".")
+    if len(labels) >= 3 and len(labels[-1]) == 2 and len(labels[-2]) <= 3:
+        labels = labels[:-1]  # bbc.co.uk, abc.net.au
+    names = {_letters(labels[-2]) if len(labels) >= 2 else "", _letters(site_name)}
+    return frozenset(n.removeprefix("the") for n in names if len(n) >= 4)
+
+
 def image_role(url: str, attrs: dict, width: int | None, height: int | None,
-               region: str) -> str:
-    """The role of an image that is no picture worth a caption, or "" (see the docstring)."""
+               region: str, sites: frozenset = frozenset()) -> str:
+    """The role of an image that is no picture worth a caption, or "" (see the docstring).
+    ``sites``: the letters of the page's site names (:func:`site_names`); an image whose alt
+    says just that is the site's logo ("Poppy Cooks" on poppycooks.com)."""
     if width is not None and height is not None:
         if width <= _TINY and height <= _TINY:
             return "tracker"
@@ -272,6 +295,8 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
     alt = attrs.get("alt")
     if alt:
         la = alt.lower()
+        if sites and len(la) <= 60 and _letters(la).removeprefix("the") in sites:
+            roles.add("logo")
         if "logo" in la or "icon" in la or "avatar" in la or "badge" in la:
             m = _ALT_ROLE_RE.search(alt.strip())
             if m:
@@ -283,8 +308,10 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
             return "icon" if role == "social" else role
     if width is not None and height is not None and width <= _SMALL and height <= _SMALL:
         return "avatar" if region in ("comments", "author") else "icon"
-    if region in ("comments", "author") and width is not None and width <= 100:
-        return "avatar"  # the picture beside a commenter's or an author's name
+    if region == "author" or (region == "comments" and width is not None and width <= 100):
+        # The picture beside a commenter's name, or in an author box at any size (on the
+        # labelled English pages every picture of an author box is its author's).
+        return "avatar"
     if width is not None and height is not None and width <= _THUMB and height <= _THUMB:
         return "small"
     return ""

@@ -45,7 +45,7 @@ def test_kept_candidate_gets_cleaned_text_and_meta(cleaner):
 
 @pytest.mark.parametrize("text,reason", [
     ("", "text_empty"), ("   ", "text_empty"), ("2019", "text_empty"),
-    ("Red boat", "text_too_short"),
+    ("Boat", "text_too_short"),
     ("the quick brown fox jumps over the lazy dog " * 6, "text_too_long"),
     ("Ein kleines rotes Boot auf dem See bei Sonnenuntergang.", "text_not_target"),
     ("Un petit bateau rouge sur le lac au coucher du soleil.", "text_not_target"),
@@ -56,6 +56,40 @@ def test_kept_candidate_gets_cleaned_text_and_meta(cleaner):
 ])
 def test_drop_reasons(cleaner, text, reason):
     assert run(cleaner, cand(text)) == Drop(reason)
+
+
+@pytest.mark.parametrize("source,region,kept", [
+    ("alt", "content", True), ("title", "aside", True), ("caption", "related", True),
+    ("alt", "", True),  # no region recorded: the content
+    ("alt", "header", False), ("alt", "footer", False), ("alt", "nav", False),
+    ("alt", "author", False), ("surrounding", "content", False),
+])
+def test_two_word_texts_are_kept_only_as_a_pictures_own_text_outside_furniture(
+        cleaner, source, region, kept):
+    # "Tom Brady" under his picture is a caption; "Purina Beyond" in a header is a brand, and
+    # a two-word fragment of surrounding text is a label or a credit.
+    meta = {"region": region} if region else {}
+    if source == "surrounding":
+        meta.update(before="", after="Tom Brady")
+    ev = run(cleaner, cand("Tom Brady", source=source, **meta))
+    if kept:
+        assert isinstance(ev, Keep) and ev.outputs[0].text == "Tom Brady"
+        assert ev.outputs[0].meta["n_words"] == 2
+    else:
+        assert ev == Drop("text_too_short")
+    # clean() alone judges a text as not a picture's own unless told
+    assert cleaner.clean("Tom Brady", "en")[1] == "text_too_short"
+    assert cleaner.clean("Tom Brady", "en", own=True)[0] == "Tom Brady"
+
+
+def test_min_words_own_is_configurable_and_checked():
+    c = TextCleaner(TextCleanerConfig(min_words_own=3))
+    assert run(c, cand("Tom Brady")) == Drop("text_too_short")
+    # above min_words it changes nothing
+    assert isinstance(run(TextCleaner(TextCleanerConfig(min_words=1, min_words_own=3)),
+                          cand("Boats")), Keep)
+    with pytest.raises(ConfigError, match="min_words_own"):
+        TextCleanerConfig(min_words_own=0).check()
 
 
 def test_length_window_is_configurable():
