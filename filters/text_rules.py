@@ -409,12 +409,18 @@ _BOILERPLATE = frozenset(load_wordlist("boilerplate_en.txt"))
 # "<one word> <furniture noun>": "search icon", "article image", "lifebuzz newsletter".
 _FURNITURE_NOUNS = ("icon", "button", "image", "img", "pic", "thumbnail", "thumb", "banner",
                     "newsletter", "avatar", "badge", "widget")
-_BOILER_PATTERN_RE = re.compile(r"^(?:\w+ ){0,3}logo$|^logo(?: \w+){0,3}$"
+_BOILER_PATTERN_RE = re.compile(r"^(?:\w+ ){0,3}(?:logos?|graphic)$|^logo(?: \w+){0,3}$"
                                 r"|^\w+ (?:" + "|".join(_FURNITURE_NOUNS) + ")$"
-                                r"|^click (?:here|to|for)\b|^(?:read|see|view|learn) more\b"
+                                r"|^click\b|^(?:read|see|view|learn) more\b|^go to\b"
+                                r"|^follow (?:us|via|on|me|along)\b|^browse (?:all|our|more|the)\b"
                                 r"|^(?:powered|protected|designed|hosted) by\b|^posted (?:by|on|in)\b")
 _BOILER_FIRST_WORDS = frozenset("click read see view learn powered protected designed hosted "
-                                "posted".split())
+                                "posted go follow browse".split())
+# A text made only of these words is a row of buttons ("Pin Print", "Bookmark and Share",
+# "Jump to Recipe", "Save").
+_UI_WORDS = frozenset("pin it print save share tweet email mail bookmark and jump to recipe rate "
+                      "comment comments reply like follow subscribe copy link this flattr "
+                      "facebook twitter pinterest whatsapp reddit".split())
 # Site furniture anywhere in the text: cookie banners, footers, sharing widgets.
 _BOILER_PHRASES = PhraseSet(load_wordlist("boilerplate_phrases_en.txt"))
 
@@ -429,11 +435,11 @@ def boilerplate(text, ctx=None):
     else:
         norm = letter_norm(low[:60] if f.cls is not None else text[:60].lower())
         first = norm.partition(" ")[0]
-    if norm in _BOILERPLATE:
+    if norm in _BOILERPLATE or (words and len(words) <= 6 and _UI_WORDS.issuperset(words)):
         return _reject("boilerplate")
-    # Each pattern names its first word, ends in "logo"/"icon"/"button" or holds "logo"; match,
-    # not search: every alternative is anchored at the start.
-    if ("logo" in norm or norm.endswith(_FURNITURE_NOUNS)
+    # Each pattern names its first word, ends in a furniture noun or "graphic", or holds
+    # "logo"; match, not search: every alternative is anchored at the start.
+    if ("logo" in norm or norm.endswith(_FURNITURE_NOUNS) or norm.endswith("graphic")
             or first in _BOILER_FIRST_WORDS) and _BOILER_PATTERN_RE.match(norm):
         return _reject("boilerplate")
     # PhraseSet.search's first test, inline: most texts hold no phrase's key word.
@@ -699,6 +705,11 @@ def lang_input(text: str, cfg) -> str:
     return text[: cfg.lang_max_chars].lower()
 
 
+# A name of two or three capitalised words ("Amrita Deonarine", "Enchilada Suizas"): names are
+# rare words, so the vocabulary says nothing about them (the lang rule has judged the text).
+_NAME_RE = re.compile(r"^[A-Z][a-z]+(?:['’-][A-Za-z][a-z]*)?(?: [A-Z][a-z]+(?:['’-][A-Za-z][a-z]*)?){1,2}$")
+
+
 def oov(text, ctx):
     f = facts(text, ctx)
     if f.cls is not None and "’" not in text:  # the words of the lowercased text, lowercased
@@ -713,7 +724,10 @@ def oov(text, ctx):
     n_oov = sum(map(float(ctx.config.zipf_threshold).__gt__, map(zipf.__getitem__, words)))
     ratio = n_oov / len(words)
     ctx.meta["oov_ratio"] = round(ratio, 4)
-    return _reject("oov") if ratio > ctx.config.max_oov_ratio else text
+    if ratio > ctx.config.max_oov_ratio and not (
+            len(words) <= 3 and _NAME_RE.match(text.rstrip(" -–—|:;,."))):
+        return _reject("oov")
+    return text
 
 
 RULES: list[Rule] = [

@@ -167,6 +167,7 @@ _ALT_ROLE_RE = re.compile(r"^(?:\w+ )?(?:logo|icon|avatar|badge)$|^avatar\b|\blo
 _AD_SIZES = frozenset("300x250 728x90 160x600 300x600 468x60 320x50 970x250 970x90 120x600 "
                       "234x60 120x90 120x60 125x125 336x280 250x250 200x200 180x150 "
                       "300x50 300x100 320x100".split()) - {"200x200"}
+_AD_BANNERS = frozenset(s for s in _AD_SIZES if s.split("x")[0] != s.split("x")[1])
 _SMALL = 48  # a declared size at most this, both ways: an icon or an avatar, not a picture
 _TINY = 2  # a declared size at most this, both ways: a tracking pixel or a spacer
 # A declared size at most this, both ways: a thumbnail too small for the image step, which
@@ -219,7 +220,12 @@ def _name_facts(url: str) -> tuple:
     extra += [a + b for a, b in zip(tokens, tokens[1:])]
     spacer = bool(tokens) and all(t in _SPACER_WORDS or t.isdigit() for t in tokens) \
         and not all(t.isdigit() for t in tokens)
-    roles = frozenset(_ROLE_TOKENS[t] for t in tokens + extra if t in _ROLE_TOKENS)
+    roles = {_ROLE_TOKENS[t] for t in tokens + extra if t in _ROLE_TOKENS}
+    # A social network's name among many words is a picture's subject or a Pinterest version
+    # ("salisbury-steak-recipe-pinterest-blog-150x150.jpg"), not a share button.
+    if "social" in roles and sum(t.isalpha() and len(t) > 2 for t in tokens) > 3:
+        roles.discard("social")
+    roles = frozenset(roles)
     hit = (frozenset(tokens), size, spacer, roles)
     if len(_NAME_CACHE) > 50000:
         _NAME_CACHE.clear()
@@ -278,10 +284,12 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
         return "avatar"  # gravatar.com/avatar/<hash>, /avatars/<user>.jpg: the name says nothing
     if low.endswith(".svg") or ".svg?" in low:
         return "vector"  # logos, icons and drawings: no photograph, and no raster to decode
-    if width is not None and height is not None and f"{width}x{height}" in _AD_SIZES:
+    # A square is no banner: 250x250 and 125x125 are also the sizes of recipe thumbnails.
+    if width is not None and height is not None and width != height \
+            and f"{width}x{height}" in _AD_SIZES:
         return "ad"
     tokens, size, spacer, url_roles = _name_facts(url)
-    if not _AD_SIZES.isdisjoint(tokens):
+    if not _AD_BANNERS.isdisjoint(tokens):
         return "ad"
     if spacer:
         return "spacer"

@@ -92,6 +92,16 @@ def test_min_words_own_is_configurable_and_checked():
         TextCleanerConfig(min_words_own=0).check()
 
 
+def test_a_short_name_is_not_judged_by_its_vocabulary(cleaner):
+    # names are rare words: "Amrita Deonarine" under her photo, a dish ("Enchilada Suizas")
+    for name in ("Amrita Deonarine", "Amrita Deonarine -", "Enchilada Suizas Verdes"):
+        text, reason, meta, _ = cleaner.clean(name, "en", own=True)
+        assert text is not None and meta["oov_ratio"] > 0.5, (name, reason)
+    # a longer text, or one not written as a name, still is
+    assert cleaner.clean("Zxqv Blorf Wizzle Frumble", "en")[1] == "text_oov"
+    assert cleaner.clean("zxqv blorf wizzle", "en")[1] == "text_oov"
+
+
 def test_length_window_is_configurable():
     c = TextCleaner(TextCleanerConfig(min_words=1, max_words=3))
     assert isinstance(run(c, cand("Golden retriever")), Keep)

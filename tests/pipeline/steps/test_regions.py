@@ -121,6 +121,19 @@ def test_comment_and_author_pictures_are_avatars():
         assert units(ev) == {("image", "extract_image_avatar"): 1}
 
 
+def test_square_thumbnails_and_long_names_are_no_ad_or_share_button():
+    # 250x250 is an IAB square, and the size of many recipe thumbnails
+    assert image_role("https://e.com/up/spider-bread.jpg", {}, 250, 250, "") == ""
+    assert image_role("https://e.com/up/b.jpg", {}, 300, 250, "") == "ad"
+    assert image_role("https://e.com/up/keto-omelet-250x250.jpg", {}, None, None, "") == ""
+    assert image_role("https://e.com/up/roa_300x250.jpeg", {}, None, None, "") == "ad"
+    # a social network's name among many words: a Pinterest version of a recipe picture
+    assert image_role("https://e.com/up/salisbury-steak-recipe-pinterest-blog-150x150.jpg",
+                      {}, None, None, "") == ""
+    assert image_role("https://e.com/i/pinterest-sm-original-43x43.png", {}, None, None,
+                      "") == "icon"
+
+
 def test_a_role_word_split_in_two_in_the_file_name():
     assert image_role("https://e.com/up/irena-profile-pic-1-185x185.jpg", {}, None, None,
                       "aside") == "avatar"
