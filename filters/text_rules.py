@@ -42,9 +42,12 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 | 17 | lead           | edit       | a text over max_words / max_chars keeps its leading whole     | text_lead               |
 |    |                |            | sentences that fit (agency captions: the first sentence says  |                         |
 |    |                |            | what the picture shows, the rest tells the story)             |                         |
-| 18 | length         | drop       | words outside [min_words, max_words] or chars outside         | text_too_short,         |
-|    |                |            | [min_chars, max_chars]                                        | text_too_long           |
-| 19 | lang           | drop       | fastText on the lowercased text (lid.176 reads Title Case     | text_not_target         |
+| 18 | exclamation    | drop       | a question or an exclamation of <= 8 words: teasers, comments | text_exclamation        |
+|    |                |            | and buttons ("Trying for a baby?", "WOW!", "Let's Go Devils!")|                         |
+| 19 | length         | drop       | words outside [min_words, max_words] or chars outside         | text_too_short,         |
+|    |                |            | [min_chars, max_chars]; from min_words_own words for a        | text_too_long           |
+|    |                |            | picture's own text outside the page's furniture (see below)   |                         |
+| 20 | lang           | drop       | fastText on the lowercased text (lid.176 reads Title Case     | text_not_target         |
 |    |                |            | English as German; first lang_max_chars chars): a non-target  |                         |
 |    |                |            | language with probability                                     |                         |
 |    |                |            | >= lang_min_conf; below it the page's language stands (or     |                         |
@@ -52,15 +55,17 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | (<= 6 words, "Cranberry Jalapeño Dip") on a target-language   |                         |
 |    |                |            | page, 2/3 of its words in the target's vocabulary, is kept    |                         |
 |    |                |            | whatever fastText says (``meta["lang_by"] = "vocabulary"``)   |                         |
-| 20 | oov            | drop       | share of words whose wordfreq Zipf frequency < zipf_threshold | text_oov                |
-|    |                |            | above max_oov_ratio                                           |                         |
+| 21 | oov            | drop       | share of words whose wordfreq Zipf frequency < zipf_threshold | text_oov                |
+|    |                |            | above max_oov_ratio; a name of 2-3 capitalised words is not   |                         |
+|    |                |            | judged by it ("Amrita Deonarine", "Enchilada Suizas")         |                         |
 
-Two-word captions ("Joaquin Phoenix", "Philly Cheesesteak") stay below ``min_words`` (3): on
-the labelled English pages (tests/data/real_pages_en_labels.jsonl) two-word texts that reach
-the length rule are junk 2.5 times as often as good (author names beside headshots, brand and
-site names, menu labels), and a name alone says little about the picture.
+Two-word captions ("Tom Brady", "Philly Cheesesteak") are kept when they are a picture's own
+text (alt, title, figcaption) outside the page's furniture (``text.min_words_own`` = 2; the
+text step decides per candidate with ``TextCleaner.own_text``): in a header, footer,
+navigation or author box, and as surrounding text, two-word texts are brand, station and
+author names, menu labels and credits ("Purina Beyond", "Rooster 101.9", "In Focus").
 
-Rules 18-20 use the cleaner's configuration and models through ``ctx`` and write
+Rules 19-21 use the cleaner's configuration and models through ``ctx`` and write
 ``meta["n_words"]``, ``meta["lang"]``, ``meta["lang_conf"]`` and ``meta["oov_ratio"]``.
 """
 from __future__ import annotations
@@ -643,7 +648,26 @@ def lead(text, ctx):
     return " ".join(out)
 
 
-# 18-20. length window, language, out-of-vocabulary ratio (need the cleaner: ctx) --------------
+# 18. questions and exclamations -----------------------------------------------------------------
+_EXCLAIM_TAIL = "\"'”’»)] "
+
+
+def exclamation(text, ctx=None):
+    # A caption says what a picture shows; a short question or exclamation beside one is a
+    # teaser ("Trying for a baby?"), a comment ("This is so delicious!") or a button.
+    end = text[-1:]
+    if end in _EXCLAIM_TAIL:  # "'What happened?'"
+        end = text.rstrip(_EXCLAIM_TAIL)[-1:]
+    if end != "?" and end != "!":
+        return text
+    n = ctx.norm_words if ctx is not None and text is ctx.norm else len(text.split())
+    return _reject("exclamation") if n <= _EXCLAIM_WORDS else text
+
+
+_EXCLAIM_WORDS = 8
+
+
+# 19-21. length window, language, out-of-vocabulary ratio (need the cleaner: ctx) --------------
 def length(text, ctx):
     cfg = ctx.config
     # The words of an unedited ASCII text are the parts the cleaner joined them from.
@@ -748,6 +772,7 @@ RULES: list[Rule] = [
     Rule("keyword_list", keyword_list, "drop"),
     Rule("repeated_words", repeated_words, "edit, drop"),
     Rule("lead", lead, "edit"),
+    Rule("exclamation", exclamation, "drop"),
     Rule("length", length, "drop", ("too_short", "too_long")),
     Rule("lang", lang, "drop", ("not_target",)),
     Rule("oov", oov, "drop"),
@@ -784,7 +809,8 @@ RULE_NAMES = [r.name for r in RULES]
 #
 # The other rules always run.  Texts without a class string get every bit.
 BIT = {name: 1 << i for i, name in enumerate(RULE_NAMES)}
-GATED = frozenset(BIT) - {"boilerplate", "hashtags", "lead", "length", "lang", "oov"}
+GATED = frozenset(BIT) - {"boilerplate", "hashtags", "lead", "exclamation", "length", "lang",
+                          "oov"}
 _ALL = sum(BIT.values())
 _ALWAYS = _ALL - sum(BIT[n] for n in GATED)
 _URL_FILE = BIT["url"] | BIT["filename"]

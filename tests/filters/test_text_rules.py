@@ -39,6 +39,8 @@ DROPS = {
                     "placeholder", "Thumbnail", "featured image", "Powered by Blogger.",
                     "Posted by K A at 12:11 PM", "We use cookies to improve our service for you.",
                     "Copyright 2023 MediaNews Group. All rights reserved"],
+    "exclamation": ["Trying for a baby?", "WOW!", "Let's Go Devils!", "'What happened?'",
+                    "This is so delicious!", "Is the Cloud Right for You?"],
     "promo": ["Buy now and save!", "Add to cart", "Free shipping on all orders",
               "Get 20% off your first order", "Use code SUMMER20 at checkout",
               "Promo code inside", "Limited time offer on sofas"],
@@ -138,6 +140,9 @@ KEEPS = {
     "all_caps": ["NASA launches a new rocket", "The BBC and the ITV studios", "USA vs UK"],
     "keyword_list": ["Tomatoes, onions, garlic and basil on a wooden table",
                      "Red, white and blue flags over the harbour"],
+    "exclamation": ["This simple spinach, broccoli and cheddar frittata is packed with veggies!",
+                    "A boy asks: where is the sea? at the harbour in Kiel",
+                    "A sign reading Stop! on a rural road", "The caption ends here."],
     "repeated_words": ["He had had enough of the rain", "New York, New York at night",
                        "Dogs playing with other dogs in the park"],
 }
