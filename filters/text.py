@@ -105,10 +105,6 @@ class TextCleanerConfig:
 OWN_REGIONS = frozenset(("content", "aside", "related"))
 
 
-def _same(result: tuple) -> tuple:
-    return result
-
-
 class _Ctx:
     """What the rules see of the cleaner and of the text being cleaned, one per text."""
 
@@ -425,17 +421,24 @@ class TextCleaner(BatchMapStage):
         if not pieces:
             return self.drop("empty")
         page_lang = cand.page_lang or ""
-        short = self._short if not self.own_text(cand) else _same
+        min_words = self.config.min_words
         if len(pieces) == 1:  # most candidates: one text, and most of those are dropped
-            result = short(results[(pieces[0][1], page_lang)])
+            result = results[(pieces[0][1], page_lang)]
             if result[0] is None:
                 return self._drop(result[1])
+            # Shorter than min_words: kept only as a picture's own text (own_text).
+            if result[2].get("n_words", min_words) < min_words and not self.own_text(cand):
+                return self._drop(self._reason("too_short"))
         outputs, best = [], (-2, "")
         # A sentence on each side of the image: each is counted (unit "sentence"), so a side
         # dropped beside a kept one shows in the funnel under its own reason.
         units = Counter() if len(pieces) > 1 else None
         for side, sentence in pieces:
-            text, reason, meta, at = short(results[(sentence, page_lang)])
+            result = results[(sentence, page_lang)]
+            if result[0] is not None and result[2].get("n_words", min_words) < min_words \
+                    and not self.own_text(cand):
+                result = self._short(result)
+            text, reason, meta, at = result
             if units is not None:
                 units[reason or "kept"] += 1
             if text is None:
