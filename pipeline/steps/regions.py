@@ -14,7 +14,8 @@ walk over every element).
 **Image roles.**  Spacers, trackers, avatars, icons, logos, badges / seals and ad banners are
 recognised from the declared size, the URL and the image's own attributes and region; such
 an image is not fetched and none of its texts becomes a candidate (each role is its own drop
-reason, ``extract_image_<role>``).
+reason, ``extract_image_<role>``).  Every picture in an author box is an avatar, whatever its
+size; an image whose alt is the site's name (``og:site_name`` or the host's name) is its logo.
 """
 from __future__ import annotations
 
