@@ -92,6 +92,25 @@ def test_min_words_own_is_configurable_and_checked():
         TextCleanerConfig(min_words_own=0).check()
 
 
+@pytest.mark.parametrize("raw,kept", [
+    # the classes of good captions issue 14 found lost on real pages
+    ("Joaquin Phoenix", "Joaquin Phoenix"),  # a name alone, as a picture's own alt
+    ("2018 Lexus ES 350", "2018 Lexus ES 350"),  # a product name with numbers
+    ("Samsung Galaxy S21 Ultra", "Samsung Galaxy S21 Ultra"),
+    ("Easy vegan pancakes with berries #vegan #breakfast #healthy", "Easy vegan pancakes with berries"),
+    ("Protesters gather outside the parliament in Athens on Tuesday. " + "Greece faces a deadline "
+     "to repay its creditors, and talks with the lenders have stalled for weeks while the banks "
+     "stay closed and pensioners queue for cash at branches that open only briefly each day, "
+     "while ministers fly between Brussels and Berlin to find a deal before the end of the "
+     "month. "
+     "(Photo by Angelos Tzortzinis/AFP/Getty Images)",
+     "Protesters gather outside the parliament in Athens on Tuesday."),
+])
+def test_the_good_captions_the_issue_found_lost_are_kept(cleaner, raw, kept):
+    ev = run(cleaner, cand(raw))
+    assert isinstance(ev, Keep) and ev.outputs[0].text == kept, ev
+
+
 def test_a_short_name_is_not_judged_by_its_vocabulary(cleaner):
     # names are rare words: "Amrita Deonarine" under her photo, a dish ("Enchilada Suizas")
     for name in ("Amrita Deonarine", "Amrita Deonarine -", "Enchilada Suizas Verdes"):
