@@ -269,7 +269,8 @@ class TextCleaner(BatchMapStage):
     def _short(self, result: tuple) -> tuple:
         """A kept result shorter than ``min_words`` (the length rule let it by for a picture's
         own text) as a ``text_too_short`` drop, for every other text."""
-        if result[0] is None or result[2].get("n_words", self.config.min_words) >= self.config.min_words:
+        min_words = self.config.min_words
+        if result[0] is None or result[2].get("n_words", min_words) >= min_words:
             return result
         return None, self._reason("too_short"), result[2], self._length_at
 

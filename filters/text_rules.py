@@ -731,7 +731,8 @@ def lang_input(text: str, cfg) -> str:
 
 # A name of two or three capitalised words ("Amrita Deonarine", "Enchilada Suizas"): names are
 # rare words, so the vocabulary says nothing about them (the lang rule has judged the text).
-_NAME_RE = re.compile(r"^[A-Z][a-z]+(?:['’-][A-Za-z][a-z]*)?(?: [A-Z][a-z]+(?:['’-][A-Za-z][a-z]*)?){1,2}$")
+_NAME_WORD = r"[A-Z][a-z]*(?:['’-][A-Z]?[a-z]+)?"  # "Deonarine", "O'Neill", "Archer-Bradshaw"
+_NAME_RE = re.compile(rf"^{_NAME_WORD}(?: {_NAME_WORD}){{1,2}}$")
 
 
 def oov(text, ctx):
