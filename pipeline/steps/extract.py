@@ -11,7 +11,7 @@ from pipeline.core.errors import ConfigError
 from pipeline.core.records import Candidate, Page
 from pipeline.core.stage import Drop, Keep, MapStage
 from pipeline.steps.html_images import find_images, html_dim
-from pipeline.steps.regions import image_role
+from pipeline.steps.regions import image_role, site_names
 from pipeline.web.charset import decode_html, looks_undecodable
 from pipeline.web.http import strip_userinfo
 
@@ -91,9 +91,11 @@ class Extractor(MapStage):
             return Drop(self.reason("no_images"), _units(units))
         out: list[Candidate] = []
         seen: set[tuple[str, str, str]] = set()
+        sites = site_names(page_url, found.site_name)
         for img in usable:
             width, height = html_dim(img.attrs.get("width")), html_dim(img.attrs.get("height"))
-            role = self.page_roles and image_role(img.url, img.attrs, width, height, img.region)
+            role = self.page_roles and image_role(img.url, img.attrs, width, height, img.region,
+                                                  sites)
             if role:
                 units[f"extract_image_{role}"] += 1
                 continue
