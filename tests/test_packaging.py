@@ -10,6 +10,9 @@ are followed, so this environment's editable install of the checkout (an import 
 by its own ``.pth``) stays off, and the ``lait-builder`` the venv imports is the wheel's:
 each test checks where ``pipeline`` and ``filters`` came from.  The wheel itself is built
 with ``--no-isolation`` (this environment's pinned setuptools and Cython: no download).
+The same venv, packed into a tar.gz, is then shipped to a Spark standalone cluster with
+``--archives`` (docs/fetching.md's Spark recipe).  Slow (a wheel build, a Beam run, JVM
+start-ups: about 3 minutes on 2 idle cores, more on a busy machine), and CI runs it.
 """
 from __future__ import annotations
 
@@ -23,11 +26,13 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import textwrap
 import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.conftest import REPO
 
@@ -42,21 +47,11 @@ SHIPPED = ["filters/models/efficientnet_lite0_int8.onnx", "filters/models/open_n
            "scoring/models/scorer.json", "scoring/models/label_vectors.npz",
            "scoring/data/imagenet_label_text.json", "filters/wordlists/adult_en.txt",
            "filters/imagenet_classes.txt"]
-CONFIG = """\
-input:
-  warc: [pages.warc.gz]
-text:
-  min_words: 3
-fetch:
-  timeout_s: 5
-  allow_networks: [127.0.0.1/32]
-image:
-  min_width: 300
-  min_height: 300
-  resize_longest: 512
-output:
-  num_shards: 2
-"""
+# The job: the demo's settings on a cut of the sample web (its images served on 127.0.0.1).
+CONFIG = {"text": {"min_words": 3},
+          "fetch": {"timeout_s": 5, "allow_networks": ["127.0.0.1/32"]},
+          "image": {"min_width": 300, "min_height": 300, "resize_longest": 512},
+          "output": {"num_shards": 2}}
 RECORDS = 40  # the sample web's first WARC records: a handful of pages, a few dozen images
 
 
@@ -186,38 +181,82 @@ def test_installed_package_is_the_wheel(worker, tmp_path):
     assert "torch" in fields["Requires"] and "onnxruntime" in fields["Requires"]
 
 
-def test_installed_worker_builds_outside_the_checkout(worker, sample_web, tmp_path):
-    """`lait build` (Beam, the default engine) in the venv, in a folder outside the checkout,
-    writes the same shards as this checkout's own local-engine build of the same input."""
+@pytest.fixture(scope="module")
+def job(sample_web, tmp_path_factory) -> Path:
+    """A folder outside the checkout with the first WARC records of the sample web and a
+    config naming them by absolute path (a cluster's executors run in folders of their own)."""
     from fastwarc.warc import ArchiveIterator
-    from pipeline.build import build
 
-    venv, _, _ = worker
-    run = tmp_path / "job"
-    run.mkdir()
+    run = tmp_path_factory.mktemp("job")
     assert REPO not in run.resolve().parents
     with open(sample_web / "pages.warc.gz", "rb") as f:
         cut = [r.stream_pos for r in ArchiveIterator(f, parse_http=False)][RECORDS]
     (run / "pages.warc.gz").write_bytes((sample_web / "pages.warc.gz").read_bytes()[:cut])
-    (run / "job.yaml").write_text(CONFIG)
+    (run / "job.yaml").write_text(yaml.safe_dump(
+        {"input": {"warc": [str(run / "pages.warc.gz")]}, **CONFIG}))
+    return run
 
+
+@pytest.fixture(scope="module")
+def reference(job, tmp_path_factory) -> dict:
+    """This checkout's own build of the job (local engine, in this process): shard bytes."""
+    from pipeline.build import build
+
+    out = tmp_path_factory.mktemp("reference")
+    build(str(job / "job.yaml"), str(out), engine="local")
+    return shard_files(out)
+
+
+def shard_files(out: Path) -> dict:
+    return {p.name: p.read_bytes() for p in sorted((out / "shards").iterdir())}
+
+
+def test_installed_worker_builds_outside_the_checkout(worker, job, reference):
+    """`lait build` (Beam, the default engine) in the venv, in a folder outside the checkout,
+    writes the same shards as this checkout's own build of the same input."""
+    venv, _, _ = worker
     r = _run(worker, [str(venv / "bin" / "lait"), "build", "--config", "job.yaml", "--out", "out"],
-             cwd=run, timeout=600)
+             cwd=job, timeout=600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
-    tars = sorted(p.name for p in (run / "out" / "shards").glob("*.tar"))
-    assert tars == ["00000.tar", "00001.tar"]
-    steps = json.loads((run / "out" / "stats.json").read_text())["steps"]
+    got = shard_files(job / "out")
+    assert sorted(got) == ["00000.parquet", "00000.tar", "00001.parquet", "00001.tar"]
+    steps = json.loads((job / "out" / "stats.json").read_text())["steps"]
     assert steps[-1]["name"] == "write" and steps[-1]["kept"] > 0
+    assert got == reference
 
-    ref = tmp_path / "ref"
-    cwd = os.getcwd()
-    os.chdir(run)  # the config's relative input path, as the worker saw it
-    try:
-        build(str(run / "job.yaml"), str(ref), engine="local")
-    finally:
-        os.chdir(cwd)
-    for name in tars + [t.replace(".tar", ".parquet") for t in tars]:
-        assert (run / "out" / "shards" / name).read_bytes() == (ref / "shards" / name).read_bytes(), name
+
+def test_spark_cluster_runs_the_packed_worker_venv(worker, job, reference, tmp_path):
+    """docs/fetching.md's Spark recipe: the worker venv packed into a tar.gz and shipped with
+    ``--archives venv.tar.gz#env``, executors on ``./env/bin/python``, the application the
+    installed ``tools/cli.py``; no PYTHONPATH and no PYSPARK_PYTHON anywhere, so executors
+    can only find the package in the archive.  (venv-pack does what the tarfile does here,
+    and likewise leaves the interpreter out: the nodes have it at the same path.)"""
+    from tests.pipeline.test_spark_cluster import SPARK_HOME, cluster_env, standalone_cluster
+
+    venv, python, _ = worker
+    archive = tmp_path / "lait-env.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(venv, arcname=".")  # symlinks (bin/python -> the base interpreter) kept
+    cli = _run(worker, [str(python), "-c", "import tools.cli; print(tools.cli.__file__)"],
+               cwd=tmp_path).stdout.strip()
+    assert cli.startswith(str(venv.resolve()))
+    env = {k: v for k, v in cluster_env(tmp_path).items()
+           if k not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")}
+    with standalone_cluster(tmp_path, env) as master_url:
+        r = subprocess.run(
+            [str(SPARK_HOME / "bin" / "spark-submit"), "--master", master_url,
+             "--archives", f"{archive}#env",
+             "--conf", "spark.pyspark.python=./env/bin/python",
+             "--conf", f"spark.pyspark.driver.python={python}",
+             "--conf", "spark.executor.memory=1g", "--conf", "spark.ui.enabled=false",
+             "--conf", "spark.driver.host=127.0.0.1",
+             cli, "build", "--config", str(job / "job.yaml"), "--out", str(tmp_path / "out"),
+             "--engine", "spark"],
+            env=env, cwd=tmp_path, capture_output=True, text=True, timeout=500)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
+    # executors ran on the worker, each beside its unpacked copy of the venv
+    assert list((tmp_path / "work").glob("app-*/*/env/bin/python"))
+    assert shard_files(tmp_path / "out") == reference
 
 
 def test_demo_outside_a_checkout_says_so(worker, tmp_path):
