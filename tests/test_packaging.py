@@ -37,6 +37,8 @@ import yaml
 from tests.conftest import REPO
 
 PACKAGES = ("pipeline", "filters", "scoring", "model", "tools")
+BUILD_INPUTS = ["setup.py", "pyproject.toml", "MANIFEST.in", "requirements.txt",
+                "constraints.txt", "README.md", *PACKAGES]
 # Run from a checkout to rebuild the shipped models (they need requirements.txt's development
 # lines, e.g. onnx), never by a worker: their imports need not be declared.
 MODEL_BUILDERS = {"tools/build_image_models.py", "tools/train_naturalness.py"}
@@ -61,12 +63,17 @@ def _norm(name: str) -> str:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    """Built from a copy of the checkout (the built models included), so that the build
-    leaves no build/ or egg-info in the checkout and no stale build/lib file gets shipped."""
+    """Built from a copy of what the build reads (the built models included, the compiled
+    extension left out so it is compiled afresh): the build leaves no build/ or egg-info in
+    the checkout, and no stale build/lib file or other untracked folder gets shipped."""
     src = tmp_path_factory.mktemp("src") / "lait"
-    shutil.copytree(REPO, src, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "out",
-        "tests", "spark-warehouse", "metastore_db"))
+    src.mkdir()
+    for name in BUILD_INPUTS:
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, src / name, ignore=shutil.ignore_patterns(
+                "__pycache__", "*.so", "_fastlid.c"))
+        else:
+            shutil.copy2(REPO / name, src / name)
     out = tmp_path_factory.mktemp("dist")
     r = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation",
                         "--outdir", str(out), str(src)], capture_output=True, text=True)
