@@ -65,6 +65,8 @@ from PIL import Image, ImageEnhance, ImageOps
 from sklearn.linear_model import LogisticRegression
 
 from filters.backbone import Backbone, decode_pixels, square_view
+from filters.image_stats import DIM as STATS_DIM
+from filters.image_stats import stats_batch
 from tools.image_sources import (
     flatten,
     missing,
@@ -72,21 +74,29 @@ from tools.image_sources import (
     nonnatural_sources,
     spread,
 )
-from tools.naturalness_eval import embed_set, split_set
+from tools.naturalness_eval import embed_set, split_set, stats_set
 from tools.photo_variants import write_variants
 from tools.render_graphics import KINDS, render
 
 PHOTO_CROPS = 50
 PHOTO_JITTERED = 40
 CLIPART_PER_CATEGORY = 250
-# Sources used as whole files (figures on transparency or white, placed like clip art) rather
-# than as random crops, at most CLIPART_PER_CATEGORY each.
-WHOLE_FILE_SOURCES = ("openclipart", "wesnoth_portraits")
+# Sources used as whole files (figures on transparency or white, placed like clip art; UI
+# screenshots as they are shown) rather than as random crops, at most CLIPART_PER_CATEGORY each.
+WHOLE_FILE_SOURCES = ("openclipart", "wesnoth_portraits", "stellarium_drawn", "stellarium_aratea",
+                      "kstars_screenshots")
+# A source of few photos (<= FEW_PHOTOS files) needs many crops of each to show variety; one
+# of many photos has it in its files: at most PHOTOS_PER_SOURCE of them (evenly spread), with
+# MANY_CROPS + MANY_JITTERED each.  (Stellarium's 333 deep-sky photos must not become 30,000
+# crops; a source's weight is fixed by source_weights anyway.)
+FEW_PHOTOS = 25
+PHOTOS_PER_SOURCE = 40
+MANY_CROPS, MANY_JITTERED = 10, 5
 ARTWORK_CROPS = 12
 RENDERED_PER_KIND = 150
 C_GRID = (0.00003, 0.0001, 0.0003, 0.001, 0.003, 0.01)
-C = 0.00003  # chosen by `select` on the val split (portable int8 backbone)
-THRESHOLD = 0.45  # likewise; folded into the exported bias
+C = 0.0003  # chosen by `select` on the val split (portable int8 backbone + pixel statistics)
+THRESHOLD = 0.5  # likewise; folded into the exported bias
 TRAIN_SPLITS = ("train",)  # the shipped head (a refit on train + val scored lower: docstring)
 
 
@@ -171,15 +181,20 @@ def make_data(out: str, seed: int = 0, splits=TRAIN_SPLITS) -> dict[str, int]:
 
     counts = {}
     for source, files in nat.items():
+        n_crops, n_jitter = ((PHOTO_CROPS, PHOTO_JITTERED) if len(files) <= FEW_PHOTOS
+                             else (MANY_CROPS, MANY_JITTERED))
+        files = spread(files, PHOTOS_PER_SOURCE)
         for path, stem in zip(files, _stems(files)):
-            im = crops(path, PHOTO_CROPS, "natural", source,
+            im = crops(path, n_crops, "natural", source,
                        os.path.splitext(os.path.basename(path))[0], stem)
-            for i in range(PHOTO_JITTERED):
+            for i in range(n_jitter):
                 rng = random.Random(f"{seed}:{source}:{stem}:jitter:{i}")
                 _save(_jitter(im, rng), os.path.join(out, "natural", source, f"{stem}_j{i:02d}.jpg"), rng)
-            counts[source] = counts.get(source, 0) + PHOTO_CROPS + PHOTO_JITTERED
+            counts[source] = counts.get(source, 0) + n_crops + n_jitter
 
-    counts.update(write_variants(out, sorted(nat), seed))
+    # Variants of the few-photo sources' crops only: the many-photo ones carry their own
+    # variety (dark deep-sky photos, night monuments), and the variants stay as they were.
+    counts.update(write_variants(out, sorted(s for s, f in nat.items() if len(f) <= FEW_PHOTOS), seed))
     for source, files in oth.items():
         if not source.startswith(WHOLE_FILE_SOURCES):  # wallpapers, logos, renders: crops, as photos
             for path, stem in zip(files, _stems(files)):
@@ -217,28 +232,33 @@ def image_files(folders: list[str]) -> list[str]:
 
 
 def embed_files(paths: list[str], backbone: Backbone, batch: int = 32) -> np.ndarray:
-    embs = []
+    """The head's features of image files: [N, 1280 + 19], the backbone embedding and the
+    view's pixel statistics (``filters/image_stats.py``)."""
+    feats = []
     for i in range(0, len(paths), batch):
         views = []
         for p in paths[i:i + batch]:
             with open(p, "rb") as f:
                 views.append(square_view(decode_pixels(f.read())))
-        embs.append(backbone.run(views)[0])
-    return np.concatenate(embs)
+        feats.append(np.concatenate([backbone.run(views)[0], stats_batch(views)], axis=1))
+    return np.concatenate(feats)
 
 
 def export_head(mean: np.ndarray, std: np.ndarray, w: np.ndarray, b: float, path: str,
                 threshold: float = 0.5) -> None:
-    """(embedding - mean) / std . w + b -> sigmoid, as a 5-node ONNX graph.  ``threshold``
-    (chosen on val) is folded into the bias, so the pipeline's 0.5 cut is that threshold."""
+    """(features - mean) / std . w + b -> sigmoid, as a small ONNX graph whose inputs are the
+    embedding and the pixel statistics (concatenated first: the features ``fit`` saw).
+    ``threshold`` (chosen on val) is folded into the bias, so the pipeline's 0.5 cut is it."""
     f32 = np.float32
     b -= float(np.log(threshold / (1 - threshold)))
+    n_emb = mean.shape[0] - STATS_DIM
     inits = [numpy_helper.from_array(mean[None].astype(f32), "mean"),
              numpy_helper.from_array(std[None].astype(f32), "std"),
              numpy_helper.from_array(w[:, None].astype(f32), "w"),
              numpy_helper.from_array(np.array([b], f32), "b"),
              numpy_helper.from_array(np.array([-1], np.int64), "flat")]
-    nodes = [helper.make_node("Sub", ["embedding", "mean"], ["c"]),
+    nodes = [helper.make_node("Concat", ["embedding", "stats"], ["x"], axis=1),
+             helper.make_node("Sub", ["x", "mean"], ["c"]),
              helper.make_node("Div", ["c", "std"], ["z"]),
              helper.make_node("MatMul", ["z", "w"], ["zw"]),
              helper.make_node("Add", ["zw", "b"], ["logit"]),
@@ -246,7 +266,8 @@ def export_head(mean: np.ndarray, std: np.ndarray, w: np.ndarray, b: float, path
              helper.make_node("Reshape", ["p", "flat"], ["natural"])]
     graph = helper.make_graph(
         nodes, "naturalness_head",
-        [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", mean.shape[0]])],
+        [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", n_emb]),
+         helper.make_tensor_value_info("stats", TensorProto.FLOAT, ["batch", STATS_DIM])],
         [helper.make_tensor_value_info("natural", TensorProto.FLOAT, ["batch"])], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
                               producer_name="lait-train-naturalness")
@@ -270,7 +291,7 @@ def source_weights(sources: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def fit(x: np.ndarray, y: np.ndarray, c: float, sources: np.ndarray | None = None):
-    """Logistic regression on the standardised embedding: (mean, std, classifier).  With
+    """Logistic regression on the standardised features: (mean, std, classifier).  With
     ``sources``, every source weighs the same within its class (``source_weights``)."""
     mean, std = x.mean(0), x.std(0) + 1e-3
     if sources is None:
@@ -301,6 +322,7 @@ def train(natural: list[str], other: list[str], out: str, precision: str = "int8
     export_head(mean, std, clf.coef_[0], float(clf.intercept_[0]), out, threshold)
     p = clf.predict_proba((x - mean) / std)[:, 1]
     return {"natural": int(y.sum()), "other": int((y == 0).sum()), "backbone": precision,
+            "features": ["embedding", "stats"],
             "C": c, "threshold": threshold,
             "train_accuracy": round(float(((p >= threshold) == y).mean()), 4),
             "seconds": round(time.time() - t0, 1), "out": out}
@@ -319,7 +341,8 @@ def select(natural: list[str], other: list[str], precision: str = "int8") -> dic
     paths, y, sources = _folders(natural, other)
     x = embed_files(paths, backbone)
     val = split_set("val")
-    xv, yv = embed_set(val, backbone), np.array([lab for _, lab, _, _ in val])
+    xv = np.concatenate([embed_set(val, backbone), stats_set(val)], axis=1)
+    yv = np.array([lab for _, lab, _, _ in val])
     rows = []
     for c in C_GRID:
         mean, std, clf = fit(x, y, c, sources)
