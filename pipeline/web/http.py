@@ -57,6 +57,18 @@ _LAST32_PREFIXES = tuple(ipaddress.ip_network(n)
                          for n in ("64:ff9b::/96", "::/96", "::ffff:0:0:0/96"))
 
 
+# Failures whose cause is the network or the server's state at that moment, not the resource:
+# a later run may well succeed (``lait build --retry-failed`` fetches them again).  Robots
+# unreachable is one: it is a refused connection, a timeout or a 5xx on robots.txt.
+TRANSIENT_REASONS = frozenset({"timeout", "connection_error", "dns_error", "http_429",
+                               "robots_unreachable"})
+
+
+def is_transient(reason: str) -> bool:
+    """True for a :class:`FetchError` reason (``timeout``, ``http_503``...) worth retrying later."""
+    return reason in TRANSIENT_REASONS or (reason.startswith("http_5") and reason[5:].isdigit())
+
+
 class FetchError(Exception):
     """A failed request; ``reason`` names the failure (``timeout``, ``http_404``, ...)."""
 
