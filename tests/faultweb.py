@@ -126,6 +126,20 @@ def drip(req):
         pass
 
 
+def drip_headers(req, seconds: float = 30.0):
+    """The status line, then the headers one byte every 0.05 s for ``seconds`` (each recv
+    gets a byte long before a socket timeout): only a deadline on the whole attempt ends it."""
+    try:
+        req.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+        for _ in range(int(seconds / 0.05)):
+            req.wfile.write(b"z")
+            req.wfile.flush()
+            time.sleep(0.05)
+    except OSError:
+        pass  # the client hung up: the point
+    req.close_connection = True
+
+
 def truncated(req):
     data = encode(photo(103), "JPEG")
     req.send_response(200)

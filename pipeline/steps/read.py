@@ -193,13 +193,21 @@ def _unbrotli(body: bytes, limit: int) -> bytes:
         import brotli
     except ImportError as exc:
         raise BadRecord("brotli body, but the brotli module is not installed") from exc
+    # Incrementally, against the cap: a few KB of brotli can decode to gigabytes, and
+    # brotli.decompress would hold all of them before the size could be checked.
+    d = brotli.Decompressor()
+    out = bytearray()
     try:
-        out = brotli.decompress(body)
+        out += d.process(body, output_buffer_limit=limit + 1)
+        while len(out) <= limit and not d.is_finished() and not d.can_accept_more_data():
+            out += d.process(b"", output_buffer_limit=limit + 1 - len(out))
     except brotli.error as exc:
         raise BadRecord(f"bad brotli body: {exc}") from exc
     if len(out) > limit:
         raise TooLarge("decoded body too large")
-    return out
+    if not d.is_finished():
+        raise Truncated("brotli body ends early")
+    return bytes(out)
 
 
 class WarcReader(Source):

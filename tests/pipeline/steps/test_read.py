@@ -392,3 +392,39 @@ def test_garbage_between_records_is_counted_once_and_skipped(tmp_path):
     path.write_bytes(b"".join(gzip.compress(_ten(i)) for i in range(3)) + b"junk\x1f\x8b\x08x" * 50
                      + b"".join(gzip.compress(_ten(i)) for i in range(3, 6)))
     assert reasons(events(path)) == Counter({"keep": 6, "read_bad_record": 1})
+
+
+# ---- decompression bombs are decoded against the cap (issue 17.4) -----------------------------
+
+def _bomb(coding: str, mib: int = 256) -> bytes:
+    """``mib`` MiB of zeros, compressed in a streaming way (a few KB)."""
+    zeros = b"\0" * (1 << 20)
+    if coding == "br":
+        import brotli
+
+        c = brotli.Compressor(quality=5)
+        return b"".join(c.process(zeros) for _ in range(mib)) + c.finish()
+    c = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS if coding == "gzip" else zlib.MAX_WBITS)
+    return b"".join(c.compress(zeros) for _ in range(mib)) + c.flush()
+
+
+@pytest.mark.parametrize("coding", ["br", "gzip", "deflate"])
+def test_a_compression_bomb_never_decodes_past_the_cap(tmp_path, coding):
+    import tracemalloc
+
+    from pipeline.steps.read import TooLarge
+
+    bomb = _bomb(coding)
+    assert len(bomb) < 300_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(TooLarge):
+            decode_body(bomb, {"content-encoding": coding}, 1_000_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16_000_000  # the cap and a little, not the 256 MiB the body decodes to
+    head = http(bomb, headers=(("Content-Type", "text/html"), ("Content-Encoding", coding)))
+    path = write_gz(tmp_path / "bomb.warc.gz", raw_record(head), raw_record(http(HTML)))
+    assert reasons(events(path, max_page_bytes=1_000_000)) == Counter(
+        {"read_page_too_large": 1, "keep": 1})

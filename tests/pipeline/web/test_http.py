@@ -123,3 +123,32 @@ def test_host_limiter_caps_concurrency_per_host():
     for t in threads:
         t.join()
     assert peak == {"a": 2, "b": 2}
+
+
+def test_slow_headers_are_cut_at_max_time(web):
+    """Issue 17.3: headers dripping a byte at a time never trip the socket timeout; the
+    attempt's wall-clock budget (connect to last byte) still ends it.  The ceiling is 3x
+    max_time_s (the failure mode is a thread held for the drip's 30 s)."""
+    from tests.faultweb import drip_headers
+
+    web.routes["/slow-head"] = drip_headers
+    web.routes["/r"] = body(b"", "text/html", 302, {"Location": "/slow-head"})
+    client = HttpClient("t", timeout_s=5, max_time_s=1, retries=0,
+                        policy=AddressPolicy(["127.0.0.1/32"]))
+    for path in ("/slow-head", "/r"):  # directly, and behind a redirect hop
+        t0 = time.monotonic()
+        with pytest.raises(FetchError, match="^timeout$"):
+            client.get(web.url + path)
+        assert time.monotonic() - t0 < 3 * client.max_time_s
+
+
+def test_a_finished_attempt_never_cuts_a_pooled_connection(web):
+    """The deadline belongs to one attempt: a kept-alive connection reused after that
+    deadline has passed serves the next request whole."""
+    web.routes["/ok"] = body(b"x" * 5000, "text/plain")
+    client = HttpClient("t", timeout_s=5, max_time_s=0.3, retries=0,
+                        policy=AddressPolicy(["127.0.0.1/32"]))
+    assert client.get(web.url + "/ok").body == b"x" * 5000
+    time.sleep(0.6)  # past the first attempt's deadline: the watchdog has dealt with it
+    assert client.get(web.url + "/ok").body == b"x" * 5000
+    assert len(web.requests("/ok")) == 2
