@@ -205,8 +205,11 @@ def test_broken_markup():
 
 
 def test_deeply_nested_markup_does_not_hit_recursion_limits():
-    got = run("<div>" * 5000 + 'deep <img src="a.jpg" alt="deep">' + "</div>" * 5000)
+    # deeper than Python's default recursion limit (1000), within the parse's depth cap
+    got = run("<div>" * 1020 + 'deep <img src="a.jpg" alt="deep">' + "</div>" * 1020)
     assert by_source(got)["alt"] == ["deep"]
+    # past the cap the page is not parsed at all (issue 17.5)
+    assert run("<div>" * 5000 + '<img src="a.jpg" alt="deep">') == Drop("extract_html_too_deep")
 
 
 # ---- decoding --------------------------------------------------------------------------------
