@@ -64,9 +64,10 @@ _LAST32_PREFIXES = tuple(ipaddress.ip_network(n)
 
 # Failures whose cause is the network or the server's state at that moment, not the resource:
 # a later run may well succeed (``lait build --retry-failed`` fetches them again).  Robots
-# unreachable is one: it is a refused connection, a timeout or a 5xx on robots.txt.
+# unreachable is one: it is a refused connection, a timeout or a 5xx on robots.txt; and
+# truncated: the connection broke (or the server hung up) before the body was complete.
 TRANSIENT_REASONS = frozenset({"timeout", "connection_error", "dns_error", "http_429",
-                               "robots_unreachable"})
+                               "robots_unreachable", "truncated"})
 
 
 def is_transient(reason: str) -> bool:

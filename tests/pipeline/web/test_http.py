@@ -152,3 +152,14 @@ def test_a_finished_attempt_never_cuts_a_pooled_connection(web):
     time.sleep(0.6)  # past the first attempt's deadline: the watchdog has dealt with it
     assert client.get(web.url + "/ok").body == b"x" * 5000
     assert len(web.requests("/ok")) == 2
+
+
+def test_network_failures_are_transient_the_resource_s_own_are_not():
+    from pipeline.web.http import is_transient
+
+    for reason in ("timeout", "connection_error", "dns_error", "http_429", "http_500",
+                   "http_503", "robots_unreachable", "truncated"):
+        assert is_transient(reason), reason
+    for reason in ("http_404", "http_410", "http_other", "not_an_image", "too_large",
+                   "blocked_address", "robots_disallowed", "opt_out", "svg", "bad_url"):
+        assert not is_transient(reason), reason
