@@ -163,3 +163,27 @@ def test_network_failures_are_transient_the_resource_s_own_are_not():
     for reason in ("http_404", "http_410", "http_other", "not_an_image", "too_large",
                    "blocked_address", "robots_disallowed", "opt_out", "svg", "bad_url"):
         assert not is_transient(reason), reason
+
+
+def test_an_unreachable_robots_txt_is_asked_for_again_later(web):
+    """A worker lives for many waves: a host whose robots.txt failed once (an outage) is
+    retried once the unreachable answer has aged, not barred for the rest of the run."""
+    from pipeline.web.robots import UNREACHABLE_TTL_S, RobotsCache
+
+    assert 0 < UNREACHABLE_TTL_S <= 600
+    client = HttpClient("t", timeout_s=2, retries=0, policy=AddressPolicy(["127.0.0.1/32"]))
+    for ttl, fetches in ((UNREACHABLE_TTL_S, 1), (0.0, 2)):  # 0: as if the TTL had passed
+        web.routes["/robots.txt"] = body(b"down", "text/plain", 503)
+        robots = RobotsCache(client, "lait-builder")
+        robots.unreachable_ttl_s = ttl
+        with pytest.raises(FetchError, match="robots_unreachable"):
+            robots.check(web.url + "/a.jpg")
+        web.routes["/robots.txt"] = body(b"User-agent: *\nDisallow: /private/", "text/plain")
+        if ttl:  # within the TTL: the cached answer, no new request
+            with pytest.raises(FetchError, match="robots_unreachable"):
+                robots.check(web.url + "/a.jpg")
+        else:  # aged: asked again, and obeyed
+            robots.check(web.url + "/a.jpg")
+            with pytest.raises(FetchError, match="robots_disallowed"):
+                robots.check(web.url + "/private/x.jpg")
+        assert robots.fetches == fetches
