@@ -195,6 +195,7 @@ EXPECTED_IMAGES = {
     "/img/busy.jpg": "fetch_http_429",
     "/img/hang.jpg": "fetch_timeout",
     "/img/drip.jpg": "fetch_timeout",
+    "/img/slow_head.jpg": "fetch_timeout",  # headers a byte at a time (issue 17.3)
     "/img/cut.jpg": "fetch_truncated",
     "/img/huge.jpg": "fetch_too_large",
     "/img/loop.jpg": "fetch_too_many_redirects",
@@ -334,6 +335,7 @@ class FaultWeb:
             "/img/busy.jpg": busy,
             "/img/hang.jpg": hang,
             "/img/drip.jpg": drip,
+            "/img/slow_head.jpg": drip_headers,
             "/img/cut.jpg": truncated,
             "/img/huge.jpg": huge,
             "/img/loop.jpg": redirect("/img/loop2.jpg"),

@@ -15,7 +15,7 @@ What every request goes through, whoever makes it:
   that asks for a longer wait is given up on instead of holding a worker.
 * **Caps**: a redirect cap, a byte cap (the declared ``Content-Length`` and the bytes really
   read), a connect/read timeout and a wall-clock cap per attempt, connect to last byte over
-  every redirect hop (:class:`_Watchdog` shuts the attempt's socket down when it is spent, so
+  every redirect hop (:mod:`pipeline.web.deadline` shuts the attempt's socket down when it is spent, so
   neither headers nor a body dripping a byte at a time hold a thread for long), and a
   content-type check before the body is read.
 
@@ -25,12 +25,9 @@ after its own name (``timeout``, ``http_404``, ``blocked_address``, ...).
 from __future__ import annotations
 
 import email.utils
-import heapq
 import ipaddress
-import itertools
 import random
 import socket
-import threading
 import time
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit, urlunsplit
@@ -40,6 +37,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from w3lib.url import canonicalize_url
 
+from pipeline.web.deadline import WATCHDOG, Attempt, current_attempt, set_attempt
 from pipeline.web.politeness import HostLimiter
 
 # X-Robots-Tag / robots meta tokens that opt a page or image out (the config checks against them).
@@ -152,93 +150,11 @@ def check_address(url: str, allow_private: bool = False, allow_networks=()) -> N
     AddressPolicy(allow_networks, allow_all=allow_private).check_url(url)
 
 
-class _Attempt:
-    """One request attempt's wall-clock budget and the sockets it is using."""
-
-    def __init__(self, deadline: float):
-        self.deadline = deadline
-        self.expired = self.done = False
-        self._socks: list = []
-        self._lock = threading.Lock()
-
-    def add(self, sock) -> None:
-        with self._lock:
-            self._socks.append(sock)
-            late = self.expired
-        if late:
-            _shut(sock)
-
-    def expire(self) -> None:
-        with self._lock:
-            if self.done:
-                return
-            self.expired = True
-            socks, self._socks = self._socks, []
-        for sock in socks:
-            _shut(sock)
-
-    def finish(self) -> bool:
-        """From now on the sockets belong to the pool (and the next attempt): never cut.
-        Returns whether the attempt had expired (been cut) first."""
-        with self._lock:
-            self.done = True
-            self._socks = []
-            return self.expired
-
-
-def _shut(sock) -> None:
-    try:  # wakes a thread blocked in recv on it: recv returns b"" and the read fails
-        sock.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
-
-
-class _Watchdog:
-    """One thread per process that cuts attempts whose deadline has passed.
-
-    Socket timeouts bound each recv, not a whole response: a server sending its headers or
-    body at one byte per second never trips them, and ``http.client`` reads the headers in
-    one blocking call, where no deadline check of ours can run."""
-
-    def __init__(self):
-        self._cond = threading.Condition()
-        self._heap: list = []
-        self._seq = itertools.count()
-        self._thread: threading.Thread | None = None
-
-    def arm(self, attempt: _Attempt) -> None:
-        with self._cond:
-            if self._thread is None or not self._thread.is_alive():  # e.g. after a fork
-                self._thread = threading.Thread(target=self._run, name="lait-http-deadline",
-                                                daemon=True)
-                self._thread.start()
-            heapq.heappush(self._heap, (attempt.deadline, next(self._seq), attempt))
-            self._cond.notify()
-
-    def _run(self) -> None:
-        with self._cond:
-            while True:
-                while self._heap and self._heap[0][2].done:
-                    heapq.heappop(self._heap)
-                if not self._heap:
-                    self._cond.wait()
-                    continue
-                wait = self._heap[0][0] - time.monotonic()
-                if wait > 0:
-                    self._cond.wait(wait)
-                    continue
-                heapq.heappop(self._heap)[2].expire()
-
-
-_WATCHDOG = _Watchdog()
-_current = threading.local()  # the attempt this thread is making (see Guarded.getresponse)
-
-
 def _guarded(conn_cls, policy: AddressPolicy):
     class Guarded(conn_cls):
         def getresponse(self, *args, **kwargs):
             # Pooled connections are reused without _new_conn: register the socket here.
-            attempt = getattr(_current, "attempt", None)
+            attempt = current_attempt()
             if attempt is not None and self.sock is not None:
                 attempt.add(self.sock)
             return super().getresponse(*args, **kwargs)
@@ -396,9 +312,9 @@ class HttpClient:
                 time.sleep(wait)
 
     def _get_once(self, url, accept, type_name, max_bytes) -> Response:
-        attempt = _Attempt(time.monotonic() + self.max_time_s)
-        _current.attempt = attempt
-        _WATCHDOG.arm(attempt)
+        attempt = Attempt(time.monotonic() + self.max_time_s)
+        set_attempt(attempt)
+        WATCHDOG.arm(attempt)
         try:
             resp = self._hops(url, accept, type_name, max_bytes, attempt.deadline)
         except FetchError:
@@ -407,7 +323,7 @@ class HttpClient:
             raise
         finally:
             attempt.finish()
-            _current.attempt = None
+            set_attempt(None)
         if attempt.finish():
             # A cut socket can also look like a complete message (headers ended by EOF, a
             # body without Content-Length read to EOF): never pass it on.
