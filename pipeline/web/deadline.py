@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import os
 import socket
 import threading
 import time
@@ -64,6 +65,11 @@ class _Watchdog:
     one blocking call, where no deadline check of ours can run."""
 
     def __init__(self):
+        self._reset()
+        # A forked child has no watchdog thread and may have copied the lock held: start over.
+        os.register_at_fork(after_in_child=self._reset)
+
+    def _reset(self) -> None:
         self._cond = threading.Condition()
         self._heap: list = []
         self._seq = itertools.count()
