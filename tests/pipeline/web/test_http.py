@@ -187,3 +187,24 @@ def test_an_unreachable_robots_txt_is_asked_for_again_later(web):
             with pytest.raises(FetchError, match="robots_disallowed"):
                 robots.check(web.url + "/private/x.jpg")
         assert robots.fetches == fetches
+
+
+@pytest.mark.parametrize("coding", ["br", "gzip"])
+def test_a_compressed_bomb_served_anyway_stops_at_the_byte_cap(web, coding):
+    """We ask for identity; a server that sends a 256 MiB bomb compressed to a few KB anyway
+    is decoded a read at a time against ``max_bytes`` (issue 17.4), never whole."""
+    import tracemalloc
+
+    from tests.pipeline.steps.test_read import _bomb
+
+    web.routes["/bomb.jpg"] = body(_bomb(coding), "image/jpeg", headers={"Content-Encoding": coding})
+    client = HttpClient("t", timeout_s=5, retries=0, max_bytes=1_000_000,
+                        policy=AddressPolicy(["127.0.0.1/32"]))
+    tracemalloc.start()
+    try:
+        with pytest.raises(FetchError, match="too_large"):
+            client.get(web.url + "/bomb.jpg")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 32_000_000
