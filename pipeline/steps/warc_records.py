@@ -59,11 +59,15 @@ def walk(path: str, opener: Callable = open) -> Iterator[tuple[str, object, int 
     starts in the file) and ``(DAMAGED, None, offset of the record read just before)`` once
     per damaged stretch; iteration goes on at the next record after the damage."""
     with opener(path, "rb") as f:
-        kind = _kind(f.read(8))
+        # A stream that cannot seek (a remote object read front to back) is not resynchronised:
+        # its damaged spot is counted once and ends it, as FastWARC alone would.
+        seekable = getattr(f, "seekable", lambda: False)()
+        kind = _kind(f.read(8)) if seekable else "other"
         pos, last = 0, None
         reported = False  # the current damaged stretch was reported already
         while True:
-            f.seek(pos)
+            if seekable:
+                f.seek(pos)
             records = iter(ArchiveIterator(f, record_types=WarcRecordType.response,
                                            parse_http=False))
             got_one = False
@@ -92,7 +96,15 @@ def walk(path: str, opener: Callable = open) -> Iterator[tuple[str, object, int 
 def extent_ok(path: str, offset: int, limit: int, opener: Callable = open) -> bool:
     """True when the record at ``offset`` ends where its ``Content-Length`` says: its block is
     followed by ``CRLF CRLF`` (and, in a gzip member, by nothing else).  Reads at most
-    ``limit`` decoded bytes; a longer record cannot be checked and counts as not ok."""
+    ``limit`` decoded bytes; a longer record, or a file that cannot be read again from
+    ``offset``, cannot be checked and counts as not ok (it sits next to damage anyway)."""
+    try:
+        return _extent_ok(path, offset, limit, opener)
+    except OSError:
+        return False
+
+
+def _extent_ok(path: str, offset: int, limit: int, opener: Callable) -> bool:
     with opener(path, "rb") as f:
         f.seek(offset)
         head = f.read(2)
