@@ -155,6 +155,19 @@ def finished_wave_dirs(work: str, job: str) -> list[str]:
     return [os.path.join(job_dir, w["wave"]) for w in _finished_waves(job_dir)]
 
 
+def reopen_waves(work: str, job: str, redo: Callable[[list[StepStats]], bool] | None = None) -> list[str]:
+    """Deletes the markers of ``job``'s finished waves whose step counts ``redo`` picks (all
+    when it is None), so the next run does their units again; returns the units reopened.
+    Their files become garbage that :func:`run_job` removes."""
+    job_dir = os.path.join(work, job)
+    units = []
+    for w in _finished_waves(job_dir):
+        if redo is None or redo(w["steps"]):
+            os.remove(os.path.join(job_dir, f"{w['wave']}.done"))
+            units += w["units"]
+    return units
+
+
 def run_job(job: Job, work: str, engine_run: Callable[[Plan], RunSummary]) -> JobResult:
     """Runs the job's pending units in waves; returns counts over ALL its units, finished
     earlier or now (a marker keeps each wave's counts)."""

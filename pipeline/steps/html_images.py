@@ -400,10 +400,11 @@ def _after(tokens: list[str], pos: int, end: int, limit: int) -> tuple[str, int]
 
 
 def find_images(text: str, page_url: str, surrounding_chars: int = 300,
-                max_text_chars: int = 1000, texts: bool = True) -> PageImages:
+                max_text_chars: int = 1000, texts: bool = True, tree=None) -> PageImages:
     """Every ``<img>`` of an HTML document with its URL and its texts (not yet de-duplicated);
-    with ``texts=False`` the texts are left for :meth:`PageImages.fill`, image by image."""
-    tree = LexborHTMLParser(text)
+    with ``texts=False`` the texts are left for :meth:`PageImages.fill`, image by image.
+    ``tree``: ``text`` already parsed (it is only read)."""
+    tree = LexborHTMLParser(text) if tree is None else tree
     base_node = tree.css_first("base[href]")
     base = resolve(page_url, base_node.attributes.get("href")) if base_node else ""
     base = base or page_url
