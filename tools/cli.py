@@ -48,9 +48,19 @@ def _cmd_build(args) -> int:
     if args.input:
         overrides["input.warc"] = list(args.input)
     doc = build(args.config, args.out, engine=args.engine, engine_args=args.engine_args,
-                overrides=overrides)
+                overrides=overrides, retry_failed=args.retry_failed)
     print(format_funnel(doc))
     print(f"\nshards: {os.path.join(os.path.abspath(args.out), 'shards')}")
+    retryable = doc.get("retryable", {}).get("fetch", 0)
+    if retryable:
+        print(f"lait: build: {retryable} candidates were dropped by network failures (refused "
+              "connections, timeouts, 5xx, 429, robots.txt unreachable); run the same command "
+              "with --retry-failed to fetch those images again", file=sys.stderr)
+    samples = next((s["kept"] for s in doc["steps"] if s["name"] == "write"), 0)
+    if not samples and not args.allow_empty:
+        print("lait: build: the corpus is empty (0 samples); see the funnel above for where "
+              "everything was dropped (--allow-empty makes this exit 0)", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -101,6 +111,12 @@ def parser() -> argparse.ArgumentParser:
                         "value), e.g. --set text.min_words=1; repeatable")
     b.add_argument("--input", nargs="+", metavar="WARC",
                    help="WARC paths or globs: sets input.warc (with no --config, on the defaults)")
+    b.add_argument("--retry-failed", action="store_true",
+                   help="fetch again the image buckets whose fetches failed for a network "
+                        "cause in an earlier run into the same --out (finished work is "
+                        "otherwise never redone)")
+    b.add_argument("--allow-empty", action="store_true",
+                   help="exit 0 even when the corpus has no samples (default: exit 1)")
     b.set_defaults(func=_cmd_build, passthrough=True)
 
     s = sub.add_parser("stats", help="print the filter funnel of a built corpus")

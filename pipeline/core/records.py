@@ -19,6 +19,13 @@ import numpy as np
 TEXT_SOURCES = ("alt", "caption", "title", "surrounding")
 
 
+def transient(default=None):
+    """A field that lives only while a record is inside one fused bundle of steps (decoded
+    pixels, cached model passes): never compared, never in :func:`to_dict`, and never carried
+    into a :class:`Pair` (``ImageItem.facts`` leaves it behind)."""
+    return field(default=default, repr=False, compare=False, metadata={"transient": True})
+
+
 @dataclass
 class Page:
     """One fetched web page (an HTML response from a WARC file or the crawler)."""
@@ -29,6 +36,14 @@ class Page:
     headers: dict[str, str] = field(default_factory=dict)
     source: str = ""  # the WARC file or "crawl"
     meta: dict[str, Any] = field(default_factory=dict)
+    # The decoded text and parse tree (pipeline.web.html.ParsedPage), made by the first step
+    # that needs them and read by the next ones: a page is parsed once.
+    parsed: Any = transient()
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["parsed"] = None  # a lexbor tree does not pickle; the next process parses again
+        return state
 
 
 @dataclass
@@ -44,13 +59,6 @@ class Candidate:
     page_lang: str = ""
     img_index: int = 0  # position of the <img> among the page's images
     meta: dict[str, Any] = field(default_factory=dict)
-
-
-def transient(default=None):
-    """A field that lives only while a record is inside one fused bundle of steps (decoded
-    pixels, cached model passes): never compared, never in :func:`to_dict`, and never carried
-    into a :class:`Pair` (``ImageItem.facts`` leaves it behind)."""
-    return field(default=default, repr=False, compare=False, metadata={"transient": True})
 
 
 @dataclass
