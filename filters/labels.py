@@ -10,6 +10,8 @@ Facts written to ``item.meta`` (JSON-serialisable, stored in ``<key>.json`` / pa
 * ``label_entropy``: entropy (nats) of the full 1000-class distribution (low = one clear
   object; high = a scene or something ImageNet has no class for);
 * ``phash``: imagehash's 64-bit perceptual hash (hex) of the stored image (near-duplicates);
+* ``colors``: the shares of the pixels in eleven basic colours (``filters/colors.py``), which
+  the scorer compares with the colour words of a text;
 * ``embedding`` (if ``store_embedding``): the pooled 1280-d EfficientNet-lite0 embedding as a
   float16 array, for the image-text scoring features; the writer stores it as base64
   (``pipeline.core.records.encode_embedding`` / ``decode_embedding``: the one codec).
@@ -26,6 +28,7 @@ import numpy as np
 
 from filters.backbone import Backbone, as_image, pixels_of
 from filters.batched import ImageBatchStage
+from filters.colors import color_shares
 from filters.imagenet import imagenet_classes
 from pipeline.core.errors import ConfigError
 from pipeline.core.records import ImageItem
@@ -90,6 +93,7 @@ class ImageLabeler(ImageBatchStage):
                 item.meta["label_entropy"] = round(float(-(p * np.log(p + 1e-12)).sum()), 4)
                 if self.config.phash:
                     item.meta["phash"] = phash(pixels_of(item))
+                item.meta["colors"] = color_shares(np.asarray(pixels_of(item)))
                 if self.config.store_embedding:
                     # float16 now: what the shards store, so the scorer in this job sees
                     # the same values as one reading the shards later

@@ -33,6 +33,7 @@ def test_scored_corpus_meets_the_demo_targets(scored, sample_web):
     assert set(by["score"]["dropped"]) == {"score_irrelevant"}
     assert by["text_share"]["in"] == by["score"]["kept"]
     q = evaluate(os.path.join(out, "shards"), str(sample_web / "truth.jsonl"))
+    print("\n" + json.dumps(q))
     assert q["precision"] >= 0.95 and q["recall"] >= 0.8, q
 
 
