@@ -2,7 +2,7 @@
 
 It reads what a build leaves: ``stats.json`` (the funnel and drop reasons), ``rejects.parquet``
 (a deterministic sample of dropped records per reason, with thumbnails) and the shards
-(``shards/*.parquet`` for captions, scores, sizes and languages; ``shards/*.tar`` for the kept
+(``parquet/*.parquet`` for captions, scores, sizes and languages; ``shards/*.tar`` for the kept
 images).  Charts are inline SVG, styles inline CSS, images base64 ``data:`` URIs: the file
 opens anywhere, offline, with nothing beside it.  A few lines of script only record, for the
 headless-browser test, how many images loaded (``body[data-images-loaded]``).
@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 from PIL import Image
 
 from pipeline.core.stats import read_stats
+from pipeline.steps.write import parquet_files
 
 KEPT_SAMPLES = 24  # kept pairs shown (spread evenly over the corpus in key order)
 THUMB = 160
@@ -132,7 +133,7 @@ def _fmt(v) -> str:
 # ---------------------------------------------------------------- data
 def read_rows(out_dir: str) -> list[dict]:
     rows = []
-    for f in sorted(glob.glob(os.path.join(out_dir, "shards", "*.parquet"))):
+    for f in parquet_files(out_dir):
         rows += pq.read_table(f).to_pylist()
     rows.sort(key=lambda r: r["key"])
     return rows

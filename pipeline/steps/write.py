@@ -45,6 +45,32 @@ SCHEMA = pa.schema([
 JSON_COLUMNS = ("text_meta", "image_meta")
 
 
+# Parquet files get a directory of their own (OUT/parquet/), tars and per-shard stats stay in
+# OUT/shards/: directory readers (pandas.read_parquet, pyarrow.dataset, Spark, `datasets`'
+# parquet builder) take a directory whole and fail on a tar inside it, and a glob is read
+# differently by each of them (pandas does not expand one for local paths).
+PARQUET_DIR = "parquet"
+
+
+def parquet_files(out_dir: str) -> list[str]:
+    """A run's parquet files, sorted: OUT/parquet/*.parquet, or OUT/shards/*.parquet for a run
+    written before they moved (README "Changelog")."""
+    for sub in (PARQUET_DIR, "shards"):
+        files = sorted(glob.glob(os.path.join(glob.escape(out_dir), sub, "*.parquet")))
+        if files:
+            return files
+    return []
+
+
+def sample_json(meta: dict) -> bytes:
+    """A sample's ``<key>.json``.  ``text_meta`` is free-form (its keys differ by text source,
+    its lists may be empty) so it is a JSON string, as in the parquet: every sample's JSON then
+    has the same Arrow type, which readers that infer it from the first samples (Hugging Face
+    ``datasets``' webdataset builder reads 5) need.  The fields: README "Output"."""
+    meta = {**meta, "text_meta": json.dumps(meta["text_meta"], sort_keys=True, ensure_ascii=False)}
+    return json.dumps(meta, sort_keys=True, ensure_ascii=False).encode("utf-8")
+
+
 def shard_of(key: str, num_shards: int) -> int:
     return int(key[:12], 16) % num_shards
 
@@ -72,7 +98,8 @@ def _replace_atomically(path: str, write) -> None:
 
 
 class ShardWriter(GroupStage):
-    """Writes ``OUT/shards/NNNNN.tar`` and ``NNNNN.parquet`` for every shard that has samples."""
+    """Writes ``OUT/shards/NNNNN.tar`` and ``OUT/parquet/NNNNN.parquet`` for every shard that
+    has samples."""
 
     name = "write"
 
@@ -89,8 +116,11 @@ class ShardWriter(GroupStage):
 
     def reduce(self, shard: str, pairs: list[Pair]):
         pairs = sorted(pairs, key=lambda p: p.key)
-        os.makedirs(self.shard_dir, exist_ok=True)
+        parquet_dir = os.path.join(self.out_dir, PARQUET_DIR)
+        for d in (self.shard_dir, parquet_dir):
+            os.makedirs(d, exist_ok=True)
         base = os.path.join(self.shard_dir, shard)
+        parquet = os.path.join(parquet_dir, shard + ".parquet")
         rows = [p.metadata() for p in pairs]
 
         def write_tar(f):
@@ -98,7 +128,7 @@ class ShardWriter(GroupStage):
                 for p, meta in zip(pairs, rows):
                     _tar_add(tar, f"{p.key}.jpg", p.image.data)
                     _tar_add(tar, f"{p.key}.txt", p.candidate.text.encode("utf-8"))
-                    _tar_add(tar, f"{p.key}.json", json.dumps(meta, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+                    _tar_add(tar, f"{p.key}.json", sample_json(meta))
 
         def write_parquet(f):
             cols = {name: [r.get(name) for r in rows] for name in SCHEMA.names}
@@ -109,10 +139,10 @@ class ShardWriter(GroupStage):
         # Parquet first, tar last: a tar's presence means its shard is complete.
         # A run killed while writing leaves "<shard>.<ext>.tmp-<pid>" behind; this shard's
         # writer is the only one that writes those names, so it clears them.
-        for ext in (".parquet", ".tar"):
-            for stale in glob.glob(glob.escape(base + ext) + ".tmp-*"):
+        for path in (parquet, base + ".tar"):
+            for stale in glob.glob(glob.escape(path) + ".tmp-*"):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(stale)
-        _replace_atomically(base + ".parquet", write_parquet)
+        _replace_atomically(parquet, write_parquet)
         _replace_atomically(base + ".tar", write_tar)
         return [Keep(())] * len(pairs)

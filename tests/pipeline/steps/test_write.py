@@ -6,7 +6,7 @@ import tarfile
 import pyarrow.parquet as pq
 import webdataset as wds
 
-from pipeline.steps.write import ShardWriter, shard_of
+from pipeline.steps.write import ShardWriter, parquet_files, shard_of
 from tests.scoring.test_best_text import pair
 
 
@@ -21,11 +21,17 @@ def test_shards_are_sorted_deterministic_and_readable(tmp_path):
     for shard, ps in groups.items():
         w.events(shard, ps)
         ShardWriter(str(tmp_path / "b"), num_shards=3).events(shard, ps[::-1])  # other order
-    names = sorted(os.listdir(tmp_path / "a" / "shards"))
-    assert names == sorted(os.listdir(tmp_path / "b" / "shards"))
-    assert not [n for n in names if ".tmp" in n]
-    for n in names:
-        assert (tmp_path / "a/shards" / n).read_bytes() == (tmp_path / "b/shards" / n).read_bytes()
+    for sub in ("shards", "parquet"):
+        names = sorted(os.listdir(tmp_path / "a" / sub))
+        assert names == sorted(os.listdir(tmp_path / "b" / sub))
+        assert not [n for n in names if ".tmp" in n]
+        for n in names:
+            assert (tmp_path / "a" / sub / n).read_bytes() == (tmp_path / "b" / sub / n).read_bytes()
+    # OUT/parquet/ holds parquet only (directory readers take it whole), OUT/shards/ the tars
+    assert all(n.endswith(".parquet") for n in os.listdir(tmp_path / "a" / "parquet"))
+    names = sorted(n for n in os.listdir(tmp_path / "a" / "shards") if n.endswith(".tar"))
+    assert parquet_files(str(tmp_path / "a")) == [
+        str(tmp_path / "a" / "parquet" / n.replace(".tar", ".parquet")) for n in names]
     tar = str(tmp_path / "a/shards" / names[-1])
     with tarfile.open(tar) as t:
         members = t.getnames()
@@ -34,6 +40,6 @@ def test_shards_are_sorted_deterministic_and_readable(tmp_path):
     assert samples and all({"jpg", "txt", "json"} <= set(s) for s in samples)
     meta = json.loads(samples[0]["json"])
     assert meta["caption"] == samples[0]["txt"].decode() and meta["score"] == 0.5
-    table = pq.read_table(tar.replace(".tar", ".parquet"))
+    table = pq.read_table(str(tmp_path / "a/parquet" / names[-1].replace(".tar", ".parquet")))
     assert table.column("key").to_pylist() == [json.loads(s["json"])["key"] for s in samples]
     assert all(shard_of(k, 3) == int(names[-1][:5]) for k in table.column("key").to_pylist())
