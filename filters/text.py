@@ -53,10 +53,14 @@ class TextCleanerConfig:
     of ``pipeline.config.TextConfig``, with the same defaults)."""
 
     min_words: int = 3
+    """shorter texts are dropped (text_too_short); two-word captions stay out (docs/captions.md)"""
     max_words: int = 50  # LAIT captions average 13 words
     min_chars: int = 5
+    """shorter texts are dropped (text_too_short)"""
     max_chars: int = 400
+    """longer texts keep their leading whole sentences (lead), else are dropped"""
     targets: list[str] = field(default_factory=lambda: ["en"])
+    """languages (primary subtags) a text may be in"""
     lang_min_conf: float = 0.5  # fastText probability from which a non-target text is dropped
     lang_max_chars: int = 120  # fastText reads at most this many chars of a text
     second_opinion: bool = False  # langdetect decides texts fastText is unsure about (slow)
