@@ -4,6 +4,7 @@ import os
 import tarfile
 
 import pyarrow.parquet as pq
+import pytest
 import webdataset as wds
 
 from pipeline.steps.write import ShardWriter, parquet_files, shard_of
@@ -43,3 +44,30 @@ def test_shards_are_sorted_deterministic_and_readable(tmp_path):
     table = pq.read_table(str(tmp_path / "a/parquet" / names[-1].replace(".tar", ".parquet")))
     assert table.column("key").to_pylist() == [json.loads(s["json"])["key"] for s in samples]
     assert all(shard_of(k, 3) == int(names[-1][:5]) for k in table.column("key").to_pylist())
+
+
+def test_per_shard_stats_beside_each_shard(tmp_path):
+    """OUT/shards/NNNNN_stats.json: the samples of that shard and their counts, as img2dataset
+    writes beside its shards."""
+    pairs = [pair(f"{i:02x}" * 32, f"caption number {i}", score=0.25 + i / 100) for i in range(30)]
+    for i, p in enumerate(pairs):
+        p.image.data = b"\xff\xd8fake-jpeg-" + p.key.encode()
+        p.candidate.text_source = ("alt", "caption", "surrounding")[i % 3]
+    w = ShardWriter(str(tmp_path), num_shards=2)
+    groups = {}
+    for p in pairs:
+        groups.setdefault(w.key(p), []).append(p)
+    for shard, ps in groups.items():
+        w.events(shard, ps)
+    total = 0
+    for shard, ps in groups.items():
+        doc = json.loads((tmp_path / "shards" / f"{shard}_stats.json").read_text())
+        table = pq.read_table(str(tmp_path / "parquet" / f"{shard}.parquet"))
+        assert doc["shard"] == shard and doc["samples"] == table.num_rows == len(ps)
+        sources = table.column("text_source").to_pylist()
+        assert doc["text_source"] == {s: sources.count(s) for s in set(sources)}
+        assert doc["score"]["min"] == pytest.approx(min(table.column("score").to_pylist()), rel=1e-6)
+        assert doc["image_bytes"] == sum(len(p.image.data) for p in ps)
+        assert doc["keys"] == [min(p.key for p in ps), max(p.key for p in ps)]
+        total += doc["samples"]
+    assert total == len(pairs)

@@ -91,3 +91,13 @@ def test_embedding_as_documented(demo_run):
     vec = np.frombuffer(base64.b64decode(text), "<f2")  # the README's decoder
     assert vec.shape == (1280,) and np.isfinite(vec).all()
     assert np.array_equal(vec.astype(np.float32), decode_embedding(text))
+
+
+def test_shard_stats_add_up_to_the_funnel(demo_run):
+    """Every tar has its NNNNN_stats.json; their samples add up to what the write step kept."""
+    out, doc = demo_run
+    stats = [json.load(open(t.replace(".tar", "_stats.json"))) for t in tars(out)]
+    assert sum(s["samples"] for s in stats) == kept(doc)
+    for t, s in zip(tars(out), stats):
+        n = sum(1 for _ in wds.WebDataset(t, shardshuffle=False))
+        assert s["samples"] == n and sum(s["text_source"].values()) == n
