@@ -35,7 +35,7 @@ setup(
     python_requires=">=3.10",
     packages=find_packages(include=["pipeline*", "filters*", "scoring*", "model*", "tools*"]),
     include_package_data=True,
-    package_data={"": ["*.txt", "*.json", "*.onnx", "*.md", "*.jpg", "*.png", "*.yaml", "*.npz"]},
+    package_data={"": ["*.txt", "*.json", "*.onnx", "*.md", "*.jpg", "*.png", "*.yaml", "*.npz", "*.properties"]},
     ext_modules=extensions(),
     cmdclass={"build_ext": OptionalBuildExt},
     entry_points={"console_scripts": ["lait = tools.cli:main"]},
