@@ -47,7 +47,8 @@ def read_output(shards_dir) -> list[dict]:
     """Rows of every parquet file in ``shards_dir``, or of a run's parquet files when it is a
     run's OUT (or its OUT/shards: the parquet files sit in OUT/parquet/ beside it)."""
     d = str(shards_dir).rstrip(os.sep)
-    files = (sorted(glob.glob(os.path.join(glob.escape(d), "*.parquet"))) or parquet_files(d)
+    # A run's own files first: OUT/ also holds rejects.parquet, which is no sample.
+    files = (parquet_files(d) or sorted(glob.glob(os.path.join(glob.escape(d), "*.parquet")))
              or (parquet_files(os.path.dirname(d)) if os.path.basename(d) == "shards" else []))
     rows = []
     for f in files:
