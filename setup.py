@@ -107,7 +107,8 @@ setup(
     packages=find_packages(include=["pipeline*", "filters*", "scoring*", "model*", "tools*"])
     + DATA_PACKAGES,
     install_requires=install_requires(),
-    package_data={"": ["*.txt", "*.json", "*.onnx", "*.md", "*.jpg", "*.png", "*.yaml", "*.npz"],
+    package_data={"": ["*.txt", "*.json", "*.onnx", "*.md", "*.jpg", "*.png", "*.yaml", "*.npz",
+                       "*.properties"],
                   **{p: ["*"] for p in DATA_PACKAGES}},
     # the extension's sources: the wheel carries the compiled module
     exclude_package_data={"filters": ["_fastlid.c", "_fastlid.pyx"]},

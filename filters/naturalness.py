@@ -42,11 +42,14 @@ class NaturalnessConfig:
     backbone settings are shared with the labeler (one pass serves both)."""
 
     threshold: float = 0.5
+    """images whose natural probability is below this are dropped"""
     # "int8" (about twice as fast on one core: bench/images.py), "float", or "auto": the one
     # the shipped head was trained on (filters/models/naturalness_head.json; "int8" if unsaid).
     backbone: str = "auto"
     threads: int = 1
+    """onnxruntime intra-op threads per worker"""
     batch_size: int = 16
+    """images per backbone batch"""
     # The flat-graphic pre-check: dropped before the backbone if the ``flat_colors`` most
     # common exact colours of a 64x64 sample cover >= ``flat_share`` of it AND the next
     # ``flat_colors`` - 1 cover >= ``flat_rest_share`` of the pixels outside the most common
@@ -54,8 +57,11 @@ class NaturalnessConfig:
     # near (shares <= 0.60), nor a small photo cut-out on white; about half their graphics do.
     flat_check: bool = True
     flat_colors: int = 8
+    """flat-graphic pre-check: the number of most common exact colours counted"""
     flat_share: float = 0.8
+    """flat-graphic pre-check: share of the sample those colours must cover"""
     flat_rest_share: float = 0.5
+    """flat-graphic pre-check: share of the rest the next colours must cover"""
 
     def check(self) -> "NaturalnessConfig":
         if not 0.0 <= self.threshold < 1.0:

@@ -53,14 +53,18 @@ class TextCleanerConfig:
     of ``pipeline.config.TextConfig``, with the same defaults)."""
 
     min_words: int = 3
-    # A picture's own text (alt, title, figcaption) outside the page's furniture is kept from
-    # this many words: "Tom Brady", "Philly Cheesesteak" (docs/captions.md says why); above
-    # min_words it changes nothing.
+    """shorter texts are dropped (text_too_short), unless a picture's own text (below)"""
     min_words_own: int = 2
+    """a picture's own text (alt, title, figcaption) outside the page's furniture is kept from
+    this many words ("Tom Brady", "Philly Cheesesteak": docs/captions.md says why); above
+    min_words it changes nothing"""
     max_words: int = 50  # LAIT captions average 13 words
     min_chars: int = 5
+    """shorter texts are dropped (text_too_short)"""
     max_chars: int = 400
+    """longer texts keep their leading whole sentences (lead), else are dropped"""
     targets: list[str] = field(default_factory=lambda: ["en"])
+    """languages (primary subtags) a text may be in"""
     lang_min_conf: float = 0.5  # fastText probability from which a non-target text is dropped
     lang_max_chars: int = 120  # fastText reads at most this many chars of a text
     second_opinion: bool = False  # langdetect decides texts fastText is unsure about (slow)

@@ -11,7 +11,7 @@ from pipeline.core.errors import ConfigError
 from pipeline.core.rejects import write_rejects
 from pipeline.core.stats import write_stats
 from pipeline.engines.local import run_local
-from pipeline.jobs import build_jobs, input_source
+from pipeline.jobs import build_jobs, input_source, num_shards
 from pipeline.web.http import is_transient
 
 ENGINES = ("beam", "spark", "local")
@@ -106,5 +106,5 @@ def build(config_path: str | None, out_dir: str, engine: str = "beam", engine_ar
     write_rejects(os.path.join(out_dir, "rejects.parquet"), rejects, [s.name for s in steps])
     return write_stats(os.path.join(out_dir, "stats.json"), steps, engine=engine,
                        config=cfg.to_dict(), inputs=input_source(cfg).parts(),
-                       timings=timings, resume=resumed,
+                       timings=timings, resume=resumed, num_shards=num_shards(cfg, work),
                        retryable={RETRY_STEP: transient_drops(steps), "reopened_units": reopened})

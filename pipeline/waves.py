@@ -39,8 +39,9 @@ WORK = "_work"
 # The layout and meaning of the work files; bumped when they change, so that a resume never
 # mixes files written under two rules (3: candidates bucketed by canonical image URL; 4: steps
 # renamed (natural -> naturalness, aggregate -> best_text) and the image embedding kept as an
-# array in the pairs, see README "Changelog").
-WORK_FORMAT = 4
+# array in the pairs, see README "Changelog"; 5: image labels as {"name", "p"} structs and
+# parquet under OUT/parquet/, so a resumed run never writes shards of both layouts).
+WORK_FORMAT = 5
 # Models whose bytes decide what is kept: a resume with other model files would put two
 # classifiers' decisions in one corpus.  "PACKAGE/FOLDER": found through the package
 # (importlib.resources), so a checkout and an installed wheel give the same digest.
@@ -148,6 +149,12 @@ def _finished_waves(job_dir: str) -> list[dict]:
                 with open(os.path.join(job_dir, name), "rb") as f:
                     done.append(pickle.load(f))
     return done
+
+
+def finished_counts(work: str, job: str, step: str) -> StepStats:
+    """One step's counts over a job's finished waves (zeros when none ran it)."""
+    waves = _finished_waves(os.path.join(work, job))
+    return merge_all([step], [s for w in waves for s in w["steps"] if s.name == step])[0]
 
 
 def finished_wave_dirs(work: str, job: str) -> list[str]:

@@ -36,7 +36,7 @@ from tqdm import tqdm
 from wordfreq import zipf_frequency
 
 from filters.colors import WORDS as COLOR_WORDS
-from pipeline.core.records import TEXT_SOURCES, Pair, decode_embedding
+from pipeline.core.records import TEXT_SOURCES, Pair, decode_embedding, label_pairs
 from scoring import label_space, memory
 from scoring.minilm import MiniLM
 from scoring.words import WORD_RE, lemma, lemmas, words  # noqa: F401 (part of this module's API)
@@ -168,7 +168,7 @@ class FeatureExtractor:
         c, meta = pair.candidate, pair.image.meta or {}
         f: dict[str, float] = {}
         t = self.embed(text)
-        labels = [(str(n), float(p)) for n, p in (meta.get("labels") or [])[:TOPK]]
+        labels = label_pairs(meta)[:TOPK]
         if labels:
             cos = np.array([float(np.dot(t, self.embed(n))) for n, _ in labels])
             probs = np.array([p for _, p in labels])
@@ -323,7 +323,7 @@ def image_features(pair: Pair) -> dict[str, float]:
     }
     for x in FORMATS:
         f[f"format_{x}"] = float(fmt == x)
-    probs = [float(p) for _, p in (meta.get("labels") or [])[:TOPK]]
+    probs = [p for _, p in label_pairs(meta)[:TOPK]]
     for i in range(TOPK):
         f[f"label_p{i + 1}"] = probs[i] if i < len(probs) else math.nan
     if probs:

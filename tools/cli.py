@@ -72,6 +72,15 @@ def _cmd_stats(args) -> int:
     return 0
 
 
+def _cmd_config(args) -> int:
+    from tools import config_doc  # reads the config classes' source: only for this command
+
+    if not args.defaults:
+        raise UsageError("config: give --defaults (every key with its default, as YAML)")
+    sys.stdout.write(config_doc.defaults_yaml())
+    return 0
+
+
 def _cmd_report(args) -> int:
     return report.main(args)
 
@@ -95,14 +104,14 @@ def parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser(
         "build", help="run the pipeline: WARCs (or a crawl) -> webdataset shards + stats.json",
-        description="Run the pipeline and write OUT/shards, OUT/stats.json, OUT/rejects.parquet.",
+        description="Run the pipeline and write OUT/shards (webdataset tars), OUT/parquet, OUT/stats.json, OUT/rejects.parquet.",
         epilog="Engine options go after a `--` separator and are passed on untouched: to "
                "Beam's PipelineOptions (e.g. -- --runner=FlinkRunner --flink_master=HOST:8081) "
                "or, for Spark, --master URL (e.g. -- --master spark://HOST:7077).  Examples:  "
                "lait build --config configs/demo.yaml --out out/run1 --set text.min_words=1;  "
                "lait build --input 'crawl/*.warc.gz' --out out/quick --engine local")
     b.add_argument("--config", metavar="FILE.yaml",
-                   help="the run's configuration (docs: pipeline/config.py); optional with --input")
+                   help="the run's configuration (every key: docs/config.md, or lait config --defaults); optional with --input")
     b.add_argument("--out", required=True, metavar="DIR",
                    help="output directory; a rerun into the same DIR resumes the unfinished work")
     b.add_argument("--engine", default="beam", choices=list(ENGINES), help=ENGINE_HELP)
@@ -122,6 +131,11 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("stats", help="print the filter funnel of a built corpus")
     s.add_argument("dir", help="the output directory (or its stats.json)")
     s.set_defaults(func=_cmd_stats)
+
+    c = sub.add_parser("config", help="print the configuration's keys (docs/config.md)")
+    c.add_argument("--defaults", action="store_true",
+                   help="print every key with its default and meaning, as YAML that loads back")
+    c.set_defaults(func=_cmd_config)
 
     r = sub.add_parser("report", help="write DIR/report.html: funnel, drop reasons, histograms, samples")
     r.add_argument("dir", help="the output directory of a build")

@@ -180,6 +180,19 @@ def decode_embedding(value) -> np.ndarray | None:
         return None
 
 
+def label_pairs(meta: dict | None) -> list[tuple[str, float]]:
+    """``image_meta["labels"]`` as ``[(class name, probability), ...]``.  Written as
+    ``[{"name": ..., "p": ...}, ...]`` (a list of structs Arrow and Hugging Face ``datasets``
+    infer); shards written before that hold ``[[name, p], ...]``, which is still read."""
+    out = []
+    for item in (meta or {}).get("labels") or []:
+        if isinstance(item, dict):
+            out.append((str(item.get("name")), float(item.get("p"))))
+        else:
+            out.append((str(item[0]), float(item[1])))
+    return out
+
+
 RECORD_TYPES = {cls.__name__: cls for cls in (Page, Candidate, ImageFacts, ImageItem, Pair)}
 
 

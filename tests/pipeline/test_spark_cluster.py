@@ -109,7 +109,8 @@ def web():
 
 
 def files(out: Path) -> dict:
-    return {p.name: p.read_bytes() for p in sorted((out / "shards").iterdir())}
+    return {f"{sub}/{p.name}": p.read_bytes()
+            for sub in ("shards", "parquet") for p in sorted((out / sub).iterdir())}
 
 
 def test_spark_submit_to_standalone_cluster_equals_local_mode(cluster, web, spark, tmp_path):
