@@ -8,7 +8,7 @@ only on the raw block.
 """
 from __future__ import annotations
 
-import glob
+import gzip
 import logging
 import os
 import re
@@ -18,12 +18,16 @@ from typing import Iterator
 
 from fastwarc.warc import ArchiveIterator, WarcRecordType
 
+from pipeline.core import storage
 from pipeline.core.errors import ConfigError
 from pipeline.core.records import Page
 from pipeline.core.stage import Drop, Keep, Source, keep
 
 PART_SEP = "\n"  # joins the files of one part; a newline never occurs in a real WARC path
 WARC_SUFFIXES = (".warc", ".warc.gz", ".warc.zst", ".warc.lz4")
+# Common Crawl's lists of WARC keys (warc.paths.gz): a list, never a WARC (input.paths).
+PATH_LIST_SUFFIXES = (".paths", ".paths.gz")
+_GLOB_CHARS = set("*?[")
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 # Content types that say nothing, so the body is sniffed (WHATWG "unknown type").
 UNKNOWN_TYPES = ("", "unknown/unknown", "application/unknown", "*/*")
@@ -54,17 +58,24 @@ class TooLarge(ValueError):
 
 
 def expand_patterns(patterns: list[str]) -> list[str]:
-    """Local paths, globs (``**`` allowed) or directories -> sorted, de-duplicated WARC paths.
+    """Paths, URLs, globs (``**`` allowed) or directories -> sorted, de-duplicated WARC paths.
 
     A directory stands for the WARC files directly inside it.  A pattern that matches nothing
-    is a configuration error, raised at once rather than read as an empty input.
+    (a URL that is not there, or that the credentials may not read) is a configuration error,
+    raised at once naming it rather than read as an empty input.
     """
     found: set[str] = set()
     for pat in patterns:
+        if pat.rstrip("/").endswith(PATH_LIST_SUFFIXES):
+            raise ConfigError(f"input.warc: {pat!r} is a list of WARC paths, not a WARC: give it "
+                              "as input.paths (with input.prefix where its keys live)")
+        if storage.is_url(pat):
+            found.update(_expand_url(pat))
+            continue
         if os.path.isdir(pat):
             hits = [os.path.join(pat, f) for f in os.listdir(pat) if f.endswith(WARC_SUFFIXES)]
         else:
-            hits = glob.glob(pat, recursive=True)
+            hits = storage.glob(pat)
         # Only regular files are inputs: opening a named pipe blocks the run forever, and a
         # directory named like a WARC is not a damaged record.  They are not records either,
         # so they are skipped with a warning rather than counted.
@@ -76,6 +87,57 @@ def expand_patterns(patterns: list[str]) -> list[str]:
             raise ConfigError(f"input.warc: {pat!r} matches no WARC file{why}")
         found.update(files)
     return sorted(found)
+
+
+def _expand_url(pat: str) -> list[str]:
+    """A URL or a URL glob (``s3://b/crawl/*.warc.gz``) -> the WARC URLs, checked to exist."""
+    try:
+        if _GLOB_CHARS & set(pat.split("://", 1)[1]):
+            hits = [u for u in storage.glob(pat) if u.endswith(WARC_SUFFIXES)]
+        else:
+            fs, p = storage.filesystem(pat)
+            hits = [pat] if fs.info(p).get("type", "file") == "file" else []
+    except ImportError as exc:
+        raise ConfigError(f"input.warc: {pat!r}: no fsspec backend for this scheme "
+                          f"is installed ({exc})") from None
+    except Exception as exc:  # noqa: BLE001 (each backend raises its own types)
+        why = storage.failure_kind(exc).replace("_", " ")
+        raise ConfigError(f"input.warc: {pat!r}: {why} ({type(exc).__name__}: {exc})") from None
+    if not hits:
+        raise ConfigError(f"input.warc: {pat!r} matches no WARC file")
+    return hits
+
+
+def expand_path_list(url: str, prefix: str = "", every: int = 1, first: int = 0) -> list[str]:
+    """A Common Crawl path list (``warc.paths.gz``, one key per line) -> WARC URLs or paths.
+
+    Each key is joined to ``prefix`` (default: the list's own folder); ``every`` keeps every
+    k-th key, then ``first`` the first N of those (0: all).  The order of the list is kept: it
+    decides which keys a slice takes.  A list that cannot be read fails at once, naming it."""
+    try:
+        data = storage.read_bytes(url)
+    except ImportError as exc:
+        raise ConfigError(f"input.paths: {url!r}: no fsspec backend for this scheme ({exc})") from None
+    except Exception as exc:  # noqa: BLE001 (as above)
+        why = storage.failure_kind(exc).replace("_", " ")
+        raise ConfigError(f"input.paths: {url!r}: {why} ({type(exc).__name__}: {exc})") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise ConfigError(f"input.paths: {url!r}: damaged gzip ({exc})") from None
+    if data.startswith(b"WARC/"):
+        raise ConfigError(f"input.paths: {url!r} is a WARC, not a list of WARC paths: give it as input.warc")
+    try:
+        keys = [k.strip() for k in data.decode("utf-8").splitlines()]
+    except UnicodeDecodeError:
+        raise ConfigError(f"input.paths: {url!r} is not a text list of WARC paths") from None
+    keys = [k for k in keys if k][::every]
+    keys = keys[:first] if first else keys
+    if not keys:
+        raise ConfigError(f"input.paths: {url!r} lists no WARC path")
+    base = (prefix or storage.dirname(url)).rstrip("/")
+    return [k if storage.is_url(k) else f"{base}/{k.lstrip('/')}" for k in keys]
 
 
 def _is_regular(path: str) -> bool:
@@ -231,10 +293,12 @@ class WarcReader(Source):
 
     name = "read"
 
-    def __init__(self, patterns: list[str], max_page_bytes: int = 5_000_000, part_size: int = 1):
+    def __init__(self, patterns: list[str], max_page_bytes: int = 5_000_000, part_size: int = 1,
+                 path_list: dict | None = None, timeout_s: float = storage.DEFAULT_TIMEOUT_S,
+                 retries: int = 4, backoff_s: float = 1.0):
         if isinstance(patterns, str):
             patterns = [patterns]
-        if not patterns or not all(isinstance(p, str) and p for p in patterns):
+        if not path_list and (not patterns or not all(isinstance(p, str) and p for p in patterns)):
             raise ConfigError("input.warc: give at least one WARC path or glob")
         if not isinstance(max_page_bytes, int) or max_page_bytes <= 0:
             raise ConfigError(f"input.max_page_bytes must be > 0 (got {max_page_bytes!r})")
@@ -243,14 +307,25 @@ class WarcReader(Source):
         self.patterns = list(patterns)
         self.max_page_bytes = max_page_bytes
         self.part_size = part_size
+        # {"url", "prefix", "every", "first"}: a warc.paths.gz list read when parts are listed
+        self.path_list = path_list
+        self.timeout_s, self.retries, self.backoff_s = timeout_s, retries, backoff_s
 
     @classmethod
     def from_config(cls, cfg) -> "WarcReader":
         """From a :class:`pipeline.config.InputConfig`."""
-        return cls(cfg.warc, cfg.max_page_bytes, cfg.part_size)
+        listed = ({"url": cfg.paths, "prefix": cfg.prefix, "every": cfg.paths_every,
+                   "first": cfg.paths_first} if cfg.paths else None)
+        return cls(cfg.warc, cfg.max_page_bytes, cfg.part_size, listed, cfg.timeout_s,
+                   cfg.retries, cfg.backoff_s)
 
     def parts(self) -> list[str]:
-        paths = expand_patterns(self.patterns)
+        if self.path_list:
+            pl = self.path_list
+            paths = expand_path_list(pl["url"], pl.get("prefix", ""), pl.get("every", 1),
+                                     pl.get("first", 0))
+        else:
+            paths = expand_patterns(self.patterns)
         n = self.part_size
         return [PART_SEP.join(paths[i:i + n]) for i in range(0, len(paths), n)]
 
@@ -259,29 +334,50 @@ class WarcReader(Source):
             yield from self.read_file(path)
 
     def read_file(self, path: str) -> Iterator[Keep | Drop]:
-        if not _is_regular(path):  # replaced since listing: never open a FIFO (it blocks)
+        remote = storage.is_url(path)
+        if not remote and not _is_regular(path):  # replaced since listing: never open a FIFO
             yield self.drop("unreadable")
             return
         try:
-            records = iter(ArchiveIterator(path, record_types=WarcRecordType.response,
+            # A URL is streamed through a reader that retries a failing read where it broke;
+            # a local path is opened by FastWARC itself, as before.
+            stream = (storage.RetryingReader(path, self.retries, self.backoff_s, self.timeout_s)
+                      if remote else path)
+            records = iter(ArchiveIterator(stream, record_types=WarcRecordType.response,
                                            parse_http=False))
+        except storage.ReadFailed as exc:
+            yield self._read_failed(exc)
+            return
         except OSError:
             yield self.drop("unreadable")
             return
-        while True:
-            try:
-                record = next(records)
-            except StopIteration:
-                return
-            except (OSError, ValueError):  # the stream itself broke: nothing after can be found
-                yield self.drop("bad_record")
-                return
-            if not _is_http(record):
-                continue
-            try:
-                yield self.convert(record, path)
-            except (OSError, ValueError):  # a record whose block cannot even be read
-                yield self.drop("bad_record")
+        try:
+            while True:
+                try:
+                    record = next(records)
+                except StopIteration:
+                    return
+                if not _is_http(record):
+                    continue
+                try:
+                    yield self.convert(record, path)
+                except storage.ReadFailed:
+                    raise
+                except (OSError, ValueError):  # a record whose block cannot even be read
+                    yield self.drop("bad_record")
+        except storage.ReadFailed as exc:  # retries spent: the rest of the file is unreadable
+            yield self._read_failed(exc)
+        except (OSError, ValueError):  # the stream itself broke: nothing after can be found
+            yield self.drop("bad_record")
+        finally:
+            if remote:
+                stream.close()
+
+    def _read_failed(self, exc: "storage.ReadFailed") -> Drop:
+        """``read_not_found`` / ``read_forbidden`` / ``read_io_error``, logged with the URL:
+        a run over a list of 100,000 keys must say which ones it could not read."""
+        log.warning("read: %s", exc)
+        return self.drop(exc.kind)
 
     def convert(self, record, path: str) -> Keep | Drop:
         """One HTTP response record -> ``Keep(Page)`` or a :class:`Drop`."""

@@ -2,8 +2,12 @@
 
 Shard membership comes from the sample key (a hash of the stored image), and samples are
 sorted by key inside a shard, so the bytes do not depend on the engine, the number of workers
-or the order in which records arrive.  Each file is written under a temporary name and renamed
-when complete: a killed run never leaves a half shard that looks whole.
+or the order in which records arrive.  Each file appears only once complete (a local file is
+renamed from a temporary name, an object store's upload is completed or aborted: see
+pipeline/core/storage.py), parquet first and tar last, so a shard's tar is its commit: a
+killed run never leaves a half shard that looks whole.  A write that fails (disk full, a store
+refusing the upload) removes the shard's files and fails the run (``WriteFailed``): a lost
+shard is never a counted drop, and the job, left unfinished, is redone by the next run.
 """
 from __future__ import annotations
 
@@ -17,6 +21,8 @@ import tarfile
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.core import storage
+from pipeline.core.errors import WriteFailed
 from pipeline.core.records import Pair
 from pipeline.core.stage import GroupStage, Keep
 
@@ -58,19 +64,6 @@ def _tar_add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
     tar.addfile(info, io.BytesIO(data))
 
 
-def _replace_atomically(path: str, write) -> None:
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 class ShardWriter(GroupStage):
     """Writes ``OUT/shards/NNNNN.tar`` and ``NNNNN.parquet`` for every shard that has samples."""
 
@@ -82,15 +75,14 @@ class ShardWriter(GroupStage):
 
     @property
     def shard_dir(self) -> str:
-        return os.path.join(self.out_dir, "shards")
+        return storage.join(self.out_dir, "shards")
 
     def key(self, pair: Pair) -> str:
         return f"{shard_of(pair.key, self.num_shards):05d}"
 
     def reduce(self, shard: str, pairs: list[Pair]):
         pairs = sorted(pairs, key=lambda p: p.key)
-        os.makedirs(self.shard_dir, exist_ok=True)
-        base = os.path.join(self.shard_dir, shard)
+        base = storage.join(self.shard_dir, shard)
         rows = [p.metadata() for p in pairs]
 
         def write_tar(f):
@@ -107,12 +99,21 @@ class ShardWriter(GroupStage):
             pq.write_table(pa.table(cols, schema=SCHEMA), f, compression="zstd")
 
         # Parquet first, tar last: a tar's presence means its shard is complete.
-        # A run killed while writing leaves "<shard>.<ext>.tmp-<pid>" behind; this shard's
-        # writer is the only one that writes those names, so it clears them.
-        for ext in (".parquet", ".tar"):
-            for stale in glob.glob(glob.escape(base + ext) + ".tmp-*"):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(stale)
-        _replace_atomically(base + ".parquet", write_parquet)
-        _replace_atomically(base + ".tar", write_tar)
+        # A run killed while writing leaves "<shard>.<ext>.tmp-<pid>" behind (local files);
+        # this shard's writer is the only one that writes those names, so it clears them.
+        try:
+            storage.makedirs(self.shard_dir)
+            if not storage.is_url(base):
+                for ext in (".parquet", ".tar"):
+                    for stale in glob.glob(glob.escape(base + ext) + ".tmp-*"):
+                        with contextlib.suppress(FileNotFoundError):
+                            os.unlink(stale)
+            storage.write_whole(base + ".parquet", write_parquet)
+            storage.write_whole(base + ".tar", write_tar)
+        except Exception as exc:  # noqa: BLE001 (OSError locally, each store's own types remotely)
+            for ext in (".tar", ".parquet"):  # nothing of the shard stays visible
+                with contextlib.suppress(Exception):
+                    storage.remove(base + ext)
+            raise WriteFailed(f"could not write shard {base}.tar/.parquet: "
+                              f"{type(exc).__name__}: {exc}") from exc
         return [Keep(())] * len(pairs)
