@@ -25,6 +25,8 @@ from fsspec.core import url_to_fs
 # Timeouts of every remote call (connect and each read), so a stalled server costs a bounded
 # wait and then a retry, never a hung worker.  input.timeout_s sets it for a run's workers.
 DEFAULT_TIMEOUT_S = 60.0
+# Flat key spaces: no folders, no rename, an object visible only once its upload completes.
+OBJECT_STORES = ("s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "http", "https", "hf")
 
 
 def is_url(path: str) -> bool:
@@ -82,9 +84,12 @@ def exists(path: str) -> bool:
 
 
 def makedirs(path: str) -> None:
-    """A folder (object stores have none: there it only checks the bucket is there)."""
+    """A folder.  Object stores have none, so nothing is done there (s3fs and gcsfs would
+    create a missing *bucket*: a mistyped bucket name must fail, not appear)."""
     if not is_url(path):
         os.makedirs(local(path), exist_ok=True)
+        return
+    if path.split("://", 1)[0] in OBJECT_STORES:
         return
     fs, p = filesystem(path)
     fs.makedirs(p, exist_ok=True)

@@ -95,8 +95,9 @@ def _expand_url(pat: str) -> list[str]:
         if _GLOB_CHARS & set(pat.split("://", 1)[1]):
             hits = [u for u in storage.glob(pat) if u.endswith(WARC_SUFFIXES)]
         else:
+            # Its first byte, not fs.info: fsspec's HTTP info reports a 403 as not found.
             fs, p = storage.filesystem(pat)
-            hits = [pat] if fs.info(p).get("type", "file") == "file" else []
+            hits = [pat] if fs.cat_file(p, start=0, end=1) else []
     except ImportError as exc:
         raise ConfigError(f"input.warc: {pat!r}: no fsspec backend for this scheme "
                           f"is installed ({exc})") from None
