@@ -30,6 +30,7 @@ from pipeline.core.errors import ConfigError
 from pipeline.core.stage import Keep
 from pipeline.steps.read import WarcReader, expand_path_list
 from tests.conftest import REPO
+from tests.pipeline.test_spark_cluster import cluster  # noqa: F401 (a fixture: master + worker)
 from tests.remote import apply_env, restore_env, s3_env, serve_files, start_s3
 
 CONFIG = REPO / "configs" / "demo.yaml"
@@ -300,3 +301,49 @@ def test_wrong_s3_credentials_give_a_clear_error_naming_the_url(crawl, s3, monke
         build(str(CONFIG), f"s3://{BUCKET}/denied", engine="local", overrides=remote_overrides(srv))
     events = read_events(f"s3://{BUCKET}/in/x.warc.gz", backoff_s=0.01)
     assert reasons(events) == ["read_forbidden"]
+
+
+def test_spark_standalone_cluster_http_to_s3_killed_and_resumed_equals_local_run(
+        crawl, s3, local_run, cluster, tmp_path):
+    """spark-submit to a standalone master + worker (tests/pipeline/test_spark_cluster.py's
+    cluster): executors that share no disk with the driver read the WARCs over HTTP and write
+    to S3 (the store's settings reach them as spark.executorEnv); the driver is killed once a
+    wave is committed, and the same spark-submit resumes it."""
+    from tests.pipeline.test_spark_cluster import SPARK_HOME
+
+    master_url, env, tmp = cluster
+    _, _, srv = crawl
+    endpoint, fs = s3
+    cfg = yaml.safe_load(CONFIG.read_text())
+    cfg["input"] = {"paths": f"{srv.url}/{CRAWL}/warc.paths.gz", "prefix": f"{srv.url}/"}
+    cfg["run"] = {"wave_size": 4}
+    path = tmp_path / "job.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    out = f"s3://{BUCKET}/cluster"
+    aws = s3_env(endpoint)
+    cmd = [str(SPARK_HOME / "bin" / "spark-submit"), "--master", master_url,
+           "--conf", f"spark.executorEnv.PYTHONPATH={REPO}",
+           *[a for k, v in aws.items() for a in ("--conf", f"spark.executorEnv.{k}={v}")],
+           "--conf", "spark.executor.memory=1g", "--conf", "spark.ui.enabled=false",
+           "--conf", "spark.driver.host=127.0.0.1",
+           str(REPO / "tools" / "cli.py"), "build", "--config", str(path), "--out", out,
+           "--engine", "spark"]
+    run_env = {**env, **aws, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(cmd, env=run_env, cwd=tmp_path, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 400
+    while proc.poll() is None and time.monotonic() < deadline:
+        fs.invalidate_cache()
+        if fs.glob(f"{BUCKET}/cluster/_work/*/*.done"):
+            break
+        time.sleep(0.2)
+    killed = proc.poll() is None
+    if killed:
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert killed, proc.stderr.read().decode()[-3000:]
+    again = subprocess.run(cmd, env=run_env, cwd=tmp_path, capture_output=True, text=True,
+                           timeout=500)
+    assert again.returncode == 0, again.stderr[-4000:]
+    assert list((tmp / "work").glob("app-*/*/stderr")), "no executor ran on the worker"
+    assert s3_shards(fs, out) == local_run[1]
