@@ -16,8 +16,10 @@ or stats.json.
 """
 from __future__ import annotations
 
+import glob as globmod
 import io
 import os
+import shutil
 import time
 
 from fsspec.core import url_to_fs
@@ -67,10 +69,6 @@ def join(base: str, *names: str) -> str:
     return os.path.join(base, *names)
 
 
-def basename(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[-1] if is_url(path) else os.path.basename(path)
-
-
 def dirname(path: str) -> str:
     return path.rsplit("/", 1)[0] if is_url(path) else os.path.dirname(path)
 
@@ -113,8 +111,6 @@ def listdir(path: str) -> list[str]:
 def glob(pattern: str) -> list[str]:
     """Matches of a glob, as full URLs for a URL pattern."""
     if not is_url(pattern):
-        import glob as globmod  # the stdlib module, shadowed by this function's name
-
         return globmod.glob(local(pattern), recursive=True)
     fs, p = filesystem(pattern)
     fs.invalidate_cache()
@@ -190,8 +186,6 @@ def remove(path: str) -> None:
 def rmtree(path: str) -> None:
     """Deletes a folder and everything under it, best effort (garbage of a killed run)."""
     if not is_url(path):
-        import shutil  # on use: only the local branch needs it
-
         shutil.rmtree(local(path), ignore_errors=True)
         return
     fs, p = filesystem(path)
@@ -199,14 +193,6 @@ def rmtree(path: str) -> None:
         fs.rm(p, recursive=True)
     except (FileNotFoundError, OSError):
         pass
-
-
-def isdir(path: str) -> bool:
-    if not is_url(path):
-        return os.path.isdir(local(path))
-    fs, p = filesystem(path)
-    fs.invalidate_cache(p)
-    return fs.isdir(p)
 
 
 class ReadFailed(OSError):
@@ -226,13 +212,10 @@ def failure_kind(exc: BaseException) -> str:
     if isinstance(exc, PermissionError):
         return "forbidden"
     status = getattr(exc, "status", None) or getattr(exc, "code", None)
-    if isinstance(status, int):
-        if status == 404:
-            return "not_found"
-        if status in (401, 403):
-            return "forbidden"
-        if 400 <= status < 500 and status not in (408, 429):
-            return "forbidden" if status == 407 else "not_found"
+    if status in (404, 410):
+        return "not_found"
+    if status in (401, 403, 407):
+        return "forbidden"
     return "io_error"
 
 
