@@ -14,7 +14,6 @@ import importlib
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -142,49 +141,6 @@ def test_beam_http_path_list_to_s3_equals_local_run(crawl, s3, local_run, wds_s3
     assert write_report(out) == f"{out}/report.html"
     page = fs.cat_file(f"{BUCKET}/beam/report.html").decode()
     assert page.count("data:image/jpeg;base64,") >= 1 and out in page
-
-
-def _cli(out: str, cfg: Path, engine: str, env: dict) -> list[str]:
-    return [sys.executable, "-m", "tools.cli", "build", "--config", str(cfg), "--out", out,
-            "--engine", engine]
-
-
-def test_spark_http_path_list_to_s3_killed_and_resumed_equals_local_run(crawl, s3, local_run,
-                                                                        tmp_path):
-    """`lait build --engine spark` (local[2]) as a user runs it, killed with SIGKILL as soon
-    as its first wave is committed on S3, then the same command again."""
-    _, _, srv = crawl
-    endpoint, fs = s3
-    cfg = yaml.safe_load(CONFIG.read_text())
-    cfg["input"] = {"paths": f"{srv.url}/{CRAWL}/warc.paths.gz", "prefix": f"{srv.url}/"}
-    cfg["run"] = {"wave_size": 4}  # fewer Spark jobs; the bytes do not depend on it
-    path = tmp_path / "job.yaml"
-    path.write_text(yaml.safe_dump(cfg))
-    out = f"s3://{BUCKET}/spark"
-    env = {**os.environ, **s3_env(endpoint)}
-    proc = subprocess.Popen(_cli(out, path, "spark", env), cwd=tmp_path, env=env,
-                            start_new_session=True, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 300
-    while proc.poll() is None and time.monotonic() < deadline:
-        fs.invalidate_cache()
-        if fs.glob(f"{BUCKET}/spark/_work/pages/*.done"):
-            break
-        time.sleep(0.2)
-    killed = proc.poll() is None
-    if killed:
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    assert killed, proc.stderr.read().decode()[-2000:]
-    fs.invalidate_cache()
-    assert not fs.exists(f"{BUCKET}/spark/stats.json")  # the run did not finish
-    again = subprocess.run(_cli(out, path, "spark", env), cwd=tmp_path, env=env,
-                           capture_output=True, text=True, timeout=600)
-    assert again.returncode == 0, again.stderr[-3000:]
-    assert not (tmp_path / "s3:").exists()
-    assert s3_shards(fs, out) == local_run[1]
-    doc = storage.read_bytes(f"{out}/stats.json")
-    assert b'"skipped": 1' in doc or b'"skipped": 2' in doc  # the resumed run skipped work
 
 
 # --- bad remote input ---------------------------------------------------------------------
