@@ -7,6 +7,7 @@ import time
 
 from pipeline import config as config_mod
 from pipeline import waves
+from pipeline.core import storage
 from pipeline.core.errors import ConfigError
 from pipeline.core.rejects import write_rejects
 from pipeline.core.stats import write_stats
@@ -43,7 +44,21 @@ def engine_runner(engine: str, engine_args: list[str] | None, spark=None):
 
 def check_output_dir(out_dir: str) -> None:
     """Creates ``out_dir`` and proves it writable before any work, so a path that is a file,
-    lies under a file or is read-only fails at once with its name, not as a traceback later."""
+    lies under a file or is read-only (or a bucket that is missing or not ours to write)
+    fails at once with its name, not as a traceback later."""
+    if storage.is_url(out_dir):
+        probe = storage.join(out_dir, f".write-probe-{os.getpid()}")
+        try:
+            storage.makedirs(out_dir)
+            storage.write_bytes(probe, b"")
+            storage.remove(probe)
+        except ImportError as exc:
+            raise ConfigError(f"output dir {out_dir}: no fsspec backend for this scheme "
+                              f"is installed ({exc})") from None
+        except Exception as exc:  # noqa: BLE001 (each store raises its own types)
+            raise ConfigError(f"output dir {out_dir}: not writable "
+                              f"({type(exc).__name__}: {exc})") from None
+        return
     try:
         os.makedirs(out_dir, exist_ok=True)
     except FileExistsError:
@@ -86,7 +101,7 @@ def build(config_path: str | None, out_dir: str, engine: str = "beam", engine_ar
     that had such failures are fetched again (stats.json's ``retryable`` counts them)."""
     cfg = config_mod.load(config_path, overrides)
     engine_run = engine_runner(engine, engine_args, spark)
-    out_dir = os.path.abspath(out_dir)
+    out_dir = storage.absolute(out_dir)  # a URL stays a URL (never a local "./s3:" folder)
     check_output_dir(out_dir)
     work = waves.check_work_dir(out_dir, cfg.to_dict())
     reopened = reopen_failed(work) if retry_failed else 0
@@ -103,8 +118,9 @@ def build(config_path: str | None, out_dir: str, engine: str = "beam", engine_ar
         resumed[job.name] = {"units": len(job.units), "skipped": result.units_skipped,
                              "waves_run": result.waves_run}
     timings["wall_s"] = round(time.time() - t0, 3)
-    write_rejects(os.path.join(out_dir, "rejects.parquet"), rejects, [s.name for s in steps])
-    return write_stats(os.path.join(out_dir, "stats.json"), steps, engine=engine,
+    # stats.json last: its presence says the whole run finished (docs/storage.md).
+    write_rejects(storage.join(out_dir, "rejects.parquet"), rejects, [s.name for s in steps])
+    return write_stats(storage.join(out_dir, "stats.json"), steps, engine=engine,
                        config=cfg.to_dict(), inputs=input_source(cfg).parts(),
                        timings=timings, resume=resumed, num_shards=num_shards(cfg, work),
                        retryable={RETRY_STEP: transient_drops(steps), "reopened_units": reopened})

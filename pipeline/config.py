@@ -36,11 +36,29 @@ class InputConfig:
     warc: list[str] = field(default_factory=list)  # paths or globs of WARC files
     max_page_bytes: int = 5_000_000  # larger HTML responses are dropped (read_page_too_large)
     part_size: int = 1  # WARC files per part (the unit of parallelism and of resume)
+    # A Common Crawl path list (warc.paths.gz: one key per line), local or a URL; each key is
+    # read from ``prefix`` + key (default: the list's own folder).  Instead of input.warc.
+    paths: str = ""
+    prefix: str = ""
+    paths_every: int = 1  # keep every k-th key of the list ...
+    paths_first: int = 0  # ... then the first N of those (0: all)
+    # Remote inputs (https://, s3://, gs://): each connect/read waits at most timeout_s; a read
+    # that fails mid-file is retried ``retries`` times with backoff, then read_io_error.
+    timeout_s: float = 60.0
+    retries: int = 4
+    backoff_s: float = 1.0
 
     def check(self):
         # Whether input.warc may be empty depends on crawl.seeds: Config.check decides.
         _positive("input.max_page_bytes", self.max_page_bytes)
         _positive("input.part_size", self.part_size)
+        _positive("input.paths_every", self.paths_every)
+        _not_negative("input.paths_first", self.paths_first)
+        _positive("input.timeout_s", self.timeout_s)
+        _check_retries("input.retries", self.retries)
+        _not_negative("input.backoff_s", self.backoff_s)
+        if self.prefix and not self.paths:
+            raise ConfigError("input.prefix is the folder of input.paths' keys: give input.paths too")
 
 
 @dataclass
@@ -255,11 +273,15 @@ class Config:
     run: RunConfig = field(default_factory=RunConfig)
 
     def check(self) -> "Config":
-        if not self.input.warc and not self.crawl.seeds:
+        given = [k for k, v in (("input.warc", self.input.warc), ("input.paths", self.input.paths),
+                                ("crawl.seeds", self.crawl.seeds)) if v]
+        if not given:
             raise ConfigError("input.warc: give at least one WARC path or glob "
-                              "(or crawl.seeds to crawl the web instead)")
-        if self.input.warc and self.crawl.seeds:
-            raise ConfigError("give input.warc or crawl.seeds, not both")
+                              "(or input.paths for a warc.paths.gz list, or crawl.seeds to "
+                              "crawl the web instead)")
+        if len(given) > 1:
+            raise ConfigError("give one of input.warc, input.paths and crawl.seeds, not "
+                              f"{'both' if len(given) == 2 else 'all'} ({' and '.join(given)})")
         for f in dataclasses.fields(self):
             getattr(self, f.name).check()
         return self

@@ -8,10 +8,17 @@
 3. **corpus** (not split): best text per image, over-shared texts, shards.
 
 Each wave of units runs as one engine job and ends by writing, atomically, a marker with the
-wave's units, counts and reject samples.  A restarted run skips every unit that a marker lists
+wave's units, counts and reject samples (``_work/<job>/<wave>.done``, written last, after every
+file of the wave: on an object store, which has no rename, the marker is the commit; see
+docs/storage.md).  A restarted run skips every unit that a marker lists
 (a finished part is never redone), ignores the files of unfinished waves, and redoes the corpus
 job, whose shards are replaced atomically with the same bytes: a run killed at any moment and
-started again ends byte-identical to an uninterrupted one.
+started again ends byte-identical to an uninterrupted one.  A job whose engine run fails (a
+shard or work file that could not be written) gets no marker and fails the run
+(:class:`RunFailed`); the same command run again redoes it.
+
+Every path here may be a local folder or a URL (``s3://bucket/run``): files go through
+``pipeline/core/storage.py``.
 """
 from __future__ import annotations
 
@@ -20,14 +27,14 @@ import importlib.resources
 import json
 import os
 import pickle
-import shutil
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
 from tqdm import tqdm
 
-from pipeline.core.errors import ConfigError
+from pipeline.core import storage
+from pipeline.core.errors import ConfigError, RunFailed
 from pipeline.core.executor import RunSummary
 from pipeline.core.plan import Plan, Step
 from pipeline.core.rejects import RejectSample
@@ -115,14 +122,13 @@ def models_digest(dirs=MODEL_DIRS) -> str:
 def check_work_dir(out_dir: str, config: dict) -> str:
     """Creates ``OUT/_work``; refuses to resume work made with another configuration, another
     work-file format or other model files (each named in the error)."""
-    work = os.path.join(out_dir, WORK)
-    os.makedirs(work, exist_ok=True)
-    stamp = os.path.join(work, "config.json")
+    work = storage.join(out_dir, WORK)
+    storage.makedirs(work)
+    stamp = storage.join(work, "config.json")
     now = {"fingerprint": _fingerprint(config), "work_format": WORK_FORMAT,
            "models": models_digest()}
-    if os.path.exists(stamp):
-        with open(stamp, encoding="utf-8") as f:
-            old = json.load(f)
+    if storage.exists(stamp):
+        old = json.loads(storage.read_bytes(stamp).decode("utf-8"))
         what = {"fingerprint": "another configuration",
                 "work_format": "another version of the work files (an older lait)",
                 "models": "other model files (filters/models, scoring/models)"}
@@ -131,9 +137,8 @@ def check_work_dir(out_dir: str, config: dict) -> str:
             raise ConfigError(f"{out_dir} holds a run made with {' and '.join(differ)}; use "
                               "a new --out, or delete its _work/ to start over")
     else:
-        with open(stamp + ".tmp", "w", encoding="utf-8") as f:
-            json.dump({**now, "config": config}, f, indent=2, sort_keys=True)
-        os.replace(stamp + ".tmp", stamp)
+        doc = json.dumps({**now, "config": config}, indent=2, sort_keys=True)
+        storage.write_bytes(stamp, doc.encode("utf-8"))
     return work
 
 
@@ -142,13 +147,9 @@ def _wave_id(units: list[str]) -> str:
 
 
 def _finished_waves(job_dir: str) -> list[dict]:
-    done = []
-    if os.path.isdir(job_dir):
-        for name in sorted(os.listdir(job_dir)):
-            if name.endswith(".done"):
-                with open(os.path.join(job_dir, name), "rb") as f:
-                    done.append(pickle.load(f))
-    return done
+    """The markers of a job's committed waves: only a wave with a marker counts."""
+    return [pickle.loads(storage.read_bytes(storage.join(job_dir, name)))
+            for name in storage.listdir(job_dir) if name.endswith(".done")]
 
 
 def finished_counts(work: str, job: str, step: str) -> StepStats:
@@ -158,8 +159,8 @@ def finished_counts(work: str, job: str, step: str) -> StepStats:
 
 
 def finished_wave_dirs(work: str, job: str) -> list[str]:
-    job_dir = os.path.join(work, job)
-    return [os.path.join(job_dir, w["wave"]) for w in _finished_waves(job_dir)]
+    job_dir = storage.join(work, job)
+    return [storage.join(job_dir, w["wave"]) for w in _finished_waves(job_dir)]
 
 
 def reopen_waves(work: str, job: str, redo: Callable[[list[StepStats]], bool] | None = None) -> list[str]:
@@ -178,34 +179,39 @@ def reopen_waves(work: str, job: str, redo: Callable[[list[StepStats]], bool] | 
 def run_job(job: Job, work: str, engine_run: Callable[[Plan], RunSummary]) -> JobResult:
     """Runs the job's pending units in waves; returns counts over ALL its units, finished
     earlier or now (a marker keeps each wave's counts)."""
-    job_dir = os.path.join(work, job.name)
-    os.makedirs(job_dir, exist_ok=True)
+    job_dir = storage.join(work, job.name)
+    storage.makedirs(job_dir)
     done = _finished_waves(job_dir)
     finished = {u for w in done for u in w["units"]}
     pending = [u for u in job.units if u not in finished]
     result = JobResult(units_skipped=len(job.units) - len(pending))
-    # Files of waves that never finished are garbage from a killed run.
+    # Files of waves that never finished are garbage from a killed run (so are a local
+    # marker's temporary files); no reader looks at them, but they would pile up.
     live = {w["wave"] for w in done}
-    for name in os.listdir(job_dir):
-        path = os.path.join(job_dir, name)
-        if os.path.isdir(path) and name not in live:
-            shutil.rmtree(path, ignore_errors=True)
+    for name in storage.listdir(job_dir):
+        if not name.endswith(".done") and name not in live:
+            path = storage.join(job_dir, name)
+            if name.endswith(".tmp") or ".done.tmp-" in name:
+                storage.remove(path)
+            else:
+                storage.rmtree(path)
     size = job.wave_size or max(1, len(pending))
     bar = tqdm(total=len(job.units), initial=result.units_skipped, desc=f"build: {job.name}",
                unit="unit", disable=not pending)  # a bar per job, advanced per finished wave
     for i in range(0, len(pending), size):
         units = pending[i:i + size]
         wave = _wave_id(units)
-        plan = job.plan(units, os.path.join(job_dir, wave))
-        summary = engine_run(plan)
+        plan = job.plan(units, storage.join(job_dir, wave))
+        try:
+            summary = engine_run(plan)
+        except Exception as exc:
+            bar.close()
+            raise RunFailed(f"the {job.name} job failed ({_cause(exc)}); its finished waves "
+                            f"are kept: run the same command again to resume") from exc
         marker = {"wave": wave, "units": units, "steps": summary.steps, "rejects": summary.rejects,
                   "finished_at": time.time()}
-        tmp = os.path.join(job_dir, f"{wave}.done.tmp")
-        with open(tmp, "wb") as f:
-            pickle.dump(marker, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, os.path.join(job_dir, f"{wave}.done"))
+        # The marker is written last and whole: the wave's commit.
+        storage.write_bytes(storage.join(job_dir, f"{wave}.done"), pickle.dumps(marker))
         done.append(marker)
         result.waves_run += 1
         bar.update(len(units))
@@ -218,6 +224,17 @@ def run_job(job: Job, work: str, engine_run: Callable[[Plan], RunSummary]) -> Jo
             rejects.setdefault(r.step, RejectSample(r.step)).merge(r)
     result.rejects = [rejects[n] for n in names if n in rejects]
     return result
+
+
+def _cause(exc: BaseException) -> str:
+    """The first line that names our own storage error, wherever the engine wrapped it (Spark
+    gives the worker's traceback as the text of a Java exception)."""
+    text = f"{type(exc).__name__}: {exc}"
+    for line in reversed(text.splitlines()):
+        for name in ("WriteFailed", "StorageFailed"):
+            if name + ":" in line:
+                return line[line.index(name):].strip()
+    return text.splitlines()[0][:500] if text else type(exc).__name__
 
 
 def sink(out_dir: str, buckets: int, field_path: str, normalise=None) -> Step:

@@ -16,7 +16,8 @@ import traceback
 
 from pipeline.build import ENGINES, build
 from pipeline.core import overrides as overrides_mod
-from pipeline.core.errors import ConfigError, UsageError
+from pipeline.core import storage
+from pipeline.core.errors import ConfigError, RunFailed, UsageError
 from pipeline.core.stats import format_funnel, read_stats
 from tools import demo, report
 
@@ -50,7 +51,7 @@ def _cmd_build(args) -> int:
     doc = build(args.config, args.out, engine=args.engine, engine_args=args.engine_args,
                 overrides=overrides, retry_failed=args.retry_failed)
     print(format_funnel(doc))
-    print(f"\nshards: {os.path.join(os.path.abspath(args.out), 'shards')}")
+    print(f"\nshards: {storage.join(storage.absolute(args.out), 'shards')}")
     retryable = doc.get("retryable", {}).get("fetch", 0)
     if retryable:
         print(f"lait: build: {retryable} candidates were dropped by network failures (refused "
@@ -65,8 +66,8 @@ def _cmd_build(args) -> int:
 
 
 def _cmd_stats(args) -> int:
-    path = args.dir if args.dir.endswith(".json") else os.path.join(args.dir, "stats.json")
-    if not os.path.isfile(path):
+    path = args.dir if args.dir.endswith(".json") else storage.join(args.dir, "stats.json")
+    if not storage.exists(path):
         raise UsageError(f"stats: {path}: no such file (is {args.dir} the --out of a finished build?)")
     print(format_funnel(read_stats(path)))
     return 0
@@ -207,6 +208,11 @@ def main(argv: list[str] | None = None) -> int:
         return _user_error(args, f"configuration error: {exc}")
     except UsageError as exc:
         return _user_error(args, str(exc))
+    except RunFailed as exc:  # e.g. disk full: exit 1, the run stays resumable
+        if args.verbose:
+            traceback.print_exc()
+        print(f"lait: {args.command}: {exc}", file=sys.stderr)
+        return 1
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError,
             FileExistsError) as exc:
         # A path the user gave that is missing or unusable: the exception names it.

@@ -10,7 +10,6 @@ headless-browser test, how many images loaded (``body[data-images-loaded]``).
 from __future__ import annotations
 
 import base64
-import glob
 import io
 import json
 import os
@@ -22,6 +21,7 @@ import pyarrow.parquet as pq
 import yaml
 from PIL import Image
 
+from pipeline.core import storage
 from pipeline.core.stats import read_stats
 from pipeline.steps.write import parquet_files
 from tools import report_charts as charts
@@ -58,24 +58,33 @@ window.addEventListener('load', function () {
 
 
 # ---------------------------------------------------------------- data
+def _shards(out_dir: str, ext: str) -> list[str]:
+    """The committed shards' files (a shard is committed when its tar is there: the tar is
+    written last, docs/storage.md), local or on an object store."""
+    d = storage.join(out_dir, "shards")
+    names = storage.listdir(d)
+    tars = {n[:-4] for n in names if n.endswith(".tar")}
+    return [storage.join(d, n) for n in names if n.endswith(ext) and n[:-len(ext)] in tars]
+
+
 def read_rows(out_dir: str) -> list[dict]:
     rows = []
     for f in parquet_files(out_dir):
-        rows += pq.read_table(f).to_pylist()
+        rows += pq.read_table(io.BytesIO(storage.read_bytes(f))).to_pylist()
     rows.sort(key=lambda r: r["key"])
     return rows
 
 
 def read_rejects(out_dir: str) -> list[dict]:
-    path = os.path.join(out_dir, "rejects.parquet")
-    return pq.read_table(path).to_pylist() if os.path.exists(path) else []
+    path = storage.join(out_dir, "rejects.parquet")
+    return pq.read_table(io.BytesIO(storage.read_bytes(path))).to_pylist() if storage.exists(path) else []
 
 
 def kept_images(out_dir: str, keys: set[str]) -> dict[str, bytes]:
     """``key -> jpg bytes`` for the wanted keys, read from the shards' tars."""
     found = {}
-    for f in sorted(glob.glob(os.path.join(out_dir, "shards", "*.tar"))):
-        with tarfile.open(f) as tar:
+    for f in _shards(out_dir, ".tar"):
+        with storage.open_read(f) as raw, tarfile.open(fileobj=raw, mode="r|") as tar:
             for m in tar:
                 key, ext = os.path.splitext(m.name)
                 if ext == ".jpg" and key in keys:
@@ -202,14 +211,14 @@ def timings_table(doc: dict) -> str:
 
 
 def render(out_dir: str) -> str:
-    doc = read_stats(os.path.join(out_dir, "stats.json"))
+    doc = read_stats(storage.join(out_dir, "stats.json"))
     steps = doc.get("steps", [])
     rows = read_rows(out_dir)
     rejects = read_rejects(out_dir)
     cfg = doc.get("config", {})
     threshold = (cfg.get("score") or {}).get("threshold")
     timings = doc.get("timings", {})
-    body = [f"<h1>LAIT corpus report</h1><p class=\"muted\">{esc(os.path.abspath(out_dir))} · engine "
+    body = [f"<h1>LAIT corpus report</h1><p class=\"muted\">{esc(storage.absolute(out_dir))} · engine "
             f"{esc(doc.get('engine', '?'))} · {len(doc.get('inputs', []))} input part(s)</p>",
             '<div class="cards">'
             f'<div class="card"><b id="n-samples">{len(rows)}</b>samples in the shards</div>'
@@ -295,12 +304,9 @@ def render(out_dir: str) -> str:
 
 
 def write_report(out_dir: str, path: str | None = None) -> str:
-    path = path or os.path.join(out_dir, "report.html")
+    path = path or storage.join(out_dir, "report.html")
     page = render(out_dir)
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(page)
-    os.replace(tmp, path)
+    storage.write_bytes(path, page.encode("utf-8"))  # local (atomic rename) or an object store
     return path
 
 

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from PIL import Image
 
+from pipeline.core import storage
 from pipeline.core.records import Candidate, ImageItem, Page, Pair
 
 PER_REASON = 6
@@ -121,5 +122,6 @@ def write_rejects(path: str, samples: list[RejectSample], step_order: list[str])
             for _, f in s.by_reason[reason]:
                 rows.append({"step": s.step, "reason": reason, **{k: f.get(k) for k in SCHEMA.names[2:]}})
     cols = {n: [r.get(n) for r in rows] for n in SCHEMA.names}
-    pq.write_table(pa.table(cols, schema=SCHEMA), path, compression="zstd")
+    table = pa.table(cols, schema=SCHEMA)
+    storage.write_whole(path, lambda f: pq.write_table(table, f, compression="zstd"))
     return len(rows)

@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
+from pipeline.core.errors import StorageFailed
+
 _REASON_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
@@ -97,6 +99,8 @@ class Source(Stage):
     def events(self, part: str) -> Iterator[Keep | Drop]:
         try:
             yield from self.read(part)
+        except StorageFailed:
+            raise
         except Exception as exc:  # a part that fails midway: the records already read count
             yield self.error_drop(exc)
 
@@ -110,6 +114,8 @@ class MapStage(Stage):
     def events(self, record) -> Iterator[Keep | Drop]:
         try:
             result = self.process(record)
+        except StorageFailed:
+            raise
         except Exception as exc:
             yield self.error_drop(exc)
             return
@@ -138,6 +144,8 @@ class BatchMapStage(MapStage):
     def events_batch(self, records: list) -> list[Keep | Drop]:
         try:
             results = self.process_batch(records)
+        except StorageFailed:
+            raise
         except Exception:
             # A batch that fails as a whole is redone record by record, so one bad record
             # costs only itself and is counted under its own reason.
@@ -167,6 +175,8 @@ class GroupStage(Stage):
         records = list(records)
         try:
             out = list(self.reduce(key, records))
+        except StorageFailed:  # a lost output fails the run; it is not the records' fault
+            raise
         except Exception as exc:
             return [self.error_drop(exc)] * len(records)
         if len(out) != len(records):  # a bug in the core, not bad input: fail loudly

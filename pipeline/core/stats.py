@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from pipeline.core import storage
 from pipeline.core.stage import Drop
 
 MAX_REASONS = 64  # distinct reasons per step; the rest fold into "<step>_other"
@@ -89,15 +90,13 @@ def merge_all(step_names: list[str], partials: Iterable[StepStats]) -> list[Step
 
 def write_stats(path: str, steps: list[StepStats], **extra: Any) -> dict[str, Any]:
     doc = {"steps": [s.to_dict() for s in steps], **extra}
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=2, sort_keys=False, ensure_ascii=False)
-        f.write("\n")
+    text = json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    storage.write_bytes(path, text.encode("utf-8"))  # a local path or a URL
     return doc
 
 
 def read_stats(path: str) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    return json.loads(storage.read_bytes(path).decode("utf-8"))
 
 
 def format_funnel(doc: dict[str, Any]) -> str:

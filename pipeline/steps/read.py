@@ -8,21 +8,21 @@ only on the raw block.
 """
 from __future__ import annotations
 
-import glob
 import logging
-import os
 import re
-import stat
 import zlib
 from typing import Iterator
 
+from pipeline.core import storage
 from pipeline.core.errors import ConfigError
 from pipeline.core.records import Page
 from pipeline.core.stage import Drop, Keep, Source, keep
 from pipeline.steps import warc_records
+from pipeline.steps.inputs import WARC_SUFFIXES, expand_path_list, expand_patterns, is_regular
+
+__all__ = ["WarcReader", "WARC_SUFFIXES", "expand_path_list", "expand_patterns"]
 
 PART_SEP = "\n"  # joins the files of one part; a newline never occurs in a real WARC path
-WARC_SUFFIXES = (".warc", ".warc.gz", ".warc.zst", ".warc.lz4")
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 # Content types that say nothing, so the body is sniffed (WHATWG "unknown type").
 UNKNOWN_TYPES = ("", "unknown/unknown", "application/unknown", "*/*")
@@ -50,38 +50,6 @@ class Truncated(ValueError):
 
 class TooLarge(ValueError):
     """A response whose decoded body exceeds ``max_page_bytes``."""
-
-
-def expand_patterns(patterns: list[str]) -> list[str]:
-    """Local paths, globs (``**`` allowed) or directories -> sorted, de-duplicated WARC paths.
-
-    A directory stands for the WARC files directly inside it.  A pattern that matches nothing
-    is a configuration error, raised at once rather than read as an empty input.
-    """
-    found: set[str] = set()
-    for pat in patterns:
-        if os.path.isdir(pat):
-            hits = [os.path.join(pat, f) for f in os.listdir(pat) if f.endswith(WARC_SUFFIXES)]
-        else:
-            hits = glob.glob(pat, recursive=True)
-        # Only regular files are inputs: opening a named pipe blocks the run forever, and a
-        # directory named like a WARC is not a damaged record.  They are not records either,
-        # so they are skipped with a warning rather than counted.
-        files = [p for p in hits if _is_regular(p)]
-        for p in sorted(set(hits) - set(files)):
-            log.warning("input.warc: skipped %s: not a regular file", p)
-        if not files:
-            why = "".join(f"; {p}: not a regular file" for p in sorted(hits))
-            raise ConfigError(f"input.warc: {pat!r} matches no WARC file{why}")
-        found.update(files)
-    return sorted(found)
-
-
-def _is_regular(path: str) -> bool:
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)  # follows symlinks, as open() would
-    except OSError:
-        return False
 
 
 def parse_http_head(block: bytes) -> tuple[int, dict[str, str], int]:
@@ -234,6 +202,11 @@ class WarcReader(Source):
     Content-Length says is that damaged record, never a kept page.  (A file clipped inside a
     record's WARC header leaves nothing to count: the reader cannot tell such a tail from the
     end of the file.)
+    A file at a URL is streamed through :class:`pipeline.core.storage.RetryingReader` (range
+    reads, so a damaged spot is skipped there too): one that is gone counts once as
+    ``read_not_found``, one the credentials may not read as ``read_forbidden``, a read still
+    failing after ``retries`` retries ends the file with one ``read_io_error`` (the records
+    before it stay counted).
 
     Parts: one WARC file, or ``part_size`` files joined by a newline (:data:`PART_SEP`), in
     sorted path order.
@@ -241,10 +214,12 @@ class WarcReader(Source):
 
     name = "read"
 
-    def __init__(self, patterns: list[str], max_page_bytes: int = 5_000_000, part_size: int = 1):
+    def __init__(self, patterns: list[str], max_page_bytes: int = 5_000_000, part_size: int = 1,
+                 path_list: dict | None = None, timeout_s: float = storage.DEFAULT_TIMEOUT_S,
+                 retries: int = 4, backoff_s: float = 1.0):
         if isinstance(patterns, str):
             patterns = [patterns]
-        if not patterns or not all(isinstance(p, str) and p for p in patterns):
+        if not path_list and (not patterns or not all(isinstance(p, str) and p for p in patterns)):
             raise ConfigError("input.warc: give at least one WARC path or glob")
         if not isinstance(max_page_bytes, int) or max_page_bytes <= 0:
             raise ConfigError(f"input.max_page_bytes must be > 0 (got {max_page_bytes!r})")
@@ -253,14 +228,25 @@ class WarcReader(Source):
         self.patterns = list(patterns)
         self.max_page_bytes = max_page_bytes
         self.part_size = part_size
+        # {"url", "prefix", "every", "first"}: a warc.paths.gz list read when parts are listed
+        self.path_list = path_list
+        self.timeout_s, self.retries, self.backoff_s = timeout_s, retries, backoff_s
 
     @classmethod
     def from_config(cls, cfg) -> "WarcReader":
         """From a :class:`pipeline.config.InputConfig`."""
-        return cls(cfg.warc, cfg.max_page_bytes, cfg.part_size)
+        listed = ({"url": cfg.paths, "prefix": cfg.prefix, "every": cfg.paths_every,
+                   "first": cfg.paths_first} if cfg.paths else None)
+        return cls(cfg.warc, cfg.max_page_bytes, cfg.part_size, listed, cfg.timeout_s,
+                   cfg.retries, cfg.backoff_s)
 
     def parts(self) -> list[str]:
-        paths = expand_patterns(self.patterns)
+        if self.path_list:
+            pl = self.path_list
+            paths = expand_path_list(pl["url"], pl.get("prefix", ""), pl.get("every", 1),
+                                     pl.get("first", 0))
+        else:
+            paths = expand_patterns(self.patterns)
         n = self.part_size
         return [PART_SEP.join(paths[i:i + n]) for i in range(0, len(paths), n)]
 
@@ -269,44 +255,66 @@ class WarcReader(Source):
             yield from self.read_file(path)
 
     def read_file(self, path: str) -> Iterator[Keep | Drop]:
-        if not _is_regular(path):  # replaced since listing: never open a FIFO (it blocks)
+        remote = storage.is_url(path)
+        if not remote and not is_regular(path):  # replaced since listing: never open a FIFO
             yield self.drop("unreadable")
             return
         try:
-            yield from self._read_records(path)
+            yield from self._read_records(path, self._opener(path) if remote else open)
+        except storage.ReadFailed as exc:  # opening the URL failed after its retries
+            yield self._read_failed(exc)
         except OSError:  # the file itself cannot be opened or read
             yield self.drop("unreadable")
 
-    def _read_records(self, path: str) -> Iterator[Keep | Drop]:
+    def _opener(self, path: str):
+        """Opens a URL as a seekable stream that retries a failing read where it broke."""
+        return lambda _path, _mode: storage.RetryingReader(path, self.retries, self.backoff_s,
+                                                          self.timeout_s)
+
+    def _read_records(self, path: str, opener) -> Iterator[Keep | Drop]:
         """Every response record's event; a damaged stretch counts once as ``bad_record`` and
         reading goes on after it (:mod:`pipeline.steps.warc_records`).  Each event is held
         until the next record parses: the record just before a damaged spot is checked on
         the raw bytes, since a too-short ``Content-Length`` would pass its cut page."""
         held, broken = None, False  # broken: the held record's block could not be read
-        for kind, record, offset in warc_records.walk(path):
-            if kind == warc_records.DAMAGED:
-                limit = self.max_page_bytes + 2 * MAX_HEAD
-                if (held is not None and isinstance(held, Keep) and offset is not None
-                        and not warc_records.extent_ok(path, offset, limit)):
-                    # its Content-Length lied: the damage is this record's own rest
-                    held, broken = self.drop("bad_record"), True
+        try:
+            for kind, record, offset in warc_records.walk(path, opener):
+                if kind == warc_records.DAMAGED:
+                    limit = self.max_page_bytes + 2 * MAX_HEAD
+                    if (held is not None and isinstance(held, Keep) and offset is not None
+                            and not warc_records.extent_ok(path, offset, limit, opener)):
+                        # its Content-Length lied: the damage is this record's own rest
+                        held, broken = self.drop("bad_record"), True
+                    if held is not None:
+                        yield held
+                    if not broken:  # a record that failed to read is that damage, counted
+                        yield self.drop("bad_record")
+                    held, broken = None, False
+                    continue
                 if held is not None:
                     yield held
-                if not broken:  # a record that failed to read is that damage, counted
-                    yield self.drop("bad_record")
                 held, broken = None, False
-                continue
+                if not _is_http(record):
+                    continue
+                try:
+                    held = self.convert(record, path, offset)
+                except storage.ReadFailed:
+                    raise
+                except (OSError, ValueError):  # a record whose block cannot even be read
+                    held, broken = self.drop("bad_record"), True
+        except storage.ReadFailed as exc:  # retries spent: the rest of the file is unreadable
             if held is not None:
                 yield held
-            held, broken = None, False
-            if not _is_http(record):
-                continue
-            try:
-                held = self.convert(record, path, offset)
-            except (OSError, ValueError):  # a record whose block cannot even be read
-                held, broken = self.drop("bad_record"), True
+            yield self._read_failed(exc)
+            return
         if held is not None:
             yield held
+
+    def _read_failed(self, exc: "storage.ReadFailed") -> Drop:
+        """``read_not_found`` / ``read_forbidden`` / ``read_io_error``, logged with the URL:
+        a run over a list of 100,000 keys must say which ones it could not read."""
+        log.warning("read: %s", exc)
+        return self.drop(exc.kind)
 
     def convert(self, record, path: str, offset: int | None = None) -> Keep | Drop:
         """One HTTP response record -> ``Keep(Page)`` or a :class:`Drop`."""

@@ -20,6 +20,8 @@ from typing import Callable, Iterator
 
 from fastwarc.warc import ArchiveIterator, WarcRecordType
 
+from pipeline.core.storage import ReadFailed
+
 DAMAGED = "damaged"
 RECORD = "record"
 GZIP_MAGIC = b"\x1f\x8b\x08"
@@ -76,6 +78,8 @@ def walk(path: str, opener: Callable = open) -> Iterator[tuple[str, object, int 
                     record = next(records)
                 except StopIteration:
                     return
+                except ReadFailed:  # a remote read that failed after its retries: not damage
+                    raise
                 except (OSError, ValueError):
                     break
                 got_one, reported = True, False
@@ -100,6 +104,8 @@ def extent_ok(path: str, offset: int, limit: int, opener: Callable = open) -> bo
     ``offset``, cannot be checked and counts as not ok (it sits next to damage anyway)."""
     try:
         return _extent_ok(path, offset, limit, opener)
+    except ReadFailed:
+        raise
     except OSError:
         return False
 

@@ -1,18 +1,18 @@
 """Intermediate work files between the jobs of a run (see ``pipeline/waves.py``).
 
 A job ends in a :class:`WorkSink`: a group stage keyed by bucket that writes each bucket's
-records to ``<dir>/<bucket>.pkl`` (atomically).  The next job starts from a :class:`WorkSource`
+records to ``<dir>/<bucket>.pkl`` (whole or not at all, on a local disk or an object store).  The next job starts from a :class:`WorkSource`
 whose parts are bucket numbers: it reads that bucket's files from every finished wave.  Buckets
 come from a stable hash of a record field (the image URL after extraction), so all the records
 that a later group step needs together land in the same bucket.
 """
 from __future__ import annotations
 
-import glob
 import hashlib
-import os
 import pickle
 
+from pipeline.core import storage
+from pipeline.core.errors import StorageFailed, WriteFailed
 from pipeline.core.stage import GroupStage, Keep, Source
 
 
@@ -20,11 +20,11 @@ def bucket_of(text: str, buckets: int) -> int:
     return int(hashlib.sha1(text.encode("utf-8")).hexdigest()[:8], 16) % buckets
 
 
-def _atomic_pickle(path: str, obj) -> None:
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "wb") as f:
-        pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(tmp, path)
+def _write_pickle(path: str, obj) -> None:
+    try:
+        storage.write_whole(path, lambda f: pickle.dump(obj, f, protocol=pickle.HIGHEST_PROTOCOL))
+    except Exception as exc:  # noqa: BLE001 (each store's own types): the wave must not finish
+        raise WriteFailed(f"could not write work file {path}: {type(exc).__name__}: {exc}") from exc
 
 
 class WorkSink(GroupStage):
@@ -52,8 +52,11 @@ class WorkSink(GroupStage):
         return f"{bucket_of(value, self.buckets):05d}"
 
     def reduce(self, bucket, records):
-        os.makedirs(self.out_dir, exist_ok=True)
-        _atomic_pickle(os.path.join(self.out_dir, f"{bucket}.pkl"), records)
+        try:
+            storage.makedirs(self.out_dir)
+        except Exception as exc:  # noqa: BLE001 (as above)
+            raise WriteFailed(f"could not create {self.out_dir}: {exc}") from exc
+        _write_pickle(storage.join(self.out_dir, f"{bucket}.pkl"), records)
         return [Keep(())] * len(records)
 
 
@@ -70,13 +73,20 @@ class WorkSource(Source):
     def parts(self) -> list[str]:
         present = set()
         for d in self.wave_dirs:
-            present.update(os.path.basename(p)[:-4] for p in glob.glob(os.path.join(d, "*.pkl")))
+            present.update(n[:-4] for n in storage.listdir(d) if n.endswith(".pkl"))
         return sorted(present)
 
     def read(self, bucket: str):
         for d in self.wave_dirs:
-            path = os.path.join(d, f"{bucket}.pkl")
-            if os.path.exists(path):
-                with open(path, "rb") as f:
-                    for rec in pickle.load(f):
-                        yield Keep((rec,))
+            path = storage.join(d, f"{bucket}.pkl")
+            if not storage.exists(path):
+                continue
+            try:
+                records = pickle.loads(storage.read_bytes(path))
+            except Exception as exc:  # noqa: BLE001
+                # A committed work file that cannot be read back must not become "no records"
+                # (this step is internal, so such a drop would be invisible): fail the job.
+                raise StorageFailed(f"could not read work file {path}: "
+                                    f"{type(exc).__name__}: {exc}") from exc
+            for rec in records:
+                yield Keep((rec,))

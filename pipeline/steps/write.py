@@ -2,8 +2,12 @@
 
 Shard membership comes from the sample key (a hash of the stored image), and samples are
 sorted by key inside a shard, so the bytes do not depend on the engine, the number of workers
-or the order in which records arrive.  Each file is written under a temporary name and renamed
-when complete: a killed run never leaves a half shard that looks whole.
+or the order in which records arrive.  Each file appears only once complete (a local file is
+renamed from a temporary name, an object store's upload is completed or aborted: see
+pipeline/core/storage.py), parquet first and tar last, so a shard's tar is its commit: a
+killed run never leaves a half shard that looks whole.  A write that fails (disk full, a store
+refusing the upload) removes the shard's files and fails the run (``WriteFailed``): a lost
+shard is never a counted drop, and the job, left unfinished, is redone by the next run.
 """
 from __future__ import annotations
 
@@ -17,6 +21,8 @@ import tarfile
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.core import storage
+from pipeline.core.errors import WriteFailed
 from pipeline.core.records import Pair
 from pipeline.core.stage import GroupStage, Keep
 
@@ -53,10 +59,16 @@ PARQUET_DIR = "parquet"
 
 
 def parquet_files(out_dir: str) -> list[str]:
-    """A run's parquet files, sorted: OUT/parquet/*.parquet, or OUT/shards/*.parquet for a run
-    written before they moved (README "Changelog")."""
-    for sub in (PARQUET_DIR, "shards"):
-        files = sorted(glob.glob(os.path.join(glob.escape(out_dir), sub, "*.parquet")))
+    """A run's committed parquet files, sorted, local or on an object store: the
+    ``OUT/parquet/NNNNN.parquet`` whose shard's tar is in ``OUT/shards`` (the tar is written
+    last, docs/storage.md), or ``OUT/shards/*.parquet`` for a run written before they moved
+    (README "Changelog")."""
+    shards = storage.join(out_dir, "shards")
+    names = storage.listdir(shards)
+    tars = {n[:-len(".tar")] for n in names if n.endswith(".tar")}
+    for d in (storage.join(out_dir, PARQUET_DIR), shards):
+        files = [storage.join(d, n) for n in storage.listdir(d)
+                 if n.endswith(".parquet") and n[:-len(".parquet")] in tars]
         if files:
             return files
     return []
@@ -110,19 +122,6 @@ def _tar_add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
     tar.addfile(info, io.BytesIO(data))
 
 
-def _replace_atomically(path: str, write) -> None:
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 class ShardWriter(GroupStage):
     """Writes ``OUT/shards/NNNNN.tar``, ``OUT/shards/NNNNN_stats.json`` and
     ``OUT/parquet/NNNNN.parquet`` for every shard that has samples."""
@@ -135,18 +134,16 @@ class ShardWriter(GroupStage):
 
     @property
     def shard_dir(self) -> str:
-        return os.path.join(self.out_dir, "shards")
+        return storage.join(self.out_dir, "shards")
 
     def key(self, pair: Pair) -> str:
         return f"{shard_of(pair.key, self.num_shards):05d}"
 
     def reduce(self, shard: str, pairs: list[Pair]):
         pairs = sorted(pairs, key=lambda p: p.key)
-        parquet_dir = os.path.join(self.out_dir, PARQUET_DIR)
-        for d in (self.shard_dir, parquet_dir):
-            os.makedirs(d, exist_ok=True)
-        base = os.path.join(self.shard_dir, shard)
-        parquet = os.path.join(parquet_dir, shard + ".parquet")
+        parquet_dir = storage.join(self.out_dir, PARQUET_DIR)
+        base = storage.join(self.shard_dir, shard)
+        parquet = storage.join(parquet_dir, shard + ".parquet")
         rows = [p.metadata() for p in pairs]
 
         def write_tar(f):
@@ -168,13 +165,24 @@ class ShardWriter(GroupStage):
             f.write(json.dumps(doc, indent=1, ensure_ascii=False).encode("utf-8") + b"\n")
 
         # Parquet and stats first, tar last: a tar's presence means its shard is complete.
-        # A run killed while writing leaves "<shard>.<ext>.tmp-<pid>" behind; this shard's
-        # writer is the only one that writes those names, so it clears them.
-        for path in (parquet, base + "_stats.json", base + ".tar"):
-            for stale in glob.glob(glob.escape(path) + ".tmp-*"):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(stale)
-        _replace_atomically(parquet, write_parquet)
-        _replace_atomically(base + "_stats.json", write_stats)
-        _replace_atomically(base + ".tar", write_tar)
+        # A run killed while writing leaves "<shard>.<ext>.tmp-<pid>" behind (local files);
+        # this shard's writer is the only one that writes those names, so it clears them.
+        files = ((parquet, write_parquet), (base + "_stats.json", write_stats),
+                 (base + ".tar", write_tar))
+        try:
+            for d in (self.shard_dir, parquet_dir):
+                storage.makedirs(d)
+            if not storage.is_url(base):
+                for path, _ in files:
+                    for stale in glob.glob(glob.escape(path) + ".tmp-*"):
+                        with contextlib.suppress(FileNotFoundError):
+                            os.unlink(stale)
+            for path, write in files:
+                storage.write_whole(path, write)
+        except Exception as exc:  # noqa: BLE001 (OSError locally, each store's own types remotely)
+            for path, _ in reversed(files):  # nothing of the shard stays visible
+                with contextlib.suppress(Exception):
+                    storage.remove(path)
+            raise WriteFailed(f"could not write shard {base}.tar/.parquet: "
+                              f"{type(exc).__name__}: {exc}") from exc
         return [Keep(())] * len(pairs)
