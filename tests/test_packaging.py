@@ -160,12 +160,17 @@ def test_metadata_declares_every_imported_distribution(wheel):
 def test_installed_package_is_the_wheel(worker, tmp_path):
     venv, python, _ = worker
     probe = textwrap.dedent(f"""
-        import json, sys
+        import json, os, sys
         import filters.language, pipeline, scoring
+        # the checkout itself or a folder in it; the venv's .pth names this environment's
+        # site-packages, which lies inside the checkout when make setup made .venv there
+        checkout = os.path.realpath({str(REPO)!r})
         from pipeline.waves import models_digest
         print(json.dumps({{"files": [pipeline.__file__, filters.language.__file__, scoring.__file__],
                            "fastlid": getattr(filters.language._fastlid, "__file__", None),
-                           "checkout_on_path": any(p and {str(REPO)!r} in p for p in sys.path),
+                           "checkout_on_path": [p for p in map(os.path.realpath, filter(None, sys.path))
+                                                if (p + "/").startswith(checkout + "/")
+                                                and not (p + "/").startswith(checkout + "/.venv/")],
                            "digest": models_digest()}}))
     """)
     r = _run(worker, [str(python), "-c", probe], cwd=tmp_path)
@@ -173,7 +178,7 @@ def test_installed_package_is_the_wheel(worker, tmp_path):
     got = json.loads(r.stdout)
     inside = str(venv.resolve())
     assert all(f.startswith(inside) for f in got["files"]), got["files"]
-    assert not got["checkout_on_path"]
+    assert not got["checkout_on_path"], got["checkout_on_path"]
     from filters import language
     if language._fastlid is not None:
         assert got["fastlid"] and got["fastlid"].startswith(inside)
@@ -215,7 +220,8 @@ def reference(job, tmp_path_factory) -> dict:
 
 
 def shard_files(out: Path) -> dict:
-    return {p.name: p.read_bytes() for p in sorted((out / "shards").iterdir())}
+    return {f"{d}/{p.name}": p.read_bytes() for d in ("shards", "parquet")
+            for p in sorted((out / d).iterdir())}
 
 
 def test_installed_worker_builds_outside_the_checkout(worker, job, reference):
@@ -226,7 +232,9 @@ def test_installed_worker_builds_outside_the_checkout(worker, job, reference):
              cwd=job, timeout=600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     got = shard_files(job / "out")
-    assert sorted(got) == ["00000.parquet", "00000.tar", "00001.parquet", "00001.tar"]
+    assert sorted(got) == ["parquet/00000.parquet", "parquet/00001.parquet",
+                           "shards/00000.tar", "shards/00000_stats.json",
+                           "shards/00001.tar", "shards/00001_stats.json"]
     steps = json.loads((job / "out" / "stats.json").read_text())["steps"]
     assert steps[-1]["name"] == "write" and steps[-1]["kept"] > 0
     assert got == reference
