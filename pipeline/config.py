@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from filters.dedup import DedupConfig
 from filters.labels import LabelsConfig
 from filters.language import PageLanguageConfig
 from filters.naturalness import NaturalnessConfig
@@ -204,6 +205,7 @@ class Config:
     nsfw: NsfwConfig = field(default_factory=NsfwConfig)
     labels: LabelsConfig = field(default_factory=LabelsConfig)
     score: ScorerConfig = field(default_factory=ScorerConfig)
+    dedup: DedupConfig = field(default_factory=DedupConfig)
     text_share: TextShareConfig = field(default_factory=TextShareConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
     run: RunConfig = field(default_factory=RunConfig)

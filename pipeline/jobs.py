@@ -6,6 +6,7 @@ jobs themselves (waves, resume) are run by ``pipeline/waves.py``, which sees onl
 """
 from __future__ import annotations
 
+from filters.dedup import passes as dedup_passes
 from filters.image_decode import ImageDecode
 from filters.image_size import ImageSize
 from filters.image_store import ImageStore
@@ -63,12 +64,17 @@ def image_steps(cfg) -> list[Step]:
 
 
 def corpus_steps(cfg, out_dir: str) -> list[Step]:
-    """Job 3 (whole corpus): over-shared texts, best text per image, shards.
+    """Job 3 (whole corpus): near-duplicates, over-shared texts, best text per image, shards.
+
+    Near-duplicate images are merged first (one group step per hash band, filters/dedup.py):
+    copies of one photo then count as one image for the over-shared texts, and the texts of
+    them all compete for the kept image's best text.
 
     Texts shared by more than K distinct images are counted over all pairs, before the best
     text of each image is chosen: a generic caption ("Stock photo") then cannot survive as
     the winner on a few images, and an image that had one can still keep a specific text."""
     return [
+        *(Step("group", stage) for stage in dedup_passes(cfg.dedup, cfg.image.resize_longest)),
         Step("group", SharedText(cfg.text_share.max_images_per_text)),
         Step("group", BestText()),
         Step("group", ShardWriter(out_dir, cfg.output.num_shards)),
