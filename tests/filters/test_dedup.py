@@ -68,8 +68,8 @@ def test_chain_merges_into_the_largest_and_pools_texts():
     assert len(out) == 5  # no text is lost
     for t in ("one", "two", "three"):
         assert by_text[t].image.sha256 == "b" * 64 and by_text[t].key == ("b" * 64)[:24]
-    assert by_text["one"].candidate.meta["dedup_of"] == {"sha256": "a" * 64,
-                                                         "image_url": "http://x/" + "a" * 64 + ".jpg"}
+    assert by_text["one"].candidate.meta["dedup_of"] == {
+        "sha256": "a" * 64, "image_url": "http://x/" + "a" * 64 + ".jpg", "phash": f"{a:016x}"}
     assert "dedup_of" not in by_text["two"].candidate.meta
     assert [m["sha256"] for m in by_text["two"].image.meta["near_duplicates"]] == ["a" * 64, "c" * 64]
     assert by_text["four"].image.sha256 == "d" * 64 and by_text["five"].image.sha256 == "e" * 64
