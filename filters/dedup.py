@@ -186,6 +186,9 @@ def merge_bucket(images: dict[str, ImageFacts], d: int, counter: "Work | None" =
 class DedupPass(GroupStage):
     """One band's pass of the ``dedup`` step (see the module doc); the last is the visible one."""
 
+    # Its only drops are evaluation images (a test split): counted, never sampled or shown.
+    withhold_rejects = True
+
     def __init__(self, band_index: int, max_distance: int, exclude: tuple[int, ...] = ()):
         self.band_index = band_index
         self.max_distance = max_distance

@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from filters.blocklists import SafetyConfig
 from filters.dedup import DedupConfig
 from filters.labels import LabelsConfig
 from filters.language import PageLanguageConfig
@@ -199,6 +200,7 @@ class Config:
     language: PageLanguageConfig = field(default_factory=PageLanguageConfig)
     extract: ExtractConfig = field(default_factory=ExtractConfig)
     text: TextCleanerConfig = field(default_factory=TextCleanerConfig)
+    safety: SafetyConfig = field(default_factory=SafetyConfig)
     fetch: FetchConfig = field(default_factory=FetchConfig)
     image: ImageConfig = field(default_factory=ImageConfig)
     naturalness: NaturalnessConfig = field(default_factory=NaturalnessConfig)

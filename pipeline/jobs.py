@@ -7,14 +7,17 @@ jobs themselves (waves, resume) are run by ``pipeline/waves.py``, which sees onl
 from __future__ import annotations
 
 from filters.dedup import passes as dedup_passes
+from filters.hash_blocklist import HashBlocklist
 from filters.image_decode import ImageDecode
 from filters.image_size import ImageSize
 from filters.image_store import ImageStore
 from filters.labels import ImageLabeler
 from filters.language import PageLanguage
 from filters.naturalness import NaturalnessFilter
+from filters.page_blocklist import PageBlocklist
 from filters.nsfw import NsfwFilter
 from filters.text import TextCleaner
+from filters.url_blocklist import UrlBlocklist
 from pipeline.core.plan import Step
 from pipeline.core.stage import Source
 from pipeline.steps.crawl import CrawlSource
@@ -32,10 +35,14 @@ from scoring.text_share import SharedText
 
 def page_steps(cfg) -> list[Step]:
     """Job 1 (per input part): English pages to cleaned candidate texts.  Cheap steps first:
-    a candidate with no usable text is never downloaded."""
+    a candidate with no usable text is never downloaded.  A blocklisted URL (safety lists)
+    is dropped as soon as its candidate exists, long before any fetch."""
+    urls, pages = UrlBlocklist.from_config(cfg.safety), PageBlocklist.from_config(cfg.safety)
     return [
+        *([Step("map", pages)] if pages else []),
         Step("map", PageLanguage(cfg.language)),
         Step("map", Extractor.from_config(cfg.extract)),
+        *([Step("map", urls)] if urls else []),
         Step("map", TextCleaner(cfg.text)),
     ]
 
@@ -49,8 +56,10 @@ def image_steps(cfg) -> list[Step]:
     encoded after the filters (``image_store``), only for the images that passed them."""
     f = cfg.fetch
     scoring = [Step("map", Scorer(cfg.score))] if cfg.score.enabled else []
+    hashes = HashBlocklist.from_config(cfg.safety)  # image hashes: after the fetch, before decode
     return [
         Step("group", ImageFetcher.from_config(f)),
+        *([Step("map", hashes)] if hashes else []),
         Step("map", ImageSize(cfg.image.min_width, cfg.image.min_height, cfg.image.max_pixels)),
         Step("map", ImageDecode(cfg.image.resize_longest, cfg.image.jpeg_quality, store=False)),
         Step("map", NaturalnessFilter(cfg.naturalness)),

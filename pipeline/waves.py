@@ -38,8 +38,8 @@ WORK = "_work"
 # The layout and meaning of the work files; bumped when they change, so that a resume never
 # mixes files written under two rules (3: candidates bucketed by canonical image URL; 4: steps
 # renamed (natural -> naturalness, aggregate -> best_text) and the image embedding kept as an
-# array in the pairs, see README "Changelog").
-WORK_FORMAT = 4
+# array in the pairs, see README "Changelog"; 5: images carry ``meta["compliance"]``).
+WORK_FORMAT = 5
 # Models whose bytes decide what is kept: a resume with other model files would put two
 # classifiers' decisions in one corpus.
 MODEL_DIRS = ("filters/models", "scoring/models")

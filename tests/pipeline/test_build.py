@@ -117,3 +117,11 @@ def test_no_two_kept_samples_are_near_duplicates(beam_run, sample_web):
     dedup = next(s for s in doc["steps"] if s["name"] == "dedup")
     assert dedup["units"]["image"]["dropped"]["dedup_near_duplicate"] == sum(map(len, merged.values()))
     assert not any(s["name"].startswith("dedup_band") for s in doc["steps"])
+
+
+def test_samples_record_compliance_facts(beam_run):
+    out, _ = beam_run
+    for r in samples(out):
+        facts = r["image_meta"]["compliance"]
+        assert facts["robots_txt"] == "allowed" and isinstance(facts["opt_out"], list)
+        assert "blocklists" not in facts  # no safety list was given
