@@ -109,8 +109,9 @@ class HashIndex:
             for t, sl in zip(self.tables, self.subs):
                 t[band(h, sl)].append(i)
 
-    def matches(self, h: int, work: "Work | None" = None):
-        """Indices of the indexed hashes within ``d`` of ``h``, each once, in index order."""
+    def matches(self, h: int, work: "Work | None" = None, after: int = -1):
+        """Indices (> ``after``) of the indexed hashes within ``d`` of ``h``, each once, in
+        index order."""
         c = work or Work()
         seen, found = set(), []
         for t, (shift, width) in zip(self.tables, self.subs):
@@ -118,7 +119,7 @@ class HashIndex:
             for probe in (v, *(v ^ (1 << b) for b in range(width))):
                 c.probes += 1
                 for j in t.get(probe, ()):
-                    if j not in seen:
+                    if j > after and j not in seen:
                         seen.add(j)
                         c.comparisons += 1
                         if bin(h ^ self.hashes[j]).count("1") <= self.d:
@@ -140,7 +141,7 @@ def close_pairs(hashes: list[int], d: int, counter: "Work | None" = None):
         return
     index = HashIndex(hashes, d)
     for i, h in enumerate(hashes):
-        yield from ((i, j) for j in index.matches(h, c) if j > i)
+        yield from ((i, j) for j in index.matches(h, c, after=i))
 
 
 def components(n: int, edges) -> list[int]:
