@@ -19,6 +19,10 @@ they met in one bucket.  A large bucket is searched through an in-memory multi-i
 (sub-bands probed at radius <= 1) instead of pair by pair, so the work per image stays
 bounded however many images share a band value.
 
+Decontamination: the last pass also drops every group that holds an image within the distance
+of one that ``dedup.exclude`` names (evaluation test splits, ``filters/eval_images.py``), as
+``dedup_evaluation_image``; those drops are counted, never sampled into rejects.parquet.
+
 Counts: pairs are never dropped for being near-duplicates (their texts go on); the images
 inside are counted on the ``dedup`` row: ``kept``, or ``dedup_near_duplicate``.  The kept
 image's ``image_meta["near_duplicates"]`` lists the images merged into it (``sha256``,
@@ -221,7 +225,7 @@ class DedupPass(GroupStage):
         out = [self._repoint(p, images[into[p.image.sha256]], kept_keys) for p in pairs]
         if not self.last:
             return [Keep((p,)) for p in out]
-        return self._finish(pairs, out)
+        return self._finish(out)
 
     @staticmethod
     def _repoint(p: Pair, target: ImageFacts, kept_keys: dict) -> Pair:
@@ -246,7 +250,7 @@ class DedupPass(GroupStage):
             self.setup()
         return any(h is not None and self._index.matches(h) for h in map(parse_phash, phashes))
 
-    def _finish(self, before: list[Pair], after: list[Pair]) -> list:
+    def _finish(self, after: list[Pair]) -> list:
         """The last band: drop groups holding an evaluation image, record the merges on each
         kept image, count the images."""
         merged = defaultdict(dict)
