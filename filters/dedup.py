@@ -216,9 +216,14 @@ class DedupPass(GroupStage):
         return f"{band(h, sl):x}"
 
     def reduce(self, key, pairs):
+        # One picture reached through several URLs: its pairs hold the same stored image with
+        # other facts (URL, original size).  The group's image is the first URL's facts, so
+        # that nothing depends on the order an engine delivers the pairs in.
         images = {}
         for p in pairs:
-            images.setdefault(p.image.sha256, p.image)
+            have = images.get(p.image.sha256)
+            if have is None or p.image.image_url < have.image_url:
+                images[p.image.sha256] = p.image
         into = merge_bucket(images, self.max_distance, self._work) if len(images) > 1 else {
             s: s for s in images}
         kept_keys = {p.image.sha256: p.key for p in pairs if into[p.image.sha256] == p.image.sha256}
@@ -257,13 +262,16 @@ class DedupPass(GroupStage):
         for p in after:
             of = p.candidate.meta.get("dedup_of")
             if of:
-                merged[p.image.sha256][of["sha256"]] = of
-        facts = {}
+                have = merged[p.image.sha256].get(of["sha256"])
+                if have is None or of["image_url"] < have["image_url"]:  # order-free, as above
+                    merged[p.image.sha256][of["sha256"]] = of
+        facts = {}  # (sha256, image_url) -> the facts with the merges recorded
         for p in after:
             s = p.image.sha256
-            if s in merged and s not in facts:
+            if s in merged and (s, p.image.image_url) not in facts:
                 near = [merged[s][k] for k in sorted(merged[s])]
-                facts[s] = dataclasses.replace(p.image, meta={**p.image.meta, "near_duplicates": near})
+                facts[s, p.image.image_url] = dataclasses.replace(
+                    p.image, meta={**p.image.meta, "near_duplicates": near})
         own = {p.image.sha256: p.image.meta.get("phash") for p in after}
         evaluation = {s for s, h in own.items() if self._evaluation(
             [h, *(m.get("phash") for m in merged.get(s, {}).values())])}
@@ -281,7 +289,8 @@ class DedupPass(GroupStage):
             if p.image.sha256 in evaluation:
                 events.append(Drop(self.reason("evaluation_image"), units))
                 continue
-            q = dataclasses.replace(p, image=facts[p.image.sha256]) if p.image.sha256 in facts else p
+            f = facts.get((p.image.sha256, p.image.image_url))
+            q = dataclasses.replace(p, image=f) if f is not None else p
             events.append(Keep((q,), units))
         return events
 
