@@ -49,7 +49,7 @@ from pipeline.core.records import ImageItem  # noqa: E402
 from tools.build_image_models import ensure_built  # noqa: E402
 from tools.sampleweb.images import build_images  # noqa: E402
 
-CHAIN = ("image_size", "image_decode", "natural", "nsfw", "labels", "image_store")
+CHAIN = ("image_size", "image_decode", "naturalness", "nsfw", "labels", "image_store")
 
 
 def demo_images() -> list[tuple[str, bytes, int, int]]:
@@ -66,7 +66,7 @@ def fresh(images):
                       orig_bytes=len(d)) for p, d, w, h in images]
 
 
-def chain_steps(cfg: Config, order=("natural", "nsfw"), store_at_decode=False) -> list:
+def chain_steps(cfg: Config, order=("naturalness", "nsfw"), store_at_decode=False) -> list:
     """The plan's image-filter steps for ``cfg`` (fetch and pairing left out), with the two
     model filters in ``order``; ``store_at_decode``: the stored JPEG encoded by the decode
     step for every decoded image (as before the store step existed; image_store then passes
@@ -119,14 +119,14 @@ def variants(quick: bool) -> dict:
     from filters.backbone import resolve_precision
 
     d, other = Config(), {"float": "int8", "int8": "float"}
-    plan_order = ("natural", "nsfw")
+    plan_order = ("naturalness", "nsfw")
     out = {"default": (dict(), plan_order)}
     if quick:
         return out
     bb, nsfw = other[resolve_precision(d.naturalness.backbone)], other[d.nsfw.precision]
     out.update({
         "record_by_record": (dict(batch=1), plan_order),
-        "nsfw_first": (dict(), ("nsfw", "natural")),
+        "nsfw_first": (dict(), ("nsfw", "naturalness")),
         f"{bb}_backbone": (dict(backbone=bb), plan_order),
         f"{nsfw}_nsfw": (dict(nsfw=nsfw), plan_order),
         "nsfw_jpeg_" + ("off" if d.nsfw.jpeg_reencode else "on"):

@@ -6,10 +6,14 @@ naturalness is switched off).  It never drops an image except one it cannot read
 
 Facts written to ``item.meta`` (JSON-serialisable, stored in ``<key>.json`` / parquet):
 
-* ``labels``: ``[[class name, probability], ...]``, the top-k ImageNet classes;
+* ``labels``: ``[{"name": class name, "p": probability}, ...]``, the top-k ImageNet classes
+  (a list of structs, so Arrow and Hugging Face ``datasets`` infer one type; read them with
+  ``pipeline.core.records.label_pairs``, which also reads the older ``[[name, p], ...]``);
 * ``label_entropy``: entropy (nats) of the full 1000-class distribution (low = one clear
   object; high = a scene or something ImageNet has no class for);
 * ``phash``: imagehash's 64-bit perceptual hash (hex) of the stored image (near-duplicates);
+* ``colors``: the shares of the pixels in eleven basic colours (``filters/colors.py``), which
+  the scorer compares with the colour words of a text;
 * ``embedding`` (if ``store_embedding``): the pooled 1280-d EfficientNet-lite0 embedding as a
   float16 array, for the image-text scoring features; the writer stores it as base64
   (``pipeline.core.records.encode_embedding`` / ``decode_embedding``: the one codec).
@@ -26,6 +30,7 @@ import numpy as np
 
 from filters.backbone import Backbone, as_image, pixels_of
 from filters.batched import ImageBatchStage
+from filters.colors import color_shares
 from filters.imagenet import imagenet_classes
 from pipeline.core.errors import ConfigError
 from pipeline.core.records import ImageItem
@@ -36,9 +41,13 @@ class LabelsConfig:
     """``labels:`` section (the backbone precision is the naturalness section's)."""
 
     topk: int = 5
+    """ImageNet classes kept in image_meta.labels (1..1000)"""
     store_embedding: bool = True
+    """store the 1280-d EfficientNet-lite0 embedding in image_meta (base64 float16)"""
     phash: bool = True
+    """store a 64-bit perceptual hash in image_meta (near-duplicate search)"""
     batch_size: int = 16
+    """images per backbone batch"""
 
     def check(self) -> "LabelsConfig":
         if not 1 <= self.topk <= 1000:
@@ -86,10 +95,12 @@ class ImageLabeler(ImageBatchStage):
                 item = items[i]
                 p = softmax(logits)
                 top = np.argsort(-p, kind="stable")[: self.config.topk]
-                item.meta["labels"] = [[self._names[c], round(float(p[c]), 4)] for c in top]
+                item.meta["labels"] = [{"name": self._names[c], "p": round(float(p[c]), 4)}
+                                       for c in top]
                 item.meta["label_entropy"] = round(float(-(p * np.log(p + 1e-12)).sum()), 4)
                 if self.config.phash:
                     item.meta["phash"] = phash(pixels_of(item))
+                item.meta["colors"] = color_shares(np.asarray(pixels_of(item)))
                 if self.config.store_embedding:
                     # float16 now: what the shards store, so the scorer in this job sees
                     # the same values as one reading the shards later

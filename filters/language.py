@@ -38,7 +38,7 @@ from selectolax.lexbor import LexborHTMLParser
 from pipeline.core.errors import ConfigError
 from pipeline.core.records import Page
 from pipeline.core.stage import MapStage
-from pipeline.web.charset import decode_html
+from pipeline.web.html import TooDeep, parsed
 
 try:  # fastText's predict compiled without its string handling (filters/_fastlid.pyx)
     from filters import _fastlid
@@ -193,10 +193,12 @@ class PageLanguageConfig:
         return self
 
 
-def visible_text(html: str, max_chars: int) -> tuple[str, str]:
-    """``(<html lang> value, visible text)``: lexbor parse, scripts/styles stripped, whitespace
-    collapsed, cut at ``max_chars``."""
-    tree = LexborHTMLParser(html)
+def visible_text(html, max_chars: int) -> tuple[str, str]:
+    """``(<html lang> value, visible text)``: lexbor parse (``html`` may be a parsed tree,
+    which is left as it is), scripts/styles stripped, whitespace collapsed, cut at
+    ``max_chars``."""
+    # Stripping edits the tree: a shared one is cloned first (linear, unlike the parse).
+    tree = LexborHTMLParser(html) if isinstance(html, str) else html.clone()
     root = tree.css_first("html")
     html_lang = ""
     if root is not None:
@@ -214,7 +216,9 @@ class PageLanguage(MapStage):
     Writes ``page.meta["lang"]``, ``["lang_conf"]`` (fastText's probability for its label),
     ``["html_lang"]`` (primary subtag of ``<html lang>``, ``""`` if absent) and
     ``["lang_by"]`` (``fasttext`` or ``vote``).  Drops ``language_unknown`` (no visible text),
-    ``language_uncertain`` (no two votes agree) and ``language_not_target``.
+    ``language_uncertain`` (no two votes agree), ``language_not_target`` and
+    ``language_html_too_deep`` (nested deeper than :data:`pipeline.web.html.MAX_DEPTH`: not
+    parsed, see there).  The tree it parses stays on the page for the extract step.
     """
 
     name = "language"
@@ -250,10 +254,12 @@ class PageLanguage(MapStage):
         return "", ft_conf, "none"
 
     def process(self, page: Page):
-        # The same decoding as the extract step (BOM, valid UTF-8, HTTP, <meta>, sniffing).
-        ctype = page.headers.get("content-type") or page.content_type
-        html, _, _ = decode_html(page.body or b"", ctype)
-        html_lang_raw, text = visible_text(html, self.config.max_chars)
+        # Decoded and parsed once for this step and the extract step after it.
+        try:
+            tree = parsed(page).tree()
+        except TooDeep:  # parsing it would cost super-linear time (pipeline/web/html.py)
+            return self.drop("html_too_deep")
+        html_lang_raw, text = visible_text(tree, self.config.max_chars)
         html_lang = primary_subtag(html_lang_raw)
         page.meta["html_lang"] = html_lang
         if not text:

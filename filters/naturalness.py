@@ -1,8 +1,11 @@
 """Naturalness filter: is this a natural photograph (ImageBERT's LAIT step 2)?
 
 A small head (logistic regression, ``filters/models/naturalness_head.onnx``, trained by
-``tools/train_naturalness.py``) on the EfficientNet-lite0 embedding.  The backbone pass is
-cached on the item, so the labeler that runs later reuses it instead of running it again.
+``tools/train_naturalness.py``) on the EfficientNet-lite0 embedding and 19 cheap statistics of
+the same 224-px view (grain, flat areas, edges, saturation, colour count:
+``filters/image_stats.py``; they tell a photo from a painting or a render of the same
+subject).  The backbone pass is cached on the item, so the labeler that runs later reuses it
+instead of running it again.
 
 Before the backbone (~10 ms an image), a pre-check costing ~0.05 ms drops clear flat graphics
 (logos, icons, clip art, charts, UI) as ``naturalness_flat_graphic``: on a 64x64 nearest-neighbour
@@ -23,8 +26,9 @@ import numpy as np
 from PIL import Image
 
 from filters.backbone import (HEAD_FILE, Backbone, as_image, decode_pixels, make_session,
-                              pixels_of, square_view)
+                              pixels_of, square_view, view_of)
 from filters.batched import ImageBatchStage
+from filters.image_stats import stats_batch
 from pipeline.core.errors import ConfigError
 from pipeline.core.records import ImageItem
 
@@ -38,11 +42,14 @@ class NaturalnessConfig:
     backbone settings are shared with the labeler (one pass serves both)."""
 
     threshold: float = 0.5
+    """images whose natural probability is below this are dropped"""
     # "int8" (about twice as fast on one core: bench/images.py), "float", or "auto": the one
     # the shipped head was trained on (filters/models/naturalness_head.json; "int8" if unsaid).
     backbone: str = "auto"
     threads: int = 1
+    """onnxruntime intra-op threads per worker"""
     batch_size: int = 16
+    """images per backbone batch"""
     # The flat-graphic pre-check: dropped before the backbone if the ``flat_colors`` most
     # common exact colours of a 64x64 sample cover >= ``flat_share`` of it AND the next
     # ``flat_colors`` - 1 cover >= ``flat_rest_share`` of the pixels outside the most common
@@ -50,8 +57,11 @@ class NaturalnessConfig:
     # near (shares <= 0.60), nor a small photo cut-out on white; about half their graphics do.
     flat_check: bool = True
     flat_colors: int = 8
+    """flat-graphic pre-check: the number of most common exact colours counted"""
     flat_share: float = 0.8
+    """flat-graphic pre-check: share of the sample those colours must cover"""
     flat_rest_share: float = 0.5
+    """flat-graphic pre-check: share of the rest the next colours must cover"""
 
     def check(self) -> "NaturalnessConfig":
         if not 0.0 <= self.threshold < 1.0:
@@ -106,21 +116,31 @@ def is_flat_graphic(pixels, config: NaturalnessConfig) -> bool:
 
 
 class NaturalnessHead:
-    """The ONNX head: embeddings [B,1280] -> natural probabilities [B]."""
+    """The ONNX head: embeddings [B,1280] (and, for a head that reads them, the views' pixel
+    statistics [B,19] of ``filters/image_stats.py``) -> natural probabilities [B]."""
 
     def __init__(self, path: str = HEAD_FILE, threads: int = 1):
         self.path = path
         self.threads = threads
         self._session = None
+        self.uses_stats = False
 
     def load(self) -> "NaturalnessHead":
         if self._session is None:
             self._session = make_session(self.path, self.threads)
+            self.uses_stats = "stats" in {i.name for i in self._session.get_inputs()}
         return self
 
-    def __call__(self, embeddings: np.ndarray) -> np.ndarray:
+    def __call__(self, embeddings: np.ndarray, views=None) -> np.ndarray:
+        """Probabilities for ``embeddings``; ``views`` (the same images' 224-px views) give
+        the pixel statistics when the head reads them."""
         self.load()
-        (p,) = self._session.run(["natural"], {"embedding": np.asarray(embeddings, np.float32)})
+        feeds = {"embedding": np.asarray(embeddings, np.float32)}
+        if self.uses_stats:
+            if views is None:
+                raise ValueError(f"{self.path} reads pixel statistics: pass the views")
+            feeds["stats"] = stats_batch(views)
+        (p,) = self._session.run(["natural"], feeds)
         return p
 
     def __getstate__(self):
@@ -143,8 +163,9 @@ class Naturalness:
         return np.array([is_flat_graphic(px, self.config) for px in pixels], bool)
 
     def score_pixels(self, pixels: list[np.ndarray]) -> np.ndarray:
-        emb, _ = self.backbone.run([square_view(px) for px in pixels])
-        return np.where(self.flat(pixels), np.float32(0.0), self.head(emb))
+        views = [square_view(px) for px in pixels]
+        emb, _ = self.backbone.run(views)
+        return np.where(self.flat(pixels), np.float32(0.0), self.head(emb, views))
 
     def score_files(self, paths: list[str]) -> np.ndarray:
         pixels = []
@@ -191,7 +212,7 @@ class NaturalnessFilter(ImageBatchStage):
                 results[rest[j]] = r
         if ok:
             outs = self._backbone.outputs([items[i] for i in ok])
-            probs = self._head(np.stack([emb for emb, _ in outs]))
+            probs = self._head(np.stack([emb for emb, _ in outs]), [view_of(items[i]) for i in ok])
             for i, p in zip(ok, probs):
                 items[i].natural = round(float(p), 4)
                 results[i] = ([items[i]] if items[i].natural >= self.config.threshold

@@ -40,6 +40,7 @@ class NsfwConfig:
     jpeg_reencode: bool = False
     threads: int = 1  # onnxruntime intra-op threads per worker
     batch_size: int = 16
+    """images per model batch"""
 
     def check(self) -> "NsfwConfig":
         if not 0.0 < self.threshold <= 1.0:

@@ -53,10 +53,18 @@ class TextCleanerConfig:
     of ``pipeline.config.TextConfig``, with the same defaults)."""
 
     min_words: int = 3
+    """shorter texts are dropped (text_too_short), unless a picture's own text (below)"""
+    min_words_own: int = 2
+    """a picture's own text (alt, title, figcaption) outside the page's furniture is kept from
+    this many words ("Tom Brady", "Philly Cheesesteak": docs/captions.md says why); above
+    min_words it changes nothing"""
     max_words: int = 50  # LAIT captions average 13 words
     min_chars: int = 5
+    """shorter texts are dropped (text_too_short)"""
     max_chars: int = 400
+    """longer texts keep their leading whole sentences (lead), else are dropped"""
     targets: list[str] = field(default_factory=lambda: ["en"])
+    """languages (primary subtags) a text may be in"""
     lang_min_conf: float = 0.5  # fastText probability from which a non-target text is dropped
     lang_max_chars: int = 120  # fastText reads at most this many chars of a text
     second_opinion: bool = False  # langdetect decides texts fastText is unsure about (slow)
@@ -69,8 +77,8 @@ class TextCleanerConfig:
     cache_size: int = 32768  # results kept by (text, page language); 0 = no cache
 
     def check(self) -> "TextCleanerConfig":
-        for name in ("min_words", "max_words", "min_chars", "max_chars", "max_input_chars",
-                     "lang_max_chars", "batch_size"):
+        for name in ("min_words", "min_words_own", "max_words", "min_chars", "max_chars",
+                     "max_input_chars", "lang_max_chars", "batch_size"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"text.{name} must be > 0 (got {getattr(self, name)!r})")
         if self.cache_size < 0:
@@ -93,6 +101,12 @@ class TextCleanerConfig:
         if self.model_path and not os.path.isfile(self.model_path):  # else it fails on a worker
             raise ConfigError(f"text.model_path: {self.model_path!r} is not a file")
         return self
+
+
+# The regions (pipeline/steps/regions.py; "content" outside them) where a picture's own text may
+# be as short as ``min_words_own``: two-word alts in the header, footer, navigation or an author
+# box are brand, station and author names ("Purina Beyond", "Rooster 101.9", "Daniel Bader").
+OWN_REGIONS = frozenset(("content", "aside", "related"))
 
 
 class _Ctx:
@@ -189,6 +203,7 @@ class TextCleaner(BatchMapStage):
         # fastText runs at the lang rule: the batched path stops there, asks fastText about
         # every waiting text at once, then goes on.
         self._lang_at = names.index("lang") if "lang" in names else len(names)
+        self._length_at = names.index("length") if "length" in names else len(names)
         self._reasons: dict[str, str] = {}
         self._drops: dict[str, Drop] = {}
         self._cache: OrderedDict = OrderedDict()
@@ -234,8 +249,11 @@ class TextCleaner(BatchMapStage):
 
     # one text ------------------------------------------------------------------------------
 
-    def clean(self, text: str, page_lang: str = "") -> tuple[str | None, str, dict, int]:
-        """``(cleaned text or None, drop reason or "", meta, index of the deciding rule)``."""
+    def clean(self, text: str, page_lang: str = "",
+              own: bool = False) -> tuple[str | None, str, dict, int]:
+        """``(cleaned text or None, drop reason or "", meta, index of the deciding rule)``.
+
+        ``own``: the text is a picture's own (see :meth:`own_text`), which may be shorter."""
         if self._zipf is None:
             self.setup()
         key = (text, page_lang)
@@ -243,7 +261,22 @@ class TextCleaner(BatchMapStage):
         if result is None:
             result = self._begin(text, page_lang, len(self.rules))
             self._store(key, result)
-        return _fresh(result)
+        return _fresh(self._short(result) if not own else result)
+
+    @staticmethod
+    def own_text(cand: Candidate) -> bool:
+        """Whether a candidate's text is its picture's own (alt, title or figcaption) outside
+        the page's furniture: such a text is kept from ``min_words_own`` words."""
+        return cand.text_source != "surrounding" and \
+            cand.meta.get("region", "content") in OWN_REGIONS
+
+    def _short(self, result: tuple) -> tuple:
+        """A kept result shorter than ``min_words`` (the length rule let it by for a picture's
+        own text) as a ``text_too_short`` drop, for every other text."""
+        min_words = self.config.min_words
+        if result[0] is None or result[2].get("n_words", min_words) >= min_words:
+            return result
+        return None, self._reason("too_short"), result[2], self._length_at
 
     def _reason(self, what: str) -> str:
         r = self._reasons.get(what)
@@ -393,16 +426,24 @@ class TextCleaner(BatchMapStage):
         if not pieces:
             return self.drop("empty")
         page_lang = cand.page_lang or ""
+        min_words = self.config.min_words
         if len(pieces) == 1:  # most candidates: one text, and most of those are dropped
             result = results[(pieces[0][1], page_lang)]
             if result[0] is None:
                 return self._drop(result[1])
+            # Shorter than min_words: kept only as a picture's own text (own_text).
+            if result[2].get("n_words", min_words) < min_words and not self.own_text(cand):
+                return self._drop(self._reason("too_short"))
         outputs, best = [], (-2, "")
         # A sentence on each side of the image: each is counted (unit "sentence"), so a side
         # dropped beside a kept one shows in the funnel under its own reason.
         units = Counter() if len(pieces) > 1 else None
         for side, sentence in pieces:
-            text, reason, meta, at = results[(sentence, page_lang)]
+            result = results[(sentence, page_lang)]
+            if result[0] is not None and result[2].get("n_words", min_words) < min_words \
+                    and not self.own_text(cand):
+                result = self._short(result)
+            text, reason, meta, at = result
             if units is not None:
                 units[reason or "kept"] += 1
             if text is None:

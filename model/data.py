@@ -321,10 +321,24 @@ class PretrainStream(IterableDataset):
                 yield collate([next(pairs) for _ in range(self.B)])
 
 
+def loader_workers(requested: int, world: int = 1, cores: int | None = None) -> int:
+    """``data.num_workers``, capped at the cores this process may use per rank minus one (the
+    training loop's own), with a warning: 8 workers on a 2-core machine only fight the model
+    for the CPU.  The cap changes which worker reads which shard, hence the sample order."""
+    if cores is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    cap = max(0, cores // max(1, world) - 1)
+    if requested > cap:
+        log.warning("data.num_workers=%d but %d core(s) per process: using %d DataLoader worker(s) "
+                    "(set data.num_workers to choose)", requested, cores // max(1, world), cap)
+        return cap
+    return requested
+
+
 def make_loader(cfg: Config, shards: str, batch_size: int, tok: Tokenizer, rank: int = 0,
                 world: int = 1, seed: int = 0, pin: bool = False, collator=PretrainCollator) -> DataLoader:
     text_only = cfg.pretrain.text_only_shards if collator is PretrainCollator else None
     ds = PretrainStream(cfg, shards, batch_size, tok, rank, world, seed, text_only, collator)
-    nw = cfg.data.num_workers
+    nw = loader_workers(cfg.data.num_workers, world)
     return DataLoader(ds, batch_size=None, num_workers=nw, pin_memory=pin,
                       persistent_workers=nw > 0, prefetch_factor=4 if nw > 0 else None)

@@ -34,6 +34,7 @@ from PIL import Image
 from tqdm import tqdm
 
 from filters.efficientnet import EfficientNetLite0
+from pipeline.steps.write import PARQUET_DIR, parquet_files
 
 log = logging.getLogger(__name__)
 
@@ -185,15 +186,19 @@ def extract_shard(src: str, dst: str, extractor, batch_size: int = 32, dtype=np.
 
 def run_features(src_dir: str, dst_dir: str, extractor, batch_size: int = 32, dtype=np.float16,
                  progress: bool = True) -> dict:
-    """Copy IN/shards/*.tar (or IN/*.tar) to OUT/shards/ with regions; parquet files are copied."""
+    """Copy IN/shards/*.tar (or IN/*.tar) to OUT/shards/ with regions; parquet files
+    (IN/parquet/*.parquet, or beside the tars) are copied to OUT/parquet/."""
     src_shards = src_dir if glob.glob(os.path.join(src_dir, "*.tar")) else os.path.join(src_dir, "shards")
     shards = sorted(glob.glob(os.path.join(src_shards, "*.tar")))
     if not shards:
         raise FileNotFoundError(f"no .tar shards in {src_dir} or {src_dir}/shards")
     out_shards = os.path.join(dst_dir, "shards")
     os.makedirs(out_shards, exist_ok=True)
-    for f in glob.glob(os.path.join(src_shards, "*.parquet")):
-        shutil.copy2(f, out_shards)
+    parquets = glob.glob(os.path.join(src_shards, "*.parquet")) or parquet_files(src_dir)
+    if parquets:
+        os.makedirs(os.path.join(dst_dir, PARQUET_DIR), exist_ok=True)
+    for f in parquets:
+        shutil.copy2(f, os.path.join(dst_dir, PARQUET_DIR))
     todo = [s for s in shards if not os.path.exists(os.path.join(out_shards, os.path.basename(s)))]
     total = {"shards": len(shards), "skipped_done": len(shards) - len(todo), "samples": 0,
              "with_regions": 0, "bad_image": 0}

@@ -11,7 +11,8 @@ from pipeline.core.errors import ConfigError
 from pipeline.core.rejects import write_rejects
 from pipeline.core.stats import write_stats
 from pipeline.engines.local import run_local
-from pipeline.jobs import build_jobs, input_source
+from pipeline.jobs import build_jobs, input_source, num_shards
+from pipeline.web.http import is_transient
 
 ENGINES = ("beam", "spark", "local")
 
@@ -58,14 +59,37 @@ def check_output_dir(out_dir: str) -> None:
         raise ConfigError(f"output dir {out_dir}: not writable ({exc.strerror})") from None
 
 
+RETRY_STEP = "fetch"  # the step whose network failures --retry-failed tries again
+
+
+def transient_drops(steps) -> int:
+    """How many records the fetch step dropped for a network cause (see ``is_transient``)."""
+    prefix = RETRY_STEP + "_"
+    return sum(n for s in steps if s.name == RETRY_STEP for r, n in s.dropped.items()
+               if r.startswith(prefix) and is_transient(r[len(prefix):]))
+
+
+def reopen_failed(work: str) -> int:
+    """``--retry-failed``: the image buckets whose waves dropped candidates for a network
+    cause are no longer done, so this run fetches them again; the corpus job is redone after
+    them.  The corpus marker goes first: a run killed in between then still redoes it."""
+    waves.reopen_waves(work, "corpus")
+    return len(waves.reopen_waves(work, "images", lambda steps: transient_drops(steps) > 0))
+
+
 def build(config_path: str | None, out_dir: str, engine: str = "beam", engine_args: list[str] | None = None,
-          overrides: dict | None = None, spark=None) -> dict:
-    """Builds (or resumes building) the corpus into ``out_dir``; returns the stats document."""
+          overrides: dict | None = None, spark=None, retry_failed: bool = False) -> dict:
+    """Builds (or resumes building) the corpus into ``out_dir``; returns the stats document.
+
+    A wave that finished is never redone, even when some of its fetches failed for a network
+    cause (a refused connection, a timeout, a 5xx); with ``retry_failed`` the image buckets
+    that had such failures are fetched again (stats.json's ``retryable`` counts them)."""
     cfg = config_mod.load(config_path, overrides)
     engine_run = engine_runner(engine, engine_args, spark)
     out_dir = os.path.abspath(out_dir)
     check_output_dir(out_dir)
     work = waves.check_work_dir(out_dir, cfg.to_dict())
+    reopened = reopen_failed(work) if retry_failed else 0
     t0 = time.time()
     steps, rejects, timings, resumed = [], [], {}, {}
     for make_job in build_jobs(cfg, out_dir, work):
@@ -82,4 +106,5 @@ def build(config_path: str | None, out_dir: str, engine: str = "beam", engine_ar
     write_rejects(os.path.join(out_dir, "rejects.parquet"), rejects, [s.name for s in steps])
     return write_stats(os.path.join(out_dir, "stats.json"), steps, engine=engine,
                        config=cfg.to_dict(), inputs=input_source(cfg).parts(),
-                       timings=timings, resume=resumed)
+                       timings=timings, resume=resumed, num_shards=num_shards(cfg, work),
+                       retryable={RETRY_STEP: transient_drops(steps), "reopened_units": reopened})

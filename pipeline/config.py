@@ -33,6 +33,8 @@ __all__ = ["Config", "ConfigError", "load", "from_dict"]
 
 @dataclass
 class InputConfig:
+    """WARC files to read (pipeline/steps/read.py); or give crawl.seeds instead."""
+
     warc: list[str] = field(default_factory=list)  # paths or globs of WARC files
     max_page_bytes: int = 5_000_000  # larger HTML responses are dropped (read_page_too_large)
     part_size: int = 1  # WARC files per part (the unit of parallelism and of resume)
@@ -45,6 +47,8 @@ class InputConfig:
 
 @dataclass
 class ExtractConfig:
+    """Images and their candidate texts from each page (pipeline/steps/extract.py)."""
+
     surrounding_chars: int = 300  # text kept before and after an image, each side
     max_text_chars: int = 1000  # longer alt/title/caption texts are cut here
     # Page regions and image roles (pipeline/steps/regions.py): furniture gives no candidates.
@@ -62,11 +66,16 @@ class ExtractConfig:
 
 @dataclass
 class FetchConfig:
+    """Image downloads (pipeline/steps/fetch.py): each image URL once per run, politely."""
+
     timeout_s: float = 10.0  # connect and read timeout of each request
     max_time_s: float = 30.0  # wall clock of one attempt, body included (slow drips)
     max_bytes: int = 20_000_000
+    """larger image responses are dropped"""
     max_redirects: int = 5
+    """redirects followed per image (the SSRF guard checks every hop)"""
     user_agent: str = USER_AGENT
+    """User-Agent sent with every image request and matched against robots.txt"""
     concurrency: int = 16  # threads per worker fetching images
     retries: int = 1  # extra attempts after 429 / 5xx / timeouts / connection errors
     backoff_s: float = 0.5  # first retry's wait; doubles each attempt
@@ -102,21 +111,33 @@ class CrawlConfig:
     max_depth: int = 2  # links followed from a seed
     max_pages: int = 1000  # pages fetched per part
     user_agent: str = USER_AGENT
+    """User-Agent sent with every request and matched against robots.txt groups"""
     robots: bool = True  # obey robots.txt (fetched once per host)
     rate_per_host: float = 1.0  # requests/s per host; a larger robots Crawl-delay wins
     per_host_concurrency: int = 2
+    """requests in flight per host"""
     concurrency: int = 8  # threads per part
     timeout_s: float = 10.0
+    """connect and read timeout of each request"""
     max_time_s: float = 30.0
+    """wall clock of one attempt, body included (slow drips)"""
     max_bytes: int = 5_000_000
+    """larger pages are cut off and dropped"""
     max_redirects: int = 5
+    """redirects followed per request (the SSRF guard checks every hop)"""
     retries: int = 2
+    """extra attempts after 429 / 5xx / timeouts / connection errors"""
     backoff_s: float = 1.0
+    """first retry's wait; doubles each attempt"""
     max_retry_after_s: float = 60.0
+    """a longer Retry-After gives up instead of waiting"""
     content_types: list[str] = field(default_factory=lambda: ["text/html", "application/xhtml+xml"])
+    """media types of the responses that are parsed as pages"""
     opt_out: list[str] = field(default_factory=lambda: list(OPT_OUT_TOKENS))  # header and meta
     allow_private: bool = False
+    """reach ANY address, private included (never for real crawls)"""
     allow_networks: list[str] = field(default_factory=list)
+    """networks reachable despite the SSRF guard, e.g. [127.0.0.1/32] for tests"""
 
     def check(self):
         if not self.seeds:
@@ -145,11 +166,15 @@ class CrawlConfig:
 
 @dataclass
 class ImageConfig:
+    """Size check, decoding, resizing and the stored JPEG (filters/image_*.py)."""
+
     min_width: int = 300  # ImageBERT: both sides >= 300 px
     min_height: int = 300
+    """ImageBERT: both sides >= 300 px"""
     max_pixels: int = 100_000_000  # larger claims are decompression bombs
     resize_longest: int = 512  # stored image's longest side (0 keeps the original size)
     jpeg_quality: int = 90
+    """quality of the stored JPEG (1..100)"""
 
     def check(self):
         _positive("image.min_width", self.min_width)
@@ -172,19 +197,40 @@ class TextShareConfig:
         _positive("text_share.max_images_per_text", self.max_images_per_text)
 
 
+# Samples per shard aimed at when output.num_shards is not set: 10,000 stored 512-px JPEGs make
+# tars of roughly 0.3-0.5 GB, in the range webdataset recommends for streaming.
+SAMPLES_PER_SHARD = 10_000
+
+
+def auto_num_shards(stored_images: int) -> int:
+    """``output.num_shards`` when it is not set: one shard per SAMPLES_PER_SHARD images stored by
+    the images job (each keeps at most one text, so that bounds the corpus), at least one.
+    A count, not a timing: the same input gives the same number, hence the same bytes, on every
+    engine."""
+    return max(1, math.ceil(stored_images / SAMPLES_PER_SHARD))
+
+
 @dataclass
 class OutputConfig:
-    num_shards: int = 4  # samples are spread over this many shards by a hash of their key
+    """The shards (pipeline/steps/write.py): OUT/shards/*.tar, OUT/parquet/*.parquet."""
+
+    num_shards: int | None = None
+    """samples are spread over this many shards by a hash of their key; null (the default):
+    ceil(images stored / 10,000), at least 1, counted after the images job"""
     image_format: str = "jpg"
+    """stored image format (only jpg)"""
 
     def check(self):
-        _positive("output.num_shards", self.num_shards)
+        if self.num_shards is not None:
+            _positive("output.num_shards", self.num_shards)
         if self.image_format != "jpg":
             raise ConfigError("output.image_format: only 'jpg' is supported")
 
 
 @dataclass
 class RunConfig:
+    """Parallelism and resume (pipeline/waves.py)."""
+
     buckets: int = 16  # image-URL / image-content buckets between jobs
     wave_size: int = 8  # units per engine job; a finished wave is never redone
 

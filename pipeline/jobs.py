@@ -18,6 +18,7 @@ from filters.page_blocklist import PageBlocklist
 from filters.nsfw import NsfwFilter
 from filters.text import TextCleaner
 from filters.url_blocklist import UrlBlocklist
+from pipeline.config import auto_num_shards
 from pipeline.core.plan import Step
 from pipeline.core.stage import Source
 from pipeline.steps.crawl import CrawlSource
@@ -25,7 +26,7 @@ from pipeline.steps.extract import Extractor
 from pipeline.steps.fetch import ImageFetcher
 from pipeline.steps.read import WarcReader
 from pipeline.steps.write import ShardWriter
-from pipeline.waves import Job, finished_wave_dirs, sink, source
+from pipeline.waves import Job, finished_counts, finished_wave_dirs, sink, source
 from pipeline.web.http import canonical_url
 from scoring.best_text import BestText
 from scoring.pairs import ImagePairs
@@ -72,7 +73,16 @@ def image_steps(cfg) -> list[Step]:
     ]
 
 
-def corpus_steps(cfg, out_dir: str) -> list[Step]:
+def num_shards(cfg, work: str) -> int:
+    """``output.num_shards``, or when unset the number chosen from the images the images job
+    stored (``pipeline.config.auto_num_shards``): known before the corpus job starts, and the
+    same on every engine and every resume."""
+    if cfg.output.num_shards:
+        return cfg.output.num_shards
+    return auto_num_shards(finished_counts(work, "images", ImageStore.name).kept)
+
+
+def corpus_steps(cfg, out_dir: str, shards: int) -> list[Step]:
     """Job 3 (whole corpus): near-duplicates, over-shared texts, best text per image, shards.
 
     Near-duplicate images are merged first (one group step per hash band, filters/dedup.py):
@@ -86,7 +96,7 @@ def corpus_steps(cfg, out_dir: str) -> list[Step]:
         *(Step("group", stage) for stage in dedup_passes(cfg.dedup, cfg.image.resize_longest)),
         Step("group", SharedText(cfg.text_share.max_images_per_text)),
         Step("group", BestText()),
-        Step("group", ShardWriter(out_dir, cfg.output.num_shards)),
+        Step("group", ShardWriter(out_dir, shards)),
     ]
 
 
@@ -114,6 +124,7 @@ def build_jobs(cfg, out_dir: str, work: str):
 
     def corpus():
         src = source(finished_wave_dirs(work, "images"), buckets)
-        return Job("corpus", ["corpus"], src, corpus_steps(cfg, out_dir), parts=src.parts())
+        return Job("corpus", ["corpus"], src, corpus_steps(cfg, out_dir, num_shards(cfg, work)),
+                   parts=src.parts())
 
     return [pages, images, corpus]

@@ -16,6 +16,7 @@ started again ends byte-identical to an uninterrupted one.
 from __future__ import annotations
 
 import hashlib
+import importlib.resources
 import json
 import os
 import pickle
@@ -38,12 +39,14 @@ WORK = "_work"
 # The layout and meaning of the work files; bumped when they change, so that a resume never
 # mixes files written under two rules (3: candidates bucketed by canonical image URL; 4: steps
 # renamed (natural -> naturalness, aggregate -> best_text) and the image embedding kept as an
-# array in the pairs, see README "Changelog"; 5: images carry ``meta["compliance"]``).
-WORK_FORMAT = 5
+# array in the pairs, see README "Changelog"; 5: image labels as {"name", "p"} structs and
+# parquet under OUT/parquet/, so a resumed run never writes shards of both layouts; 6: images
+# carry ``meta["compliance"]``).
+WORK_FORMAT = 6
 # Models whose bytes decide what is kept: a resume with other model files would put two
-# classifiers' decisions in one corpus.
+# classifiers' decisions in one corpus.  "PACKAGE/FOLDER": found through the package
+# (importlib.resources), so a checkout and an installed wheel give the same digest.
 MODEL_DIRS = ("filters/models", "scoring/models")
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @dataclass
@@ -98,13 +101,13 @@ def models_digest(dirs=MODEL_DIRS) -> str:
     stamps left out)."""
     h = hashlib.sha256()
     for d in dirs:
-        folder = os.path.join(_ROOT, d)
-        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else ():
-            path = os.path.join(folder, name)
-            if name.startswith(".") or not os.path.isfile(path):
+        package, sub = d.split("/", 1)
+        folder = importlib.resources.files(package).joinpath(sub)
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name) if folder.is_dir() else ():
+            if entry.name.startswith(".") or not entry.is_file():
                 continue
-            h.update(f"{d}/{name}\0".encode())
-            with open(path, "rb") as f:
+            h.update(f"{d}/{entry.name}\0".encode())
+            with entry.open("rb") as f:
                 for block in iter(lambda: f.read(1 << 20), b""):
                     h.update(block)
     return h.hexdigest()[:16]
@@ -149,9 +152,28 @@ def _finished_waves(job_dir: str) -> list[dict]:
     return done
 
 
+def finished_counts(work: str, job: str, step: str) -> StepStats:
+    """One step's counts over a job's finished waves (zeros when none ran it)."""
+    waves = _finished_waves(os.path.join(work, job))
+    return merge_all([step], [s for w in waves for s in w["steps"] if s.name == step])[0]
+
+
 def finished_wave_dirs(work: str, job: str) -> list[str]:
     job_dir = os.path.join(work, job)
     return [os.path.join(job_dir, w["wave"]) for w in _finished_waves(job_dir)]
+
+
+def reopen_waves(work: str, job: str, redo: Callable[[list[StepStats]], bool] | None = None) -> list[str]:
+    """Deletes the markers of ``job``'s finished waves whose step counts ``redo`` picks (all
+    when it is None), so the next run does their units again; returns the units reopened.
+    Their files become garbage that :func:`run_job` removes."""
+    job_dir = os.path.join(work, job)
+    units = []
+    for w in _finished_waves(job_dir):
+        if redo is None or redo(w["steps"]):
+            os.remove(os.path.join(job_dir, f"{w['wave']}.done"))
+            units += w["units"]
+    return units
 
 
 def run_job(job: Job, work: str, engine_run: Callable[[Plan], RunSummary]) -> JobResult:

@@ -18,6 +18,8 @@ Cross-modal features compare the text with what the image shows, in three ways:
   that cosine ranks among a bank of other images (a text that fits every image fits none);
 * a memory of captioned training pictures (``scoring/memory.py``, ``mem_*``): only for a
   near-copy of one of them, the text's cosine to that picture's captions;
+* the colour words of the text against the image's colour shares (``image_meta["colors"]``,
+  ``filters/colors.py``; ``col_*``): ImageNet's labels do not tell a red flower from a yellow one;
 * the full ImageNet class distribution (from the embedding) against WordNet's words for each
   class (``scoring/label_space.py``, the ``wn_*`` features): zero-shot, nothing fitted on
   captions, and the signal that holds on real photos (docs/scoring.md).
@@ -33,7 +35,8 @@ import numpy as np
 from tqdm import tqdm
 from wordfreq import zipf_frequency
 
-from pipeline.core.records import TEXT_SOURCES, Pair, decode_embedding
+from filters.colors import WORDS as COLOR_WORDS
+from pipeline.core.records import TEXT_SOURCES, Pair, decode_embedding, label_pairs
 from scoring import label_space, memory
 from scoring.minilm import MiniLM
 from scoring.words import WORD_RE, lemma, lemmas, words  # noqa: F401 (part of this module's API)
@@ -82,6 +85,7 @@ CROSS_FEATURES = [
     "filename_is_camera", "url_path_overlap", "cos_title", "title_overlap", "title_jaccard",
     "text_in_title", "proj_cos", "proj_z", "proj_rank", "proj_bank_mean", "proj_text_z",
     "proj_cos_label", "proj_x_natural", "cos_label_z", *label_space.FEATURES, *memory.FEATURES,
+    *memory.NEIGHBOUR_FEATURES, "col_any", "col_mean", "col_min",
 ]
 FEATURE_NAMES = TEXT_FEATURES + IMAGE_FEATURES + CROSS_FEATURES
 TEXT_ONLY = [n for n in FEATURE_NAMES if n in TEXT_FEATURES]
@@ -164,7 +168,7 @@ class FeatureExtractor:
         c, meta = pair.candidate, pair.image.meta or {}
         f: dict[str, float] = {}
         t = self.embed(text)
-        labels = [(str(n), float(p)) for n, p in (meta.get("labels") or [])[:TOPK]]
+        labels = label_pairs(meta)[:TOPK]
         if labels:
             cos = np.array([float(np.dot(t, self.embed(n))) for n, _ in labels])
             probs = np.array([p for _, p in labels])
@@ -202,6 +206,7 @@ class FeatureExtractor:
                 f["proj_cos_label"] = _cos(self.projection.image_vector(emb), lv / (np.linalg.norm(lv) or 1))
             if pair.image.natural is not None:
                 f["proj_x_natural"] = f["proj_cos"] * pair.image.natural
+        f.update(color_features(text, meta.get("colors")))
         if emb is not None and emb.shape == (1280,):
             f.update(self.label_space.features(emb, t, tw))
             if self.memory is not None:
@@ -211,6 +216,24 @@ class FeatureExtractor:
             bank = self.projection.label_bank @ t
             f["cos_label_z"] = (f["cos_label_weighted"] - bank.mean()) / (bank.std() + 1e-3)
         return f
+
+
+# Mean colour shares (filters/colors.py order) of the relevance training photos: a colour
+# word counts by how much more of its colour the picture has than pictures usually do.
+COLOR_PRIOR = (0.296, 0.065, 0.225, 0.021, 0.077, 0.067, 0.054, 0.087, 0.006, 0.009, 0.093)
+
+
+def color_features(text: str, shares) -> dict[str, float]:
+    """``col_any`` (the text names a colour), ``col_mean`` / ``col_min``: the mean and the
+    worst log ratio of the picture's share of each named colour to ``COLOR_PRIOR``.  No
+    colour named: 0 (neutral); no shares stored: NaN (imputed)."""
+    named = sorted({COLOR_WORDS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in COLOR_WORDS})
+    if not named:
+        return {"col_any": 0.0, "col_mean": 0.0, "col_min": 0.0}
+    if not shares or len(shares) != len(COLOR_PRIOR):
+        return {"col_any": 1.0, "col_mean": math.nan, "col_min": math.nan}
+    v = [math.log((float(shares[c]) + 0.01) / (COLOR_PRIOR[c] + 0.01)) for c in named]
+    return {"col_any": 1.0, "col_mean": sum(v) / len(v), "col_min": min(v)}
 
 
 def text_features(text: str, pair: Pair) -> dict[str, float]:
@@ -300,7 +323,7 @@ def image_features(pair: Pair) -> dict[str, float]:
     }
     for x in FORMATS:
         f[f"format_{x}"] = float(fmt == x)
-    probs = [float(p) for _, p in (meta.get("labels") or [])[:TOPK]]
+    probs = [p for _, p in label_pairs(meta)[:TOPK]]
     for i in range(TOPK):
         f[f"label_p{i + 1}"] = probs[i] if i < len(probs) else math.nan
     if probs:

@@ -10,8 +10,10 @@ of a known picture) they carry the text's best cosine to that picture's captions
 
 On the real photos of ``scoring/data/real_captions.jsonl`` no val or test photo comes within
 the gate of a training photo (the closest val photo is at 0.65; nine in ten three-quarter crops
-stay above 0.78 of their photo, docs/scoring.md), so the figures measured there come from the
-other features alone.  The sample web's photos are training photos: on the demo the memory is
+stay above 0.78 of their photo, docs/scoring.md), so the gated features say nothing there.
+The neighbour features (``knn_*``) are not gated: the text against the captions of the most
+similar training pictures, whatever their distance (what pictures like this one are called).
+The sample web's photos are training photos: on the demo the memory is
 what a scorer trained on those photos knows about them.
 
 Stored as ``.npz`` of float16 arrays (``allow_pickle=False``).
@@ -22,6 +24,11 @@ import numpy as np
 
 GATE_LOW, GATE_HIGH = 0.70, 0.80
 FEATURES = ["mem_gate", "mem_cos", "mem_z"]
+# Ungated neighbours: the text against the captions of the K most similar training pictures,
+# weighted by softmax(similarity / TAU).  A new picture of a planet lands near the training
+# planets though ImageNet has no class for it; chosen on val (docs/scoring.md).
+NEIGHBOUR_FEATURES = ["knn_cos", "knn_z", "knn_sim", "knn_max"]
+K, TAU = 10, 0.05
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
@@ -41,7 +48,7 @@ class CaptionMemory:
         """``exclude``: a picture id left out (a training row's own picture)."""
         keep = self.ids != exclude if exclude is not None else np.ones(len(self.ids), bool)
         if not keep.any():
-            return {k: 0.0 for k in FEATURES}
+            return {k: 0.0 for k in FEATURES + NEIGHBOUR_FEATURES}
         e = _unit(emb)
         sims = self.embeddings[keep] @ e
         ids = self.ids[keep]
@@ -50,8 +57,13 @@ class CaptionMemory:
         gate = float(np.clip((top - GATE_LOW) / (GATE_HIGH - GATE_LOW), 0.0, 1.0))
         cos = self.captions[keep] @ np.asarray(text_vec, np.float64)
         mine = float(cos[ids == best].max())
-        z = (mine - float(cos.mean())) / (float(cos.std()) + 1e-3)
-        return {"mem_gate": gate, "mem_cos": gate * mine, "mem_z": gate * z}
+        mu, sd = float(cos.mean()), float(cos.std()) + 1e-3
+        z = (mine - mu) / sd
+        top_k = np.argsort(-sims, kind="stable")[:K]
+        w = np.exp((sims[top_k] - sims[top_k].max()) / TAU)
+        knn = float((w / w.sum()) @ cos[top_k])
+        return {"mem_gate": gate, "mem_cos": gate * mine, "mem_z": gate * z,
+                "knn_cos": knn, "knn_z": (knn - mu) / sd, "knn_sim": top, "knn_max": float(cos[top_k].max())}
 
     def save(self, path: str) -> None:
         with open(path, "wb") as f:  # a file object: np.savez would otherwise add ".npz"

@@ -25,8 +25,11 @@ class ScorerConfig:
     (empty: the shipped default); pairs scoring below ``threshold`` are dropped."""
 
     enabled: bool = True
+    """score pairs (LAIT step 4); false keeps every pair unscored"""
     model: str = ""
+    """a scorer JSON written by tools/train_scorer.py; empty: the shipped default"""
     threshold: float = 0.5
+    """pairs scoring below this are dropped (score_irrelevant)"""
     threads: int = 1  # torch threads per worker for MiniLM
 
     def check(self) -> "ScorerConfig":

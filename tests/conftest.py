@@ -103,3 +103,13 @@ def sample_web(tmp_path_factory):
 @pytest.fixture(scope="session")
 def demo_overrides(sample_web):
     return {"input.warc": [str(sample_web / "pages.warc.gz")], "run.wave_size": 4}
+
+
+@pytest.fixture(scope="session")
+def demo_run(sample_web, demo_overrides, tmp_path_factory):
+    """The demo's corpus built once (local engine): ``(OUT, stats.json's document)``."""
+    from pipeline.build import build
+
+    out = str(tmp_path_factory.mktemp("demo-run"))
+    return out, build(str(REPO / "configs" / "demo.yaml"), out, engine="local",
+                      overrides=demo_overrides)

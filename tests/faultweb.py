@@ -126,6 +126,20 @@ def drip(req):
         pass
 
 
+def drip_headers(req, seconds: float = 30.0):
+    """The status line, then the headers one byte every 0.05 s for ``seconds`` (each recv
+    gets a byte long before a socket timeout): only a deadline on the whole attempt ends it."""
+    try:
+        req.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+        for _ in range(int(seconds / 0.05)):
+            req.wfile.write(b"z")
+            req.wfile.flush()
+            time.sleep(0.05)
+    except OSError:
+        pass  # the client hung up: the point
+    req.close_connection = True
+
+
 def truncated(req):
     data = encode(photo(103), "JPEG")
     req.send_response(200)
@@ -181,6 +195,7 @@ EXPECTED_IMAGES = {
     "/img/busy.jpg": "fetch_http_429",
     "/img/hang.jpg": "fetch_timeout",
     "/img/drip.jpg": "fetch_timeout",
+    "/img/slow_head.jpg": "fetch_timeout",  # headers a byte at a time (issue 17.3)
     "/img/cut.jpg": "fetch_truncated",
     "/img/huge.jpg": "fetch_too_large",
     "/img/loop.jpg": "fetch_too_many_redirects",
@@ -320,6 +335,7 @@ class FaultWeb:
             "/img/busy.jpg": busy,
             "/img/hang.jpg": hang,
             "/img/drip.jpg": drip,
+            "/img/slow_head.jpg": drip_headers,
             "/img/cut.jpg": truncated,
             "/img/huge.jpg": huge,
             "/img/loop.jpg": redirect("/img/loop2.jpg"),

@@ -121,7 +121,7 @@ def test_every_step_file_class_and_name_agree(tmp_path):
 
     (tmp_path / "a.warc.gz").write_bytes(b"")
     cfg = from_dict({"input": {"warc": [str(tmp_path / "a.warc.gz")]}})
-    stages = [s.stage for s in page_steps(cfg) + image_steps(cfg) + corpus_steps(cfg, str(tmp_path))]
+    stages = [s.stage for s in page_steps(cfg) + image_steps(cfg) + corpus_steps(cfg, str(tmp_path), 4)]
     stages += [WarcReader([str(tmp_path / "a.warc.gz")]), CrawlSource(["http://example.com/"])]
     names = [st.name for st in stages]
     assert len(names) == len(set(names)) and "naturalness" in names and "best_text" in names

@@ -39,6 +39,7 @@ import os
 import sys
 import tempfile
 import time
+import warnings
 
 import numpy as np
 import onnx
@@ -162,8 +163,11 @@ def export_backbone(dst: str) -> None:
     net = EfficientNetLite0.from_pretrained().eval()
     x = torch.zeros(1, 3, 224, 224)
     axes = {"image": {0: "batch"}, "embedding": {0: "batch"}, "logits": {0: "batch"}}
-    with torch.no_grad():
+    with torch.no_grad(), warnings.catch_warnings():
         # The TorchScript exporter needs no onnxscript and gives a stable plain-op graph.
+        # Chosen on purpose, so its deprecation notices say nothing a user can act on.
+        warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"torch\.onnx|tools\.")
+        warnings.filterwarnings("ignore", message=".*legacy TorchScript-based ONNX export", category=DeprecationWarning)
         torch.onnx.export(TwoOutputs(net), (x,), dst, input_names=["image"],
                           output_names=["embedding", "logits"], dynamic_axes=axes,
                           opset_version=17, dynamo=False)

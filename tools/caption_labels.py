@@ -5,15 +5,19 @@ The labelled items live in ``tests/data/real_pages_en_labels.jsonl``, one JSON o
 caption / title / surrounding), ``text`` (the text as extracted; for a surrounding text the
 sentence next to the image that the text step cleans, see ``filters/sentences.py``),
 ``label`` (``good`` caption / ``junk`` / ``vague``), ``split`` (``dev`` or ``check``, by page:
-each page of the set is a different site) and, for images the extractor of the time missed,
-``missed: true``.  Labels are keyed on page, image URL, source and raw text, so they outlive
+each page of the set is a different site), for images the extractor of the time missed,
+``missed: true``, and for a later sample its number (``sample: 2``: 220 more items of the
+check pages, drawn at random from every item the extractor finds with page roles off, and
+labelled after the rules they measure were written).  ``tests/data/real_pages_labels.jsonl``
+holds 200 items of the 110 mostly German ``../shared/data/real_pages`` drawn the same way, all
+``check``: no rule was tuned on them.  Labels are keyed on page, image URL, source and raw text, so they outlive
 code changes: an item the current code no longer extracts counts as ``not extracted``.
 
 ``measure()`` runs extraction and the text step over the labelled pages and reports, per split
 and per source: the share of junk items kept, the share of good items dropped or not extracted,
 and the precision of what is kept (good / labelled kept).
 
-    python -m tools.caption_labels measure [--split dev]
+    python -m tools.caption_labels measure [--show --split dev] [--pages de]
     python -m tools.caption_labels dump OUT.jsonl     # every item with its decision (to label)
 """
 from __future__ import annotations
@@ -26,7 +30,7 @@ import os
 import sys
 from collections import Counter, defaultdict
 
-from filters.text import TextCleaner
+from filters.text import TextCleaner, TextCleanerConfig
 from pipeline.core.records import Page
 from pipeline.core.stage import Keep
 from pipeline.steps.extract import Extractor
@@ -34,6 +38,11 @@ from pipeline.steps.extract import Extractor
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGES_EN = os.path.join(HERE, "..", "shared", "data", "real_pages_en")
 LABELS = os.path.join(HERE, "tests", "data", "real_pages_en_labels.jsonl")
+# The 110 mostly German pages (German, English, some French): labelled only to check, never to
+# tune; measured with the text step's targets set to their languages.
+PAGES_DE = os.path.join(HERE, "..", "shared", "data", "real_pages")
+LABELS_DE = os.path.join(HERE, "tests", "data", "real_pages_labels.jsonl")
+TARGETS_DE = ["de", "en", "fr"]
 
 
 def split_of(page: str) -> str:
@@ -53,6 +62,10 @@ def page_url(name: str) -> str:
     return f"https://{stem}/"
 
 
+def pages_of(folder: str) -> list[str]:
+    return sorted(n for n in os.listdir(folder) if n.endswith((".html.gz", ".html")))
+
+
 def items_of_page(name: str, extract, cleaner, folder: str = PAGES_EN) -> list[dict]:
     """Every text item of one page with the decision the current code takes on it."""
     page = Page(url=page_url(name), body=read_page(name, folder), content_type="text/html")
@@ -62,7 +75,8 @@ def items_of_page(name: str, extract, cleaner, folder: str = PAGES_EN) -> list[d
     out = []
     for cand in ev.outputs:
         for side, piece in cleaner._pieces(cand):
-            text, reason, meta, _ = cleaner.clean(piece, cand.page_lang or "")
+            text, reason, meta, _ = cleaner.clean(piece, cand.page_lang or "",
+                                                  cleaner.own_text(cand))
             out.append({"page": name, "image_url": cand.image_url, "source": cand.text_source,
                         "text": piece, "side": side, "kept": text is not None,
                         "reason": reason, "clean": text or "", "edits": meta["text_edits"],
@@ -70,8 +84,10 @@ def items_of_page(name: str, extract, cleaner, folder: str = PAGES_EN) -> list[d
     return out
 
 
-def all_items(pages: list[str], folder: str = PAGES_EN) -> list[dict]:
-    extract, cleaner = Extractor(), TextCleaner()
+def all_items(pages: list[str], folder: str = PAGES_EN, targets: list[str] | None = None
+              ) -> list[dict]:
+    extract = Extractor()
+    cleaner = TextCleaner(TextCleanerConfig(targets=targets) if targets else None)
     cleaner.setup()
     out = []
     for name in pages:
@@ -108,7 +124,11 @@ def measure(labels: list[dict], items: list[dict]) -> dict:
     for lab in labels:
         item = _find(lab, by_key, by_image)
         state = "missing" if item is None else ("kept" if item["kept"] else "dropped")
-        for split in (lab["split"], "all"):
+        # A later sample is also reported on its own ("check-s2": drawn and labelled after
+        # the rules it measures were written).
+        groups = (lab["split"], "all") + ((f"{lab['split']}-s{lab['sample']}",)
+                                          if lab.get("sample") else ())
+        for split in groups:
             for src in (lab["source"], "all"):
                 counts[split][src][(lab["label"], state)] += 1
     out = {}
@@ -148,7 +168,7 @@ def lost_and_leaked(labels: list[dict], items: list[dict]) -> tuple[list, list]:
 def format_table(result: dict) -> str:
     lines = [f"{'split':6} {'source':12} {'good':>5} {'junk':>5} {'vague':>5} "
              f"{'junk kept':>9} {'good lost':>9} {'precision':>9}"]
-    for split in sorted(result):
+    for split in sorted(result, key=lambda k: (k == "all", k)):
         for src in ("alt", "caption", "title", "surrounding", "all"):
             r = result[split].get(src)
             if r:
@@ -162,20 +182,25 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     m = sub.add_parser("measure")
-    m.add_argument("--labels", default=LABELS)
+    m.add_argument("--pages", choices=("en", "de"), default="en",
+                   help="en: ../shared/data/real_pages_en; de: ../shared/data/real_pages "
+                        f"(text targets {TARGETS_DE})")
+    m.add_argument("--labels", default="", help="labels file (default: the set's own)")
     m.add_argument("--show", action="store_true", help="list lost good and kept junk items")
     m.add_argument("--split", default="", help="with --show: only this split (dev / check)")
     d = sub.add_parser("dump")
     d.add_argument("out")
     args = ap.parse_args(argv)
     if args.cmd == "dump":
-        pages = sorted(n for n in os.listdir(PAGES_EN) if n.endswith(".html.gz"))
+        pages = pages_of(PAGES_EN)
         with open(args.out, "w", encoding="utf-8") as f:
             for it in all_items(pages):
                 f.write(json.dumps(it, ensure_ascii=False) + "\n")
         return 0
-    labels = read_labels(args.labels)
-    items = all_items(sorted({lab["page"] for lab in labels}))
+    folder, path, targets = (PAGES_EN, LABELS, None) if args.pages == "en" else \
+        (PAGES_DE, LABELS_DE, TARGETS_DE)
+    labels = read_labels(args.labels or path)
+    items = all_items(sorted({lab["page"] for lab in labels}), folder, targets)
     result = measure(labels, items)
     print(format_table(result))
     if args.show:

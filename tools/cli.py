@@ -48,9 +48,19 @@ def _cmd_build(args) -> int:
     if args.input:
         overrides["input.warc"] = list(args.input)
     doc = build(args.config, args.out, engine=args.engine, engine_args=args.engine_args,
-                overrides=overrides)
+                overrides=overrides, retry_failed=args.retry_failed)
     print(format_funnel(doc))
     print(f"\nshards: {os.path.join(os.path.abspath(args.out), 'shards')}")
+    retryable = doc.get("retryable", {}).get("fetch", 0)
+    if retryable:
+        print(f"lait: build: {retryable} candidates were dropped by network failures (refused "
+              "connections, timeouts, 5xx, 429, robots.txt unreachable); run the same command "
+              "with --retry-failed to fetch those images again", file=sys.stderr)
+    samples = next((s["kept"] for s in doc["steps"] if s["name"] == "write"), 0)
+    if not samples and not args.allow_empty:
+        print("lait: build: the corpus is empty (0 samples); see the funnel above for where "
+              "everything was dropped (--allow-empty makes this exit 0)", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -84,6 +94,15 @@ def _cmd_hashes(args) -> int:
     return 0
 
 
+def _cmd_config(args) -> int:
+    from tools import config_doc  # reads the config classes' source: only for this command
+
+    if not args.defaults:
+        raise UsageError("config: give --defaults (every key with its default, as YAML)")
+    sys.stdout.write(config_doc.defaults_yaml())
+    return 0
+
+
 def _cmd_report(args) -> int:
     return report.main(args)
 
@@ -107,14 +126,14 @@ def parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser(
         "build", help="run the pipeline: WARCs (or a crawl) -> webdataset shards + stats.json",
-        description="Run the pipeline and write OUT/shards, OUT/stats.json, OUT/rejects.parquet.",
+        description="Run the pipeline and write OUT/shards (webdataset tars), OUT/parquet, OUT/stats.json, OUT/rejects.parquet.",
         epilog="Engine options go after a `--` separator and are passed on untouched: to "
                "Beam's PipelineOptions (e.g. -- --runner=FlinkRunner --flink_master=HOST:8081) "
                "or, for Spark, --master URL (e.g. -- --master spark://HOST:7077).  Examples:  "
                "lait build --config configs/demo.yaml --out out/run1 --set text.min_words=1;  "
                "lait build --input 'crawl/*.warc.gz' --out out/quick --engine local")
     b.add_argument("--config", metavar="FILE.yaml",
-                   help="the run's configuration (docs: pipeline/config.py); optional with --input")
+                   help="the run's configuration (every key: docs/config.md, or lait config --defaults); optional with --input")
     b.add_argument("--out", required=True, metavar="DIR",
                    help="output directory; a rerun into the same DIR resumes the unfinished work")
     b.add_argument("--engine", default="beam", choices=list(ENGINES), help=ENGINE_HELP)
@@ -123,11 +142,22 @@ def parser() -> argparse.ArgumentParser:
                         "value), e.g. --set text.min_words=1; repeatable")
     b.add_argument("--input", nargs="+", metavar="WARC",
                    help="WARC paths or globs: sets input.warc (with no --config, on the defaults)")
+    b.add_argument("--retry-failed", action="store_true",
+                   help="fetch again the image buckets whose fetches failed for a network "
+                        "cause in an earlier run into the same --out (finished work is "
+                        "otherwise never redone)")
+    b.add_argument("--allow-empty", action="store_true",
+                   help="exit 0 even when the corpus has no samples (default: exit 1)")
     b.set_defaults(func=_cmd_build, passthrough=True)
 
     s = sub.add_parser("stats", help="print the filter funnel of a built corpus")
     s.add_argument("dir", help="the output directory (or its stats.json)")
     s.set_defaults(func=_cmd_stats)
+
+    c = sub.add_parser("config", help="print the configuration's keys (docs/config.md)")
+    c.add_argument("--defaults", action="store_true",
+                   help="print every key with its default and meaning, as YAML that loads back")
+    c.set_defaults(func=_cmd_config)
 
     r = sub.add_parser("report", help="write DIR/report.html: funnel, drop reasons, histograms, samples")
     r.add_argument("dir", help="the output directory of a build")

@@ -14,6 +14,7 @@ from pipeline.core.errors import UsageError
 from pipeline.core.stats import format_funnel
 from tools import sampleweb
 from tools.report import write_report
+from tools.sampleweb.images import ASSETS
 
 
 # The checkout this module runs from: the demo's configs are found from any working directory.
@@ -29,9 +30,21 @@ def checkout_path(path: str) -> str:
     return inside if os.path.exists(inside) else path
 
 
+def require_checkout(config: str, train: bool) -> None:
+    """The demo's configs and the sample web's artwork are in the checkout, not in the
+    installed package (a worker needs neither): outside a checkout, say so in one line."""
+    needed = [config, str(ASSETS)] + ([checkout_path("configs/imagebert_tiny.yaml")] if train else [])
+    missing = [p for p in needed if not os.path.exists(p)]
+    if missing:
+        raise UsageError(f"demo: runs from a checkout of lait-builder ({missing[0]} is missing: "
+                         "the installed package carries no demo configs or sample-web artwork); "
+                         "run it from a clone, or use `lait build --config FILE.yaml`")
+
+
 def main(args, lait) -> int:
     """``lait`` is the CLI's entry point (``tools.cli.main``, which calls this): the trainer
     part runs its commands exactly as a user types them."""
+    require_checkout(checkout_path(args.config), train=not args.no_train)
     web = os.path.abspath(args.web)
     base_url = f"http://127.0.0.1:{args.port}"
     # The port is taken first, so that a busy one fails at once, before minutes of generating.

@@ -24,6 +24,7 @@ import numpy as np
 from PIL import Image
 
 from filters.backbone import square_view
+from filters.image_stats import stats_batch
 from filters.naturalness import Naturalness
 from tools.image_sources import (
     SPLITS,
@@ -35,6 +36,7 @@ from tools.image_sources import (
 )
 
 CLIPART_PER_CATEGORY = 40
+CAPPED = ("openclipart",)  # at most CLIPART_PER_CATEGORY files each
 MIN_SIDE, MAX_PIXELS = 300, 100_000_000  # the pipeline's size step runs before naturalness
 
 
@@ -77,7 +79,7 @@ def split_set(split: str = "test") -> list[tuple[str, int, str, np.ndarray]]:
                     out.append((source, 1, path, stored_pixels(crop)))
     for source, files in oth.items():
         files = [p for p in files if eligible(_header_size(p))]
-        if source.startswith("openclipart"):
+        if source.startswith(CAPPED):
             files = spread(files, CLIPART_PER_CATEGORY)
         for path in files:
             out.append((source, 0, path, stored_pixels(Image.open(path))))
@@ -88,6 +90,11 @@ def embed_set(data, backbone) -> np.ndarray:
     """Backbone embeddings [N, 1280] of ``split_set`` rows."""
     return np.concatenate([backbone.run([square_view(px) for *_, px in data[i:i + 32]])[0]
                            for i in range(0, len(data), 32)])
+
+
+def stats_set(data) -> np.ndarray:
+    """Pixel statistics [N, 19] of ``split_set`` rows' views (``filters/image_stats.py``)."""
+    return stats_batch([square_view(px) for *_, px in data])
 
 
 def report(data, probs: np.ndarray, threshold: float = 0.5) -> dict:
@@ -127,7 +134,7 @@ def evaluate(model=None, threshold: float = 0.5, split: str = "test", backbone: 
     probability.  ``without_precheck`` holds the head's figures alone."""
     model = model or Naturalness(backbone)
     data = split_set(split)
-    head = model.head(embed_set(data, model.backbone))
+    head = model.head(embed_set(data, model.backbone), [square_view(px) for *_, px in data])
     flat = model.flat([px for *_, px in data])
     alone = report(data, head, threshold)
     return {"split": split, "backbone": backbone, "precheck_on": bool(model.config.flat_check),

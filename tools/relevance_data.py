@@ -10,8 +10,15 @@ three ways as ``tools/image_sources.py`` does, each source in one split only:
 - ``test``: scored once, at the end (``tests/scoring/test_relevance_real.py``).
 
 The sample web's photos (MATE, scikit-image, scikit-learn, matplotlib) are training sources,
-since the sample web trains the scorer.  Off limits (an independent evaluation): the KDE
-Plasma and lomiri wallpapers and every package issue 15 names.
+since the sample web trains the scorer.  Tux Paint's photo stamps (``tuxpaint-stamps-default``:
+real photographs cut out onto a transparent background, which the pipeline lays on white) are
+split by their folders: mammals, other animals, plants -> train; food, seasonal / sports /
+town / natural forces, space -> val; birds, household / medical / people, vehicles /
+military, hobbies -> test.  The first test split (GCompris ``erase``,
+``explore_world_music``, ``categorization``, ``solar_system``, Palapeli) was scored once with
+the first real-data recipe and is a training source since (docs/scoring.md).  Off limits (an
+independent evaluation): the KDE Plasma and lomiri wallpapers and every package issue 15
+names (``tuxpaint-data`` among them; the stamps are another package).
 
 Paths: ``/abs/file``, ``python:<module>/<path inside the package>`` (scikit-image, ...), or
 ``/abs/file.rcc:<inner path>`` for a file packed in a Qt resource file (``tools/rcc.py``).

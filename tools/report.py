@@ -2,7 +2,7 @@
 
 It reads what a build leaves: ``stats.json`` (the funnel and drop reasons), ``rejects.parquet``
 (a deterministic sample of dropped records per reason, with thumbnails) and the shards
-(``shards/*.parquet`` for captions, scores, sizes and languages; ``shards/*.tar`` for the kept
+(``parquet/*.parquet`` for captions, scores, sizes and languages; ``shards/*.tar`` for the kept
 images).  Charts are inline SVG, styles inline CSS, images base64 ``data:`` URIs: the file
 opens anywhere, offline, with nothing beside it.  A few lines of script only record, for the
 headless-browser test, how many images loaded (``body[data-images-loaded]``).
@@ -11,18 +11,21 @@ from __future__ import annotations
 
 import base64
 import glob
-import html
 import io
 import json
 import os
 import tarfile
 from collections import Counter
+from urllib.parse import urlsplit
 
-import numpy as np
 import pyarrow.parquet as pq
+import yaml
 from PIL import Image
 
 from pipeline.core.stats import read_stats
+from pipeline.steps.write import parquet_files
+from tools import report_charts as charts
+from tools.report_charts import esc, unit_of
 
 KEPT_SAMPLES = 24  # kept pairs shown (spread evenly over the corpus in key order)
 THUMB = 160
@@ -38,7 +41,10 @@ td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:right} td:first-c
 .cell{border:1px solid #e3e3e3;border-radius:6px;padding:6px;font-size:12px;overflow:hidden}
 .cell img{width:160px;height:120px;object-fit:cover;display:block;background:#eee;border-radius:3px}
 .cell .t{margin-top:4px;max-height:5.6em;overflow:hidden} .cell .m{color:#777;margin-top:2px}
-.charts{display:flex;flex-wrap:wrap;gap:24px} svg text{font:11px system-ui,sans-serif}
+.charts{display:flex;flex-wrap:wrap;gap:12px 32px;align-items:flex-start} svg text{font:11px system-ui,sans-serif}
+figure.chart{margin:6px 0} figcaption{font-weight:600;margin:0 0 4px} svg{display:block}
+.cell a{color:#1f5fa8} .cell .k{font-family:ui-monospace,monospace;font-size:11px;overflow-wrap:anywhere}
+.cell .d{color:#a23;} pre{background:#f6f7f9;padding:10px;border-radius:6px;font-size:12px;overflow:auto;max-height:480px}
 """
 
 SCRIPT = """
@@ -51,88 +57,10 @@ window.addEventListener('load', function () {
 """
 
 
-def esc(x) -> str:
-    return html.escape(str(x), quote=True)
-
-
-# ---------------------------------------------------------------- charts (inline SVG)
-def bar_chart(rows: list[tuple[str, float]], width: int = 560, unit: str = "", color: str = "#4C78A8",
-              label_w: int = 150) -> str:
-    """Horizontal bars, one per (label, value), the value written at the bar's end."""
-    if not rows:
-        return '<p class="muted">no data</p>'
-    h, top = 20, 4
-    vmax = max(v for _, v in rows) or 1
-    bw = width - label_w - 70
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + h * len(rows)}">']
-    for i, (label, v) in enumerate(rows):
-        y = top + i * h
-        w = max(1.0, bw * v / vmax) if v else 0
-        parts.append(f'<text x="{label_w - 6}" y="{y + 14}" text-anchor="end">{esc(label)}</text>'
-                     f'<rect x="{label_w}" y="{y + 3}" width="{w:.1f}" height="{h - 6}" fill="{color}"/>'
-                     f'<text x="{label_w + w + 4:.1f}" y="{y + 14}">{esc(_fmt(v))}{esc(unit)}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def funnel_chart(steps: list[dict], width: int = 760) -> str:
-    """Per step: the records in (light) and kept (dark), with both numbers."""
-    if not steps:
-        return '<p class="muted">no steps</p>'
-    label_w, h, top = 110, 24, 18
-    vmax = max(max(s["in"], s["out"]) for s in steps) or 1
-    bw = width - label_w - 170
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + h * len(steps) + 4}">',
-             f'<text x="{label_w}" y="12" fill="#555">records in (light) and kept (dark); numbers: in → kept (out)</text>']
-    for i, s in enumerate(steps):
-        y = top + i * h
-        win = bw * s["in"] / vmax
-        wkept = bw * s["kept"] / vmax
-        parts.append(f'<text x="{label_w - 6}" y="{y + 16}" text-anchor="end">{esc(s["name"])}</text>'
-                     f'<rect x="{label_w}" y="{y + 4}" width="{win:.1f}" height="{h - 8}" fill="#c6d7ea"/>'
-                     f'<rect x="{label_w}" y="{y + 4}" width="{wkept:.1f}" height="{h - 8}" fill="#4C78A8"/>'
-                     f'<text x="{label_w + max(win, wkept) + 6:.1f}" y="{y + 16}">'
-                     f'{s["in"]} → {s["kept"]} ({s["out"]})</text>')
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def histogram(values, bins: int = 12, title: str = "", width: int = 360, height: int = 170,
-              color: str = "#54A24B", rng=None) -> str:
-    vals = np.asarray([v for v in values if v is not None and np.isfinite(v)], float)
-    head = f"<h3>{esc(title)}</h3>"
-    if not len(vals):
-        return head + '<p class="muted">no data</p>'
-    counts, edges = np.histogram(vals, bins=bins, range=rng)
-    left, bottom, top = 34, 30, 8
-    pw, ph = width - left - 22, height - bottom - top
-    cmax = counts.max() or 1
-    bw = pw / len(counts)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">',
-             f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#999"/>',
-             f'<text x="{left - 4}" y="{top + 10}" text-anchor="end">{cmax}</text>',
-             f'<text x="{left - 4}" y="{top + ph}" text-anchor="end">0</text>']
-    for i, c in enumerate(counts):
-        hgt = ph * c / cmax
-        parts.append(f'<rect x="{left + i * bw + 1:.1f}" y="{top + ph - hgt:.1f}" width="{bw - 2:.1f}" '
-                     f'height="{hgt:.1f}" fill="{color}"><title>{_fmt(edges[i])}–{_fmt(edges[i + 1])}: {c}</title></rect>')
-    for i in (0, len(edges) // 2, len(edges) - 1):
-        parts.append(f'<text x="{left + i * bw:.1f}" y="{top + ph + 14}" text-anchor="middle">{_fmt(edges[i])}</text>')
-    parts.append(f'<text x="{left + pw / 2:.1f}" y="{height - 2}" text-anchor="middle" fill="#555">'
-                 f'n = {len(vals)}, median {_fmt(float(np.median(vals)))}</text></svg>')
-    return head + "".join(parts)
-
-
-def _fmt(v) -> str:
-    if isinstance(v, (int, np.integer)) or (isinstance(v, float) and v.is_integer() and abs(v) >= 10):
-        return str(int(v))
-    return f"{v:.2f}" if abs(v) < 10 else f"{v:.0f}"
-
-
 # ---------------------------------------------------------------- data
 def read_rows(out_dir: str) -> list[dict]:
     rows = []
-    for f in sorted(glob.glob(os.path.join(out_dir, "shards", "*.parquet"))):
+    for f in parquet_files(out_dir):
         rows += pq.read_table(f).to_pylist()
     rows.sort(key=lambda r: r["key"])
     return rows
@@ -170,58 +98,159 @@ def thumb_uri(data: bytes | None) -> str | None:
     return "data:image/jpeg;base64," + base64.b64encode(data).decode("ascii")
 
 
-def cell(uri: str | None, text: str, meta: str) -> str:
-    img = f'<img src="{uri}" alt="">' if uri else ""  # records dropped before any image fetch
-    return f'<div class="cell">{img}<div class="t">{esc(text)}</div><div class="m">{esc(meta)}</div></div>'
-
-
 # ---------------------------------------------------------------- the page
+def host(url: str | None) -> str:
+    return urlsplit(url or "").hostname or "?"
+
+
+def link(url: str | None, label: str) -> str:
+    # Links to the crawled pages are the one thing that leaves the file (when clicked).
+    return f'<a href="{esc(url)}" rel="noreferrer nofollow" target="_blank">{esc(label)}</a>' if url else ""
+
+
+def distinct(rows: list[dict]) -> list[dict]:
+    """Rows with no repeated picture or caption: the same photo can be stored under two keys
+    (two sizes of one image), and the same caption can win on two pictures."""
+    seen, out = set(), []
+    for r in rows:
+        try:
+            phash = json.loads(r.get("image_meta") or "{}").get("phash")
+        except ValueError:
+            phash = None
+        marks = {("key", r["key"]), ("sha", r.get("sha256")), ("url", r.get("image_url")),
+                 ("text", (r.get("caption") or "").strip().lower())} | ({("phash", phash)} if phash else set())
+        if marks & seen:
+            continue
+        seen |= marks
+        out.append(r)
+    return out
+
+
+def kept_cell(r: dict, uri: str | None) -> str:
+    score = r.get("score")
+    facts = [f"{r.get('text_source')}", f"{r.get('width')}×{r.get('height')}"]
+    if score is not None:
+        facts.append(f"score {score:.2f}")
+    return (f'<div class="cell kept" data-key="{esc(r["key"])}">' + (f'<img src="{uri}" alt="">' if uri else "")
+            + f'<div class="t">{esc(r.get("caption") or "")}</div><div class="m">{esc(" · ".join(facts))}</div>'
+            + f'<div class="m">{link(r.get("page_url"), r.get("page_title") or host(r.get("page_url")))}'
+            + f' · {link(r.get("image_url"), "image")}</div><div class="m k">key {esc(r["key"])}</div></div>')
+
+
+def reject_detail(r: dict, winners: dict[str, str]) -> str:
+    """What decided the drop: the detected language, the score, the winning text."""
+    try:
+        d = json.loads(r.get("detail") or "{}")
+    except ValueError:
+        d = {}
+    bits = []
+    if d.get("lang"):
+        bits.append(f"detected {d['lang']}" + (f" ({d['lang_conf']:.2f})" if d.get("lang_conf") is not None else ""))
+    if d.get("score") is not None:
+        bits.append(f"score {d['score']:.3f}")
+    if r.get("reason") == "best_text_not_best" and r.get("key") in winners:
+        bits.append(f"winner: “{winners[r['key']]}”")
+    return " · ".join(bits)
+
+
+def reject_cell(r: dict, winners: dict[str, str]) -> str:
+    text = r.get("text") or r.get("raw_text") or r.get("image_url") or r.get("page_url") or ""
+    uri = ("data:image/jpeg;base64," + base64.b64encode(r["thumb"]).decode("ascii")) if r.get("thumb") else None
+    detail = reject_detail(r, winners)
+    links = " · ".join(x for x in (link(r.get("page_url"), "page"), link(r.get("image_url"), "image")) if x)
+    return (f'<div class="cell dropped">' + (f'<img src="{uri}" alt="">' if uri else "")
+            + f'<div class="t">{esc(text)}</div><div class="m">{esc(r["reason"])}</div>'
+            + (f'<div class="m d">{esc(detail)}</div>' if detail else "")
+            + (f'<div class="m">{links}</div>' if links else "") + "</div>")
+
+
+def table(head: list[str], rows: list[list], tid: str = "") -> str:
+    ident = f' id="{esc(tid)}"' if tid else ""
+    return (f"<table{ident}><tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr>"
+            + "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows) + "</table>")
+
+
+def domain_tables(rows: list[dict], rejects: list[dict], top: int = 10) -> str:
+    kept = Counter(host(r.get("page_url")) for r in rows)
+    dropped = Counter(host(r.get("page_url") or r.get("image_url")) for r in rejects)
+    fetch = Counter((host(r.get("image_url")), r["reason"]) for r in rejects if r["step"] == "fetch")
+    return ('<div class="charts"><div><h3>Top page domains by kept samples</h3>'
+            + table(["domain", "kept samples"], kept.most_common(top), "domains-kept")
+            + '</div><div><h3>Top domains among the sampled drops</h3>'
+            + table(["domain", "sampled drops"], dropped.most_common(top), "domains-dropped")
+            + '</div><div><h3>Fetch errors per image host (sampled)</h3>'
+            + table(["host", "reason", "sampled"], [[h, r, n] for (h, r), n in fetch.most_common(top)], "fetch-hosts")
+            + '</div></div><p class="muted">Drops per domain come from rejects.parquet, a sample '
+            "of up to 6 records per reason; stats.json's counts are not split by domain.</p>")
+
+
+def timings_table(doc: dict) -> str:
+    """Per job (steps of one job run fused on the engine, so a step's own time is not
+    measured): seconds, records into its first step, records per second."""
+    t, steps = doc.get("timings", {}), {s["name"]: s for s in doc.get("steps", [])}
+    first = {"pages": "read", "images": "image_size", "corpus": "text_share"}
+    rows = []
+    for job, step in first.items():
+        sec = t.get(f"{job}_s")
+        if sec is None:
+            continue
+        n = steps.get(step, {}).get("in", 0)
+        rows.append([job, f"{sec:.1f}", f"{n} {unit_of(step)[0]} into {step}",
+                     f"{n / sec:.1f}/s" if sec else "?"])
+    rows.append(["whole run", f"{t.get('wall_s', 0):.1f}", "", ""])
+    return table(["job", "seconds", "records", "throughput"], rows, "timings")
+
+
 def render(out_dir: str) -> str:
     doc = read_stats(os.path.join(out_dir, "stats.json"))
     steps = doc.get("steps", [])
     rows = read_rows(out_dir)
     rejects = read_rejects(out_dir)
-    n_in = steps[0]["in"] if steps else 0
+    cfg = doc.get("config", {})
+    threshold = (cfg.get("score") or {}).get("threshold")
     timings = doc.get("timings", {})
     body = [f"<h1>LAIT corpus report</h1><p class=\"muted\">{esc(os.path.abspath(out_dir))} · engine "
             f"{esc(doc.get('engine', '?'))} · {len(doc.get('inputs', []))} input part(s)</p>",
             '<div class="cards">'
             f'<div class="card"><b id="n-samples">{len(rows)}</b>samples in the shards</div>'
-            f'<div class="card"><b>{n_in}</b>records read</div>'
+            f'<div class="card"><b>{steps[0]["in"] if steps else 0}</b>{esc(unit_of(steps[0]["name"])[0] if steps else "records")} read</div>'
             f'<div class="card"><b>{sum(sum(s["dropped"].values()) for s in steps)}</b>drops counted</div>'
             f'<div class="card"><b>{esc(timings.get("wall_s", "?"))} s</b>wall time</div></div>']
 
-    body.append("<h2>Funnel</h2>" + funnel_chart(steps))
-    table = ["<table><tr><th>step / reason</th><th>in</th><th>kept</th><th>out</th><th>dropped</th></tr>"]
+    body.append("<h2>Funnel, per unit</h2>" + charts.funnel(steps))
+    tab = ["<table><tr><th>step / reason</th><th>unit</th><th>in</th><th>kept</th><th>out</th><th>dropped</th></tr>"]
     for s in steps:
-        table.append(f'<tr class="step" data-step="{esc(s["name"])}"><td><b>{esc(s["name"])}</b></td>'
-                     f'<td>{s["in"]}</td><td>{s["kept"]}</td><td>{s["out"]}</td>'
-                     f'<td>{sum(s["dropped"].values())}</td></tr>')
+        u_in, u_out = unit_of(s["name"])
+        unit = u_in if u_in == u_out else f"{u_in} → {u_out}"
+        tab.append(f'<tr class="step" data-step="{esc(s["name"])}"><td><b>{esc(s["name"])}</b></td>'
+                   f'<td>{esc(unit)}</td><td>{s["in"]}</td><td>{s["kept"]}</td><td>{s["out"]}</td>'
+                   f'<td>{sum(s["dropped"].values())}</td></tr>')
         for reason, n in sorted(s["dropped"].items(), key=lambda kv: (-kv[1], kv[0])):
-            table.append(f'<tr class="reason"><td>{esc(reason)}</td><td></td><td></td><td></td><td>{n}</td></tr>')
+            tab.append(f'<tr class="reason"><td>{esc(reason)}</td><td></td><td></td><td></td><td></td><td>{n}</td></tr>')
         # Smaller units counted inside the step's records (images of a page, ...), each
         # balanced on its own: in = kept + their drops.
         for unit, u in s.get("units", {}).items():
-            table.append(f'<tr class="unit" data-unit="{esc(unit)}"><td>{esc(unit)}s inside</td>'
-                         f'<td>{u["in"]}</td><td>{u["kept"]}</td><td></td>'
-                         f'<td>{sum(u["dropped"].values())}</td></tr>')
+            tab.append(f'<tr class="unit" data-unit="{esc(unit)}"><td>{esc(unit)}s inside</td><td>{esc(unit)}s</td>'
+                       f'<td>{u["in"]}</td><td>{u["kept"]}</td><td></td><td>{sum(u["dropped"].values())}</td></tr>')
             for reason, n in sorted(u["dropped"].items(), key=lambda kv: (-kv[1], kv[0])):
-                table.append(f'<tr class="reason"><td>{esc(reason)}</td><td></td><td></td><td></td><td>{n}</td></tr>')
-    table.append("</table>")
-    body.append("<h2>Drop reasons per step</h2>" + "".join(table))
-    reasons = [(r, n) for s in steps for r, n in s["dropped"].items()]
-    reasons += [(f"{r} ({unit})", n) for s in steps for unit, u in s.get("units", {}).items()
+                tab.append(f'<tr class="reason"><td>{esc(reason)}</td><td></td><td></td><td></td><td></td><td>{n}</td></tr>')
+    tab.append("</table>")
+    body.append("<h2>Drop reasons per step</h2>" + "".join(tab))
+    reasons = [(f"{r} ({unit_of(s['name'])[0]})", n) for s in steps for r, n in s["dropped"].items()]
+    reasons += [(f"{r} ({unit}s)", n) for s in steps for unit, u in s.get("units", {}).items()
                 for r, n in u["dropped"].items()]
-    body.append(bar_chart(sorted(reasons, key=lambda kv: (-kv[1], kv[0])), width=760,
-                          color="#E45756", label_w=260))
+    body.append(charts.bar_chart("Drops by reason (unit in brackets)", sorted(reasons, key=lambda kv: (-kv[1], kv[0])),
+                                 width=760, color="#E45756", label_w=300, fid="chart-reasons"))
+    body.append("<h2>Time per job</h2>" + timings_table(doc))
 
     words = [len((r.get("caption") or "").split()) for r in rows]
-    scores = [r.get("score") for r in rows]
     sizes = [max(r.get("original_width") or 0, r.get("original_height") or 0) for r in rows]
     body.append('<h2>Distributions of the kept samples</h2><div class="charts">'
-                + histogram(words, title="caption length (words)")
-                + histogram(scores, title="relevance score", rng=(0.0, 1.0), color="#4C78A8")
-                + histogram(sizes, title="image size (original longest side, px)", color="#F58518")
+                + charts.histogram(words, "Caption length (words)", fid="hist-words")
+                + charts.histogram([r.get("score") for r in rows], "Relevance score (kept pairs)",
+                                   rng=(0.0, 1.0), color="#4C78A8", mark=threshold,
+                                   mark_label="threshold", fid="hist-score")
+                + charts.histogram(sizes, "Image size (original longest side, px)", color="#F58518", fid="hist-size")
                 + "</div>")
 
     langs = Counter()
@@ -231,37 +260,35 @@ def render(out_dir: str) -> str:
         except ValueError:
             langs["?"] += 1
     sources = Counter(r.get("text_source") or "?" for r in rows)
-    body.append('<h2>Language and text source mix</h2><div class="charts"><div><h3>caption language</h3>'
-                + bar_chart(sorted(langs.items(), key=lambda kv: (-kv[1], kv[0])), width=360, label_w=80)
-                + '</div><div><h3>text source</h3>'
-                + bar_chart(sorted(sources.items(), key=lambda kv: (-kv[1], kv[0])), width=360, label_w=100)
-                + "</div></div>")
+    body.append('<h2>Language and text source mix</h2><div class="charts">'
+                + charts.bar_chart("Caption language", sorted(langs.items(), key=lambda kv: (-kv[1], kv[0])),
+                                   width=360, label_w=80, fid="chart-langs")
+                + charts.bar_chart("Text source of the kept captions", sorted(sources.items(), key=lambda kv: (-kv[1], kv[0])),
+                                   width=360, label_w=100, fid="chart-sources")
+                + "</div>")
+    body.append("<h2>Domains</h2>" + domain_tables(rows, rejects))
 
-    step_ = max(1, len(rows) // KEPT_SAMPLES)
-    sample = rows[::step_][:KEPT_SAMPLES]
+    unique = distinct(rows)
+    step_ = max(1, len(unique) // KEPT_SAMPLES)
+    sample = unique[::step_][:KEPT_SAMPLES]
     images = kept_images(out_dir, {r["key"] for r in sample})
-    body.append(f"<h2>Sample kept pairs ({len(sample)} of {len(rows)})</h2><div class=\"grid\" id=\"kept\">")
-    for r in sample:
-        score = r.get("score")
-        meta = f"{r.get('text_source')} · {r.get('width')}×{r.get('height')}" + (
-            f" · score {score:.2f}" if score is not None else "")
-        body.append(cell(thumb_uri(images.get(r["key"])), r.get("caption") or "", meta))
-    body.append("</div>")
+    body.append(f"<h2>Sample kept pairs ({len(sample)} of {len(rows)}, no picture or caption twice)</h2>"
+                '<div class="grid" id="kept">'
+                + "".join(kept_cell(r, thumb_uri(images.get(r["key"]))) for r in sample) + "</div>")
 
     body.append("<h2>Sample dropped records, per reason</h2>")
+    winners = {r["key"]: r.get("caption") or "" for r in rows}
     by_reason: dict[tuple[str, str], list[dict]] = {}
     for r in rejects:
         by_reason.setdefault((r["step"], r["reason"]), []).append(r)
     if not by_reason:
         body.append('<p class="muted">no rejects.parquet, or nothing was dropped</p>')
     for (step, reason), rs in by_reason.items():
-        body.append(f'<h3>{esc(reason)} <span class="muted">(step {esc(step)})</span></h3><div class="grid">')
-        for r in rs:
-            text = r.get("text") or r.get("raw_text") or r.get("image_url") or r.get("page_url") or ""
-            uri = ("data:image/jpeg;base64," + base64.b64encode(r["thumb"]).decode("ascii")) if r.get("thumb") else None
-            body.append(cell(uri, text, reason))
-        body.append("</div>")
+        body.append(f'<h3>{esc(reason)} <span class="muted">(step {esc(step)}, {esc(unit_of(step)[0])})</span></h3>'
+                    '<div class="grid">' + "".join(reject_cell(r, winners) for r in rs) + "</div>")
 
+    body.append("<h2>Configuration</h2><pre id=\"config\">"
+                + esc(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True)) + "</pre>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<title>LAIT corpus report</title><style>" + CSS + "</style></head><body>"
             + "\n".join(body) + "<script>" + SCRIPT + "</script></body></html>\n")

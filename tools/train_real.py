@@ -30,6 +30,7 @@ from PIL import Image
 from scoring.features import FEATURE_NAMES, TEXT_INTRINSIC, FeatureExtractor, decode_embedding
 from scoring.label_space import FEATURES as WN_FEATURES
 from scoring.memory import FEATURES as MEMORY_FEATURES
+from scoring.memory import NEIGHBOUR_FEATURES
 from scoring.memory import CaptionMemory
 from scoring.minilm import MiniLM
 from scoring.scorer_model import GatedModel, ProductModel, ScorerModel
@@ -39,10 +40,11 @@ from tools.eval_relevance import evaluate, image_facts, make_pair, neutral_url, 
 from tools.relevance_data import SPLITS
 from tools.train_scorer import ImageAnalyser, export_sampleweb, labelled_pairs
 
-MATCH_FEATURES = ["label_entropy", "label_margin", "label_p1", *WN_FEATURES]
+MATCH_FEATURES = ["label_entropy", "label_margin", "label_p1", *WN_FEATURES, *NEIGHBOUR_FEATURES,
+                  "col_any", "col_mean", "col_min"]
 TEXT_KINDS = ("own", "junk", "filename")
 MATCH_KINDS = ("own", "cross")
-SAMPLEWEB_SHARE = 0.2
+SAMPLEWEB_SHARE = 0.1
 CROPS = ((0.0, 0.0, 0.75, 0.75), (0.25, 0.25, 1.0, 1.0), (0.125, 0.0, 0.875, 1.0))
 C_TEXT, C_MATCH = 1.0, 1.0
 SAMPLEWEB_KIND = {"descriptive": "own", "other_photo": "cross", "filename": "filename"}
@@ -124,7 +126,7 @@ def build_memory(entries, sw_pairs=(), sw_kinds=(), first_id: int = 0):
             ids.append(pid), embs.append(emb), caps.append(cap)
     sw_ids, by_sha = [], {}
     for p, k in zip(sw_pairs, sw_kinds):
-        pid = by_sha.setdefault(p.sha256, first_id + len(by_sha))
+        pid = by_sha.setdefault(p.image.sha256, first_id + len(by_sha))
         sw_ids.append(pid)
         emb = decode_embedding((p.image.meta or {}).get("embedding"))
         if k == "own" and emb is not None and (pid, p.candidate.text) not in seen:
@@ -138,13 +140,14 @@ def memory_columns(X, names, pairs, fx, memory, pics, own) -> None:
     """Overwrite the mem_* columns of X: rows of a photo's own picture see the memory
     without that picture (as a new picture would); crops and the sample web see it whole."""
 
-    cols = [names.index(n) for n in MEMORY_FEATURES]
+    feats = MEMORY_FEATURES + NEIGHBOUR_FEATURES
+    cols = [names.index(n) for n in feats]
     for i, p in enumerate(pairs):
         emb = decode_embedding((p.image.meta or {}).get("embedding"))
         if emb is None:
             continue
         f = memory.features(emb, fx.embed(p.candidate.text), exclude=int(pics[i]) if own[i] else None)
-        X[i, cols] = [f[n] for n in MEMORY_FEATURES]
+        X[i, cols] = [f[n] for n in feats]
 
 
 def fit_part(X, kinds, weights, names_all, names, sel, C):

@@ -50,6 +50,7 @@ from pipeline.core.records import (
     ImageItem,
     Pair,
     decode_embedding,
+    label_pairs,
 )
 from scoring.features import (
     CROSS_FEATURES,
@@ -69,11 +70,10 @@ SEED = 0
 
 # ---------------------------------------------------------------- loading data
 def corpus_pairs(out_dirs: list[str]) -> list[Pair]:
-    """The real pairs of built corpora (rows of ``OUT/shards/*.parquet``), in a fixed order."""
+    """The real pairs of built corpora (rows of ``OUT/parquet/*.parquet``), in a fixed order."""
     pairs = []
     for d in out_dirs:
-        shards = os.path.join(d, "shards")
-        for r in read_output(shards if os.path.isdir(shards) else d):
+        for r in read_output(d):
             pairs.append(row_pair(r))
     pairs.sort(key=lambda p: (p.key, p.candidate.text))
     return pairs
@@ -214,9 +214,9 @@ def embeddings(pairs: list[Pair], fx) -> tuple[np.ndarray, np.ndarray, np.ndarra
             continue
         embs.append(e)
         texts.append(fx.embed(p.candidate.text))
-        ls = (p.image.meta.get("labels") or [])[:TOPK]
-        probs = sum(float(q) for _, q in ls) or 1.0
-        labels.append(sum(float(q) * fx.embed(n) for n, q in ls) / probs if ls else np.zeros(384))
+        ls = label_pairs(p.image.meta)[:TOPK]
+        probs = sum(q for _, q in ls) or 1.0
+        labels.append(sum(q * fx.embed(n) for n, q in ls) / probs if ls else np.zeros(384))
     return np.array(embs), np.array(texts), np.array(labels), np.array(ok)
 
 

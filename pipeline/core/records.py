@@ -19,6 +19,13 @@ import numpy as np
 TEXT_SOURCES = ("alt", "caption", "title", "surrounding")
 
 
+def transient(default=None):
+    """A field that lives only while a record is inside one fused bundle of steps (decoded
+    pixels, cached model passes): never compared, never in :func:`to_dict`, and never carried
+    into a :class:`Pair` (``ImageItem.facts`` leaves it behind)."""
+    return field(default=default, repr=False, compare=False, metadata={"transient": True})
+
+
 @dataclass
 class Page:
     """One fetched web page (an HTML response from a WARC file or the crawler)."""
@@ -29,6 +36,14 @@ class Page:
     headers: dict[str, str] = field(default_factory=dict)
     source: str = ""  # the WARC file or "crawl"
     meta: dict[str, Any] = field(default_factory=dict)
+    # The decoded text and parse tree (pipeline.web.html.ParsedPage), made by the first step
+    # that needs them and read by the next ones: a page is parsed once.
+    parsed: Any = transient()
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["parsed"] = None  # a lexbor tree does not pickle; the next process parses again
+        return state
 
 
 @dataclass
@@ -44,13 +59,6 @@ class Candidate:
     page_lang: str = ""
     img_index: int = 0  # position of the <img> among the page's images
     meta: dict[str, Any] = field(default_factory=dict)
-
-
-def transient(default=None):
-    """A field that lives only while a record is inside one fused bundle of steps (decoded
-    pixels, cached model passes): never compared, never in :func:`to_dict`, and never carried
-    into a :class:`Pair` (``ImageItem.facts`` leaves it behind)."""
-    return field(default=default, repr=False, compare=False, metadata={"transient": True})
 
 
 @dataclass
@@ -170,6 +178,19 @@ def decode_embedding(value) -> np.ndarray | None:
         return np.frombuffer(base64.b64decode(value), "<f2").astype(np.float32)
     except (ValueError, TypeError):
         return None
+
+
+def label_pairs(meta: dict | None) -> list[tuple[str, float]]:
+    """``image_meta["labels"]`` as ``[(class name, probability), ...]``.  Written as
+    ``[{"name": ..., "p": ...}, ...]`` (a list of structs Arrow and Hugging Face ``datasets``
+    infer); shards written before that hold ``[[name, p], ...]``, which is still read."""
+    out = []
+    for item in (meta or {}).get("labels") or []:
+        if isinstance(item, dict):
+            out.append((str(item.get("name")), float(item.get("p"))))
+        else:
+            out.append((str(item[0]), float(item[1])))
+    return out
 
 
 RECORD_TYPES = {cls.__name__: cls for cls in (Page, Candidate, ImageFacts, ImageItem, Pair)}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -62,6 +63,22 @@ def identity(record) -> tuple[str, dict]:
     return h, f
 
 
+def detail(record) -> dict:
+    """What decided a drop, for the report: a page's or text's detected language, an image's
+    model scores, a pair's score and key (the winner of ``best_text_not_best`` is the kept
+    sample with that key).  Not part of the sample's hash: it does not change which records
+    are sampled."""
+    d: dict = {}
+    meta = getattr(record, "meta", None) or {}
+    if isinstance(record, (Page, Candidate)) and meta.get("lang"):
+        d["lang"], d["lang_conf"] = meta["lang"], meta.get("lang_conf")
+    if isinstance(record, ImageItem):
+        d = {k: getattr(record, k) for k in ("nsfw", "natural") if getattr(record, k, None) is not None}
+    if isinstance(record, Pair):
+        d = {"key": record.key, "score": record.score}
+    return d
+
+
 @dataclass
 class RejectSample:
     step: str
@@ -76,7 +93,9 @@ class RejectSample:
             return
         image = record.image if isinstance(record, Pair) else record
         data, pixels = getattr(image, "data", None), getattr(image, "pixels", None)
-        fields = dict(fields, thumb=_thumb(data, pixels) if data or pixels is not None else None)
+        d = detail(record)
+        fields = dict(fields, thumb=_thumb(data, pixels) if data or pixels is not None else None,
+                      key=d.pop("key", None), detail=json.dumps(d, sort_keys=True) if d else None)
         got.append((h, fields))
         got.sort(key=lambda g: g[0])
         del got[PER_REASON:]
@@ -91,7 +110,8 @@ class RejectSample:
 
 SCHEMA = pa.schema([("step", pa.string()), ("reason", pa.string()), ("page_url", pa.string()),
                     ("image_url", pa.string()), ("text_source", pa.string()), ("text", pa.string()),
-                    ("raw_text", pa.string()), ("thumb", pa.binary())])
+                    ("raw_text", pa.string()), ("thumb", pa.binary()), ("key", pa.string()),
+                    ("detail", pa.string())])  # JSON: what decided the drop (see detail())
 
 
 def write_rejects(path: str, samples: list[RejectSample], step_order: list[str]) -> int:

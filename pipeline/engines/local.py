@@ -16,10 +16,13 @@ from pipeline.core.plan import Plan
 
 def run_local(plan: Plan) -> RunSummary:
     src, rest = plan.steps[0], plan.steps[1:]
-    items = list(run_source_partition(src, plan.parts))
+    # Map steps are chained generators, as Beam fuses them: a record goes through all of
+    # them before the next is read, so only group steps hold a whole wave (a page's parse
+    # tree, kept on it from language to extract, lives for one page, not for the wave).
+    items = run_source_partition(src, plan.parts)
     for step in rest:
         if step.kind == "map":
-            items = list(run_map_partition(step, items))
+            items = run_map_partition(step, items)
         else:
             groups = defaultdict(list)
             for it in items:

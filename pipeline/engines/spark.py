@@ -7,13 +7,35 @@ collected on the driver at the end, so task retries never count twice.
 """
 from __future__ import annotations
 
+import logging
 import os
 import sys
 
+from pyspark import SparkConf, SparkContext
 from pyspark.sql import SparkSession
 
 from pipeline.core import executor
 from pipeline.core.plan import Plan
+
+
+QUIET_LOG4J = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2-quiet.properties")
+
+
+def _quiet() -> bool:
+    """Spark logs warnings only, unless Python logs INFO (``lait -v``)."""
+    return logging.getLogger().getEffectiveLevel() > logging.INFO
+
+
+def _quiet_jvm() -> None:
+    """A JVM started here gets the quiet log4j2 profile from its start (no banner, no
+    native-hadoop warning).  Under spark-submit the JVM already runs, with Spark's INFO
+    default; session() lowers it to WARN once the context is up (Spark resets its logging
+    when the context starts, so an earlier change does not hold): the start-up lines stay,
+    the hundreds of per-job lines go."""
+    if not _quiet() or SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return
+    opts = f"-Dlog4j2.configurationFile=file:{QUIET_LOG4J}"
+    SparkContext._ensure_initialized(conf=SparkConf().set("spark.driver.extraJavaOptions", opts))
 
 
 def session(master: str | None = None, app_name: str = "lait-build", conf: dict | None = None):
@@ -24,6 +46,7 @@ def session(master: str | None = None, app_name: str = "lait-build", conf: dict 
     active = SparkSession.getActiveSession()
     if active is not None and master is None:
         return active
+    _quiet_jvm()
     builder = SparkSession.builder.appName(app_name)
     # Under spark-submit the JVM starts this interpreter with a gateway port and the master
     # it was given; only a plain `python`/`lait` run needs a default master.
@@ -32,7 +55,10 @@ def session(master: str | None = None, app_name: str = "lait-build", conf: dict 
     conf = {"spark.ui.showConsoleProgress": "false", **(conf or {})}
     for k, v in conf.items():
         builder = builder.config(k, v)
-    return builder.getOrCreate()
+    spark = builder.getOrCreate()
+    if _quiet() and "PYSPARK_GATEWAY_PORT" in os.environ:
+        spark.sparkContext.setLogLevel("WARN")
+    return spark
 
 
 def run(plan: Plan, spark=None, num_partitions: int | None = None) -> executor.RunSummary:

@@ -25,6 +25,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from pipeline.core.records import Page
 from pipeline.core.stage import Drop, Keep, Source
+from pipeline.web.html import TooDeep, parsed
 from pipeline.web.http import (
     OPT_OUT_TOKENS,
     FetchError,
@@ -220,8 +221,15 @@ class CrawlSource(Source):
             return self.error_drop(exc)
         if self.opt_out and opt_out_tokens(resp.robots_tags, self.opt_out, agent_token(self.user_agent)):
             return self.drop("opt_out_header")
+        page = Page(url=resp.url, body=resp.body, content_type=resp.mime,
+                    headers=resp.headers, source="crawl", meta={"requested_url": url})
         try:
-            tree = LexborHTMLParser(resp.body)
+            # Decoded and parsed as the language and extract steps will (and kept on the page
+            # for them); a page nested too deep for a bounded parse is not parsed at all.
+            tree = parsed(page).tree()
+        except TooDeep:
+            return self.drop("html_too_deep")
+        try:
             directives = meta_robots(tree, agent_token(self.user_agent))
             links = page_links(tree, resp.url)
         except Exception:
@@ -231,8 +239,6 @@ class CrawlSource(Source):
             return self.drop("opt_out_meta")
         if tokens & {"nofollow", "none"}:
             links = []
-        page = Page(url=resp.url, body=resp.body, content_type=resp.mime,
-                    headers=resp.headers, source="crawl", meta={"requested_url": url})
         return page, links
 
     def _accept(self, mime: str) -> bool:

@@ -11,8 +11,9 @@ from pipeline.core.errors import ConfigError
 from pipeline.core.records import Candidate, Page
 from pipeline.core.stage import Drop, Keep, MapStage
 from pipeline.steps.html_images import find_images, html_dim
-from pipeline.steps.regions import image_role
-from pipeline.web.charset import decode_html, looks_undecodable
+from pipeline.steps.regions import image_role, site_names
+from pipeline.web.charset import looks_undecodable
+from pipeline.web.html import TooDeep, parsed
 from pipeline.web.http import strip_userinfo
 
 # A side of surrounding text whose characters are at least this much link text is a list of
@@ -44,7 +45,10 @@ class Extractor(MapStage):
     are kept in any region; the region is in ``meta["region"]`` ("content" outside them).
 
     Drops, one per page: ``extract_undecodable`` (the body decodes to mostly replacement or
-    control characters), ``extract_no_images`` (no usable image), ``extract_no_text``.
+    control characters), ``extract_html_too_deep`` (elements nested deeper than
+    :data:`pipeline.web.html.MAX_DEPTH`: never parsed, the cost would be super-linear),
+    ``extract_no_images`` (no usable image), ``extract_no_text``.  The decoded text and tree
+    are the ones the language step made (:func:`pipeline.web.html.parsed`): one parse a page.
 
     Inside a page two smaller units are counted (``Keep.units``, each in = kept + dropped, in
     stats.json under the step's ``units``): every ``image`` found, kept when it yields a
@@ -74,14 +78,18 @@ class Extractor(MapStage):
         return cls(cfg.surrounding_chars, cfg.max_text_chars, cfg.page_roles)
 
     def process(self, page: Page) -> list[Candidate] | Drop:
-        ctype = page.headers.get("content-type") or page.content_type
+        doc = parsed(page)  # decoded (and parsed) once, shared with the language step
+        text, codec = doc.html, doc.codec
         body = page.body.encode("utf-8") if isinstance(page.body, str) else page.body
-        text, codec, how = decode_html(body, ctype)
-        if looks_undecodable(text, body, how):
+        if looks_undecodable(text, body, doc.how):
             return self.drop("undecodable")
+        try:
+            tree = doc.tree()
+        except TooDeep:  # parsing it would cost super-linear time (pipeline/web/html.py)
+            return self.drop("html_too_deep")
         page_url = strip_userinfo(page.url)  # credentials are never stored (nor inherited)
         found = find_images(text, page_url, self.surrounding_chars, self.max_text_chars,
-                            texts=False)
+                            texts=False, tree=tree)
         # The language step's decision (text-based) wins over the page's own <html lang>.
         page_lang = page.meta.get("lang") or found.lang
         usable = [img for img in found.images if img.url]
@@ -91,9 +99,11 @@ class Extractor(MapStage):
             return Drop(self.reason("no_images"), _units(units))
         out: list[Candidate] = []
         seen: set[tuple[str, str, str]] = set()
+        sites = site_names(page_url, found.site_name)
         for img in usable:
             width, height = html_dim(img.attrs.get("width")), html_dim(img.attrs.get("height"))
-            role = self.page_roles and image_role(img.url, img.attrs, width, height, img.region)
+            role = self.page_roles and image_role(img.url, img.attrs, width, height, img.region,
+                                                  sites)
             if role:
                 units[f"extract_image_{role}"] += 1
                 continue

@@ -143,6 +143,7 @@ class PageImages:
     title: str = ""
     lang: str = ""
     base: str = ""
+    site_name: str = ""  # <meta property="og:site_name">: an alt saying just this is a logo
     images: list[ImageRef] = field(default_factory=list)
     # The walk's text tokens and link spans, for fill(): texts are made only for the images
     # that need them (an icon's surrounding text is never read).
@@ -399,10 +400,11 @@ def _after(tokens: list[str], pos: int, end: int, limit: int) -> tuple[str, int]
 
 
 def find_images(text: str, page_url: str, surrounding_chars: int = 300,
-                max_text_chars: int = 1000, texts: bool = True) -> PageImages:
+                max_text_chars: int = 1000, texts: bool = True, tree=None) -> PageImages:
     """Every ``<img>`` of an HTML document with its URL and its texts (not yet de-duplicated);
-    with ``texts=False`` the texts are left for :meth:`PageImages.fill`, image by image."""
-    tree = LexborHTMLParser(text)
+    with ``texts=False`` the texts are left for :meth:`PageImages.fill`, image by image.
+    ``tree``: ``text`` already parsed (it is only read)."""
+    tree = LexborHTMLParser(text) if tree is None else tree
     base_node = tree.css_first("base[href]")
     base = resolve(page_url, base_node.attributes.get("href")) if base_node else ""
     base = base or page_url
@@ -416,6 +418,10 @@ def find_images(text: str, page_url: str, surrounding_chars: int = 300,
     out = PageImages(title=cut(collapse(title_node.text() if title_node else ""), max_text_chars),
                      lang=lang, base=base, surrounding_chars=surrounding_chars,
                      max_text_chars=max_text_chars)
+    if "og:site_name" in text:  # a query costs a tenth of a walk: only where it can match
+        site_node = tree.css_first('meta[property="og:site_name"]')
+        if site_node is not None:
+            out.site_name = collapse(site_node.attributes.get("content"))
     body = tree.body or root
     if body is None:
         return out

@@ -16,11 +16,10 @@ import stat
 import zlib
 from typing import Iterator
 
-from fastwarc.warc import ArchiveIterator, WarcRecordType
-
 from pipeline.core.errors import ConfigError
 from pipeline.core.records import Page
 from pipeline.core.stage import Drop, Keep, Source, keep
+from pipeline.steps import warc_records
 
 PART_SEP = "\n"  # joins the files of one part; a newline never occurs in a real WARC path
 WARC_SUFFIXES = (".warc", ".warc.gz", ".warc.zst", ".warc.lz4")
@@ -194,13 +193,21 @@ def _unbrotli(body: bytes, limit: int) -> bytes:
         import brotli
     except ImportError as exc:
         raise BadRecord("brotli body, but the brotli module is not installed") from exc
+    # Incrementally, against the cap: a few KB of brotli can decode to gigabytes, and
+    # brotli.decompress would hold all of them before the size could be checked.
+    d = brotli.Decompressor()
+    out = bytearray()
     try:
-        out = brotli.decompress(body)
+        out += d.process(body, output_buffer_limit=limit + 1)
+        while len(out) <= limit and not d.is_finished() and not d.can_accept_more_data():
+            out += d.process(b"", output_buffer_limit=limit + 1 - len(out))
     except brotli.error as exc:
         raise BadRecord(f"bad brotli body: {exc}") from exc
     if len(out) > limit:
         raise TooLarge("decoded body too large")
-    return out
+    if not d.is_finished():
+        raise Truncated("brotli body ends early")
+    return bytes(out)
 
 
 class WarcReader(Source):
@@ -220,10 +227,13 @@ class WarcReader(Source):
     * ``read_truncated``: the record block is shorter than its WARC Content-Length (a clipped
       gzip member, an interrupted download) or a compressed/chunked body ends early.
 
-    A file that cannot be opened counts once as ``read_unreadable``; a stream that breaks so
-    that no further record can be found counts once as ``read_bad_record`` and ends the file.
-    (A file clipped inside a record's WARC header leaves nothing to count: the reader cannot
-    tell such a tail from the end of the file.)
+    A file that cannot be opened counts once as ``read_unreadable``.  A damaged spot (a
+    corrupt gzip member, a mangled WARC header, a WARC ``Content-Length`` that lies) counts
+    once as ``read_bad_record`` and reading goes on at the next record after it
+    (:mod:`pipeline.steps.warc_records`); a record whose block does not end where its
+    Content-Length says is that damaged record, never a kept page.  (A file clipped inside a
+    record's WARC header leaves nothing to count: the reader cannot tell such a tail from the
+    end of the file.)
 
     Parts: one WARC file, or ``part_size`` files joined by a newline (:data:`PART_SEP`), in
     sorted path order.
@@ -263,27 +273,42 @@ class WarcReader(Source):
             yield self.drop("unreadable")
             return
         try:
-            records = iter(ArchiveIterator(path, record_types=WarcRecordType.response,
-                                           parse_http=False))
-        except OSError:
+            yield from self._read_records(path)
+        except OSError:  # the file itself cannot be opened or read
             yield self.drop("unreadable")
-            return
-        while True:
-            try:
-                record = next(records)
-            except StopIteration:
-                return
-            except (OSError, ValueError):  # the stream itself broke: nothing after can be found
-                yield self.drop("bad_record")
-                return
+
+    def _read_records(self, path: str) -> Iterator[Keep | Drop]:
+        """Every response record's event; a damaged stretch counts once as ``bad_record`` and
+        reading goes on after it (:mod:`pipeline.steps.warc_records`).  Each event is held
+        until the next record parses: the record just before a damaged spot is checked on
+        the raw bytes, since a too-short ``Content-Length`` would pass its cut page."""
+        held, broken = None, False  # broken: the held record's block could not be read
+        for kind, record, offset in warc_records.walk(path):
+            if kind == warc_records.DAMAGED:
+                limit = self.max_page_bytes + 2 * MAX_HEAD
+                if (held is not None and isinstance(held, Keep) and offset is not None
+                        and not warc_records.extent_ok(path, offset, limit)):
+                    # its Content-Length lied: the damage is this record's own rest
+                    held, broken = self.drop("bad_record"), True
+                if held is not None:
+                    yield held
+                if not broken:  # a record that failed to read is that damage, counted
+                    yield self.drop("bad_record")
+                held, broken = None, False
+                continue
+            if held is not None:
+                yield held
+            held, broken = None, False
             if not _is_http(record):
                 continue
             try:
-                yield self.convert(record, path)
+                held = self.convert(record, path, offset)
             except (OSError, ValueError):  # a record whose block cannot even be read
-                yield self.drop("bad_record")
+                held, broken = self.drop("bad_record"), True
+        if held is not None:
+            yield held
 
-    def convert(self, record, path: str) -> Keep | Drop:
+    def convert(self, record, path: str, offset: int | None = None) -> Keep | Drop:
         """One HTTP response record -> ``Keep(Page)`` or a :class:`Drop`."""
         declared = _declared_length(record)
         head = _read_at_least(record.reader, HEAD_CHUNK)
@@ -320,7 +345,7 @@ class WarcReader(Source):
             "warc": path,
             "warc_date": wh.get("WARC-Date") or "",
             "warc_record_id": wh.get("WARC-Record-ID") or "",
-            "warc_offset": record.stream_pos,
+            "warc_offset": record.stream_pos if offset is None else offset,
             "http_status": status,
         }
         return keep(Page(url=url, body=body, content_type=mime or "text/html", headers=headers,

@@ -14,7 +14,8 @@ walk over every element).
 **Image roles.**  Spacers, trackers, avatars, icons, logos, badges / seals and ad banners are
 recognised from the declared size, the URL and the image's own attributes and region; such
 an image is not fetched and none of its texts becomes a candidate (each role is its own drop
-reason, ``extract_image_<role>``).
+reason, ``extract_image_<role>``).  Every picture in an author box is an avatar, whatever its
+size; an image whose alt is the site's name (``og:site_name`` or the host's name) is its logo.
 """
 from __future__ import annotations
 
@@ -167,6 +168,7 @@ _ALT_ROLE_RE = re.compile(r"^(?:\w+ )?(?:logo|icon|avatar|badge)$|^avatar\b|\blo
 _AD_SIZES = frozenset("300x250 728x90 160x600 300x600 468x60 320x50 970x250 970x90 120x600 "
                       "234x60 120x90 120x60 125x125 336x280 250x250 200x200 180x150 "
                       "300x50 300x100 320x100".split()) - {"200x200"}
+_AD_BANNERS = frozenset(s for s in _AD_SIZES if s.split("x")[0] != s.split("x")[1])
 _SMALL = 48  # a declared size at most this, both ways: an icon or an avatar, not a picture
 _TINY = 2  # a declared size at most this, both ways: a tracking pixel or a spacer
 # A declared size at most this, both ways: a thumbnail too small for the image step, which
@@ -215,9 +217,16 @@ def _name_facts(url: str) -> tuple:
     extra = [t.rstrip("0123456789") for t in tokens if t[-1:].isdigit()]
     extra += ["icon" for t in tokens if t.endswith("icon") and t not in ("silicon", "lexicon")]
     extra += ["logo" for t in tokens if t.endswith("logo") and len(t) > 4]
+    # A role word split in two: "profile-pic", "author_pic", "user-pic", "head-shot".
+    extra += [a + b for a, b in zip(tokens, tokens[1:])]
     spacer = bool(tokens) and all(t in _SPACER_WORDS or t.isdigit() for t in tokens) \
         and not all(t.isdigit() for t in tokens)
-    roles = frozenset(_ROLE_TOKENS[t] for t in tokens + extra if t in _ROLE_TOKENS)
+    roles = {_ROLE_TOKENS[t] for t in tokens + extra if t in _ROLE_TOKENS}
+    # A social network's name among many words is a picture's subject or a Pinterest version
+    # ("salisbury-steak-recipe-pinterest-blog-150x150.jpg"), not a share button.
+    if "social" in roles and sum(t.isalpha() and len(t) > 2 for t in tokens) > 3:
+        roles.discard("social")
+    roles = frozenset(roles)
     hit = (frozenset(tokens), size, spacer, roles)
     if len(_NAME_CACHE) > 50000:
         _NAME_CACHE.clear()
@@ -242,9 +251,30 @@ def _class_roles(value: str) -> frozenset:
     return hit
 
 
+def _letters(text: str) -> str:
+    return "".join(c for c in text.lower() if c.isalpha())
+
+
+def site_names(page_url: str, site_name: str = "") -> frozenset:
+    """The letters of a page's site names: its ``og:site_name`` ("Poppy Cooks" ->
+    "poppycooks") and its host's label before the public suffix (``www.poppycooks.com`` ->
+    "poppycooks", ``bbc.co.uk`` -> "bbc"); names shorter than 4 letters are left out."""
+    try:
+        host = urlsplit(page_url).hostname or ""
+    except ValueError:
+        host = ""
+    labels = host.split(".")
+    if len(labels) >= 3 and len(labels[-1]) == 2 and len(labels[-2]) <= 3:
+        labels = labels[:-1]  # bbc.co.uk, abc.net.au
+    names = {_letters(labels[-2]) if len(labels) >= 2 else "", _letters(site_name)}
+    return frozenset(n.removeprefix("the") for n in names if len(n) >= 4)
+
+
 def image_role(url: str, attrs: dict, width: int | None, height: int | None,
-               region: str) -> str:
-    """The role of an image that is no picture worth a caption, or "" (see the docstring)."""
+               region: str, sites: frozenset = frozenset()) -> str:
+    """The role of an image that is no picture worth a caption, or "" (see the docstring).
+    ``sites``: the letters of the page's site names (:func:`site_names`); an image whose alt
+    says just that is the site's logo ("Poppy Cooks" on poppycooks.com)."""
     if width is not None and height is not None:
         if width <= _TINY and height <= _TINY:
             return "tracker"
@@ -255,10 +285,12 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
         return "avatar"  # gravatar.com/avatar/<hash>, /avatars/<user>.jpg: the name says nothing
     if low.endswith(".svg") or ".svg?" in low:
         return "vector"  # logos, icons and drawings: no photograph, and no raster to decode
-    if width is not None and height is not None and f"{width}x{height}" in _AD_SIZES:
+    # A square is no banner: 250x250 and 125x125 are also the sizes of recipe thumbnails.
+    if width is not None and height is not None and width != height \
+            and f"{width}x{height}" in _AD_SIZES:
         return "ad"
     tokens, size, spacer, url_roles = _name_facts(url)
-    if not _AD_SIZES.isdisjoint(tokens):
+    if not _AD_BANNERS.isdisjoint(tokens):
         return "ad"
     if spacer:
         return "spacer"
@@ -272,6 +304,8 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
     alt = attrs.get("alt")
     if alt:
         la = alt.lower()
+        if sites and len(la) <= 60 and _letters(la).removeprefix("the") in sites:
+            roles.add("logo")
         if "logo" in la or "icon" in la or "avatar" in la or "badge" in la:
             m = _ALT_ROLE_RE.search(alt.strip())
             if m:
@@ -283,8 +317,10 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
             return "icon" if role == "social" else role
     if width is not None and height is not None and width <= _SMALL and height <= _SMALL:
         return "avatar" if region in ("comments", "author") else "icon"
-    if region in ("comments", "author") and width is not None and width <= 100:
-        return "avatar"  # the picture beside a commenter's or an author's name
+    if region == "author" or (region == "comments" and width is not None and width <= 100):
+        # The picture beside a commenter's name, or in an author box at any size (on the
+        # labelled English pages every picture of an author box is its author's).
+        return "avatar"
     if width is not None and height is not None and width <= _THUMB and height <= _THUMB:
         return "small"
     return ""

@@ -45,6 +45,58 @@ SCHEMA = pa.schema([
 JSON_COLUMNS = ("text_meta", "image_meta")
 
 
+# Parquet files get a directory of their own (OUT/parquet/), tars and per-shard stats stay in
+# OUT/shards/: directory readers (pandas.read_parquet, pyarrow.dataset, Spark, `datasets`'
+# parquet builder) take a directory whole and fail on a tar inside it, and a glob is read
+# differently by each of them (pandas does not expand one for local paths).
+PARQUET_DIR = "parquet"
+
+
+def parquet_files(out_dir: str) -> list[str]:
+    """A run's parquet files, sorted: OUT/parquet/*.parquet, or OUT/shards/*.parquet for a run
+    written before they moved (README "Changelog")."""
+    for sub in (PARQUET_DIR, "shards"):
+        files = sorted(glob.glob(os.path.join(glob.escape(out_dir), sub, "*.parquet")))
+        if files:
+            return files
+    return []
+
+
+def sample_json(meta: dict) -> bytes:
+    """A sample's ``<key>.json``.  ``text_meta`` is free-form (its keys differ by text source,
+    its lists may be empty) so it is a JSON string, as in the parquet: every sample's JSON then
+    has the same Arrow type, which readers that infer it from the first samples (Hugging Face
+    ``datasets``' webdataset builder reads 5) need.  The fields: README "Output"."""
+    meta = {**meta, "text_meta": json.dumps(meta["text_meta"], sort_keys=True, ensure_ascii=False)}
+    return json.dumps(meta, sort_keys=True, ensure_ascii=False).encode("utf-8")
+
+
+def shard_stats(shard: str, rows: list[dict]) -> dict:
+    """``OUT/shards/NNNNN_stats.json``: what the shard holds, as img2dataset users expect one
+    beside each shard.  Counts only (no timings or paths), so the bytes are the same on every
+    engine.  Drops are not per shard: most dropped records never had a key (pages, texts,
+    images that were never stored); stats.json counts them for the whole run."""
+    def count(values) -> dict:
+        c: dict = {}
+        for v in values:
+            c[v] = c.get(v, 0) + 1
+        return dict(sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0]))))
+
+    scores = [r["score"] for r in rows if r.get("score") is not None]
+    return {
+        "shard": shard,
+        "samples": len(rows),
+        "keys": [rows[0]["key"], rows[-1]["key"]] if rows else [],
+        # why each caption won: its text source; and the text step's edits behind them
+        "text_source": count(r["text_source"] for r in rows),
+        "text_edits": count(e for r in rows for e in (r["text_meta"] or {}).get("text_edits", [])),
+        "page_lang": count(r["page_lang"] for r in rows),
+        "original_format": count(r["original_format"] for r in rows),
+        "score": ({"min": min(scores), "mean": round(sum(scores) / len(scores), 6),
+                   "max": max(scores)} if scores else None),
+    }
+
+
 def shard_of(key: str, num_shards: int) -> int:
     return int(key[:12], 16) % num_shards
 
@@ -72,7 +124,8 @@ def _replace_atomically(path: str, write) -> None:
 
 
 class ShardWriter(GroupStage):
-    """Writes ``OUT/shards/NNNNN.tar`` and ``NNNNN.parquet`` for every shard that has samples."""
+    """Writes ``OUT/shards/NNNNN.tar``, ``OUT/shards/NNNNN_stats.json`` and
+    ``OUT/parquet/NNNNN.parquet`` for every shard that has samples."""
 
     name = "write"
 
@@ -89,8 +142,11 @@ class ShardWriter(GroupStage):
 
     def reduce(self, shard: str, pairs: list[Pair]):
         pairs = sorted(pairs, key=lambda p: p.key)
-        os.makedirs(self.shard_dir, exist_ok=True)
+        parquet_dir = os.path.join(self.out_dir, PARQUET_DIR)
+        for d in (self.shard_dir, parquet_dir):
+            os.makedirs(d, exist_ok=True)
         base = os.path.join(self.shard_dir, shard)
+        parquet = os.path.join(parquet_dir, shard + ".parquet")
         rows = [p.metadata() for p in pairs]
 
         def write_tar(f):
@@ -98,7 +154,7 @@ class ShardWriter(GroupStage):
                 for p, meta in zip(pairs, rows):
                     _tar_add(tar, f"{p.key}.jpg", p.image.data)
                     _tar_add(tar, f"{p.key}.txt", p.candidate.text.encode("utf-8"))
-                    _tar_add(tar, f"{p.key}.json", json.dumps(meta, sort_keys=True, ensure_ascii=False).encode("utf-8"))
+                    _tar_add(tar, f"{p.key}.json", sample_json(meta))
 
         def write_parquet(f):
             cols = {name: [r.get(name) for r in rows] for name in SCHEMA.names}
@@ -106,13 +162,19 @@ class ShardWriter(GroupStage):
                 cols[name] = [json.dumps(v, sort_keys=True, ensure_ascii=False) for v in cols[name]]
             pq.write_table(pa.table(cols, schema=SCHEMA), f, compression="zstd")
 
-        # Parquet first, tar last: a tar's presence means its shard is complete.
+        def write_stats(f):
+            doc = {**shard_stats(shard, rows),
+                   "image_bytes": sum(len(p.image.data) for p in pairs)}
+            f.write(json.dumps(doc, indent=1, ensure_ascii=False).encode("utf-8") + b"\n")
+
+        # Parquet and stats first, tar last: a tar's presence means its shard is complete.
         # A run killed while writing leaves "<shard>.<ext>.tmp-<pid>" behind; this shard's
         # writer is the only one that writes those names, so it clears them.
-        for ext in (".parquet", ".tar"):
-            for stale in glob.glob(glob.escape(base + ext) + ".tmp-*"):
+        for path in (parquet, base + "_stats.json", base + ".tar"):
+            for stale in glob.glob(glob.escape(path) + ".tmp-*"):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(stale)
-        _replace_atomically(base + ".parquet", write_parquet)
+        _replace_atomically(parquet, write_parquet)
+        _replace_atomically(base + "_stats.json", write_stats)
         _replace_atomically(base + ".tar", write_tar)
         return [Keep(())] * len(pairs)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import threading
 
 # WHATWG encoding labels whose Python codec differs (the web's meaning is the superset).
 _WEB_ALIASES = {
@@ -33,7 +34,8 @@ META_SCAN_BYTES = 8192  # the Standard stops at 1024; real heads often declare l
 # Replacement chars and C0 controls other than whitespace: a high share means not text.
 _BAD_CHARS_RE = re.compile("[\ufffd\x00-\x08\x0b\x0e-\x1f]")
 MAX_BAD_SHARE = 0.05
-_NON_ASCII_RE = re.compile("[^\x00-\x7f\ufffd]")
+_ASCII_RUNS_RE = re.compile("[\x00-\x7f]+")
+MIN_VALID_PER_STRAY = 2
 
 
 def codec_for(label: str | None) -> str | None:
@@ -87,8 +89,47 @@ def _sniff(body: bytes) -> str:
     return codec_for(min(tied, key=lambda e: rank.get(e, len(rank)))) or "cp1252"
 
 
+_fallbacks = threading.local()  # bytes the handler below decoded, per thread
+
+
+def _utf8_or_cp1252(exc: UnicodeDecodeError):
+    """Decode error handler: a byte that is not part of valid UTF-8 is read as windows-1252
+    (its five unassigned bytes as the C1 controls, as the WHATWG decoder does), one byte at
+    a time so that the valid UTF-8 after it is read as UTF-8 again."""
+    byte = exc.object[exc.start:exc.start + 1]
+    try:
+        char = byte.decode("cp1252")
+    except UnicodeDecodeError:
+        char = chr(byte[0])
+    _fallbacks.n = getattr(_fallbacks, "n", 0) + 1
+    return char, exc.start + 1
+
+
+codecs.register_error("lait-utf8-cp1252", _utf8_or_cp1252)
+
+
+def decode_utf8_mixed(body: bytes) -> tuple[str, int, int]:
+    """``(text, valid, stray)``: ``body`` read as UTF-8 with every invalid byte read as
+    windows-1252 (never U+FFFD), the number of valid multi-byte characters and the number
+    of stray bytes."""
+    _fallbacks.n = 0
+    text = body.decode("utf-8", "lait-utf8-cp1252")
+    stray = _fallbacks.n
+    return text, len(_ASCII_RUNS_RE.sub("", text)) - stray, stray
+
+
 def decode_html(body: bytes, content_type: str = "") -> tuple[str, str, str]:
-    """``(text, codec, how)`` where ``how`` is bom / utf8 / http / meta / sniffed."""
+    """``(text, codec, how)`` where ``how`` is bom / utf8 / utf8_mixed / http / meta /
+    sniffed.
+
+    A page that is UTF-8 but for a few stray bytes (a Latin-1 byte pasted into a template, a
+    cut character) is read as UTF-8, whatever it declares, with those bytes read as
+    windows-1252 (``utf8_mixed``): sending it to an encoding guess would garble every other
+    character (one stray byte once made a UTF-8 page cp1250).  "Mostly" means at least
+    :data:`MIN_VALID_PER_STRAY` valid multi-byte characters per stray byte: legacy text forms
+    valid multi-byte UTF-8 only by rare accident.  And a page declared UTF-8 whose bytes are
+    not is read the same way, so a cp1252 page labelled UTF-8 keeps its characters instead
+    of turning them into U+FFFD."""
     for bom, codec in _BOMS:
         if body.startswith(bom):
             return body[len(bom):].decode(codec, "replace"), codec, "bom"
@@ -98,14 +139,15 @@ def decode_html(body: bytes, content_type: str = "") -> tuple[str, str, str]:
         return body.decode("utf-8"), "utf-8", "utf8"
     except UnicodeDecodeError:
         pass
+    mixed, valid, stray = decode_utf8_mixed(body)
+    if valid >= MIN_VALID_PER_STRAY * stray:
+        return mixed, "utf-8", "utf8_mixed"
     for how, codec in (("http", http_charset(content_type)), ("meta", meta_charset(body))):
+        if codec == "utf-8":
+            return mixed, codec, how  # declared UTF-8, bytes not: never U+FFFD
         if codec:
             return body.decode(codec, "replace"), codec, how
-    # Undeclared: mostly-valid UTF-8 with a few bad bytes is still UTF-8 (a cut multi-byte
-    # character, one stray Latin-1 byte); otherwise guess.
-    text = body.decode("utf-8", "replace")
-    if len(_NON_ASCII_RE.findall(text)) >= 10 * text.count("\ufffd"):
-        return text, "utf-8", "sniffed"
+    # Undeclared and not mostly UTF-8: guess.
     codec = _sniff(body)
     return body.decode(codec, "replace"), codec, "sniffed"
 

@@ -14,8 +14,10 @@ What every request goes through, whoever makes it:
   honouring ``Retry-After`` (seconds or an HTTP date) up to ``max_retry_after_s``; a server
   that asks for a longer wait is given up on instead of holding a worker.
 * **Caps**: a redirect cap, a byte cap (the declared ``Content-Length`` and the bytes really
-  read), a connect/read timeout and a wall-clock cap per attempt (a slow drip never holds a
-  thread for long), and a content-type check before the body is read.
+  read), a connect/read timeout and a wall-clock cap per attempt, connect to last byte over
+  every redirect hop (:mod:`pipeline.web.deadline` shuts the attempt's socket down when it is spent, so
+  neither headers nor a body dripping a byte at a time hold a thread for long), and a
+  content-type check before the body is read.
 
 Every failure is a :class:`FetchError` whose ``reason`` is the snake_case suffix a stage puts
 after its own name (``timeout``, ``http_404``, ``blocked_address``, ...).
@@ -35,6 +37,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from w3lib.url import canonicalize_url
 
+from pipeline.web.deadline import WATCHDOG, Attempt, current_attempt, set_attempt
 from pipeline.web.politeness import HostLimiter
 
 # X-Robots-Tag / robots meta tokens that opt a page or image out (the config checks against them).
@@ -55,6 +58,19 @@ BLOCKED_NETWORKS = tuple(ipaddress.ip_network(n) for n in ("192.0.0.0/24", "64:f
 # IPv4-translated (SIIT, ::ffff:0:a.b.c.d).  IPv4-mapped, 6to4 and Teredo have stdlib helpers.
 _LAST32_PREFIXES = tuple(ipaddress.ip_network(n)
                          for n in ("64:ff9b::/96", "::/96", "::ffff:0:0:0/96"))
+
+
+# Failures whose cause is the network or the server's state at that moment, not the resource:
+# a later run may well succeed (``lait build --retry-failed`` fetches them again).  Robots
+# unreachable is one: it is a refused connection, a timeout or a 5xx on robots.txt; and
+# truncated: the connection broke (or the server hung up) before the body was complete.
+TRANSIENT_REASONS = frozenset({"timeout", "connection_error", "dns_error", "http_429",
+                               "robots_unreachable", "truncated"})
+
+
+def is_transient(reason: str) -> bool:
+    """True for a :class:`FetchError` reason (``timeout``, ``http_503``...) worth retrying later."""
+    return reason in TRANSIENT_REASONS or (reason.startswith("http_5") and reason[5:].isdigit())
 
 
 class FetchError(Exception):
@@ -136,6 +152,13 @@ def check_address(url: str, allow_private: bool = False, allow_networks=()) -> N
 
 def _guarded(conn_cls, policy: AddressPolicy):
     class Guarded(conn_cls):
+        def getresponse(self, *args, **kwargs):
+            # Pooled connections are reused without _new_conn: register the socket here.
+            attempt = current_attempt()
+            if attempt is not None and self.sock is not None:
+                attempt.add(self.sock)
+            return super().getresponse(*args, **kwargs)
+
         def _new_conn(self):
             sock = super()._new_conn()
             try:
@@ -289,8 +312,28 @@ class HttpClient:
                 time.sleep(wait)
 
     def _get_once(self, url, accept, type_name, max_bytes) -> Response:
-        deadline = time.monotonic() + self.max_time_s
+        attempt = Attempt(time.monotonic() + self.max_time_s)
+        set_attempt(attempt)
+        WATCHDOG.arm(attempt)
+        try:
+            resp = self._hops(url, accept, type_name, max_bytes, attempt.deadline)
+        except FetchError:
+            if attempt.finish():  # the watchdog cut the socket: whatever broke, a timeout
+                raise FetchError("timeout") from None
+            raise
+        finally:
+            attempt.finish()
+            set_attempt(None)
+        if attempt.finish():
+            # A cut socket can also look like a complete message (headers ended by EOF, a
+            # body without Content-Length read to EOF): never pass it on.
+            raise FetchError("timeout")
+        return resp
+
+    def _hops(self, url, accept, type_name, max_bytes, deadline) -> Response:
         for _hop in range(self.max_redirects + 1):
+            if time.monotonic() > deadline:
+                raise FetchError("timeout")
             self.policy.check_url(url)
             with self.limiter.slot(urlsplit(url).netloc.lower()):
                 resp = self._request(url)

@@ -3,11 +3,13 @@
 Parsing is Protego's (Scrapy's parser: wildcards, ``$``, longest-match precedence,
 ``Crawl-delay``).  What a fetch outcome means follows RFC 9309: a 2xx file is obeyed; a
 4xx (no file) allows everything; a 5xx, a timeout or a refused connection means the host is
-treated as fully disallowed (it may be overloaded) and is reported as ``robots_unreachable``.
+treated as fully disallowed (it may be overloaded) and is reported as ``robots_unreachable``,
+for :data:`UNREACHABLE_TTL_S`; then robots.txt is asked for again.
 """
 from __future__ import annotations
 
 import threading
+import time
 from urllib.parse import urlsplit, urlunsplit
 
 from protego import Protego
@@ -27,7 +29,17 @@ def agent_token(user_agent: str) -> str:
     return user_agent.split("/")[0].split()[0].strip() or "*"
 
 
+# How long a host whose robots.txt could not be fetched stays off limits before robots.txt is
+# asked for again: a worker lives for many waves, and an outage of a minute must not bar
+# the host for the rest of the run.  Long enough that a down host costs one request per
+# minute per worker, not one per image.
+UNREACHABLE_TTL_S = 60.0
+
+
 class _Unreachable:
+    def __init__(self, until: float = 0.0):
+        self.until = until
+
     def can_fetch(self, url, agent):
         return False
 
@@ -47,22 +59,26 @@ class RobotsCache:
         self._host_locks: dict[str, threading.Lock] = {}
         self._rules: dict[str, object] = {}
         self.fetches = 0  # robots.txt requests made (tests check "once per host")
+        self.unreachable_ttl_s = UNREACHABLE_TTL_S
 
     def rules(self, url: str):
         origin = robots_url(url)
         with self._lock:
             got = self._rules.get(origin)
-            if got is not None:
+            if got is not None and not self._stale(got):
                 return got
             host_lock = self._host_locks.setdefault(origin, threading.Lock())
         with host_lock:
             with self._lock:
                 got = self._rules.get(origin)
-            if got is None:
+            if got is None or self._stale(got):
                 got = self._fetch(origin)
                 with self._lock:
                     self._rules[origin] = got
         return got
+
+    def _stale(self, rules) -> bool:
+        return isinstance(rules, _Unreachable) and time.monotonic() >= rules.until
 
     def _fetch(self, origin: str):
         self.fetches += 1
@@ -73,7 +89,8 @@ class RobotsCache:
                 raise  # the page itself cannot be fetched either: say why
             if exc.reason.startswith("http_4") and exc.reason != "http_429":
                 return Protego.parse("")  # no robots.txt: everything is allowed
-            return _Unreachable()  # 5xx, 429, timeouts, refused or oversized: stay away
+            # 5xx, 429, timeouts, refused or oversized: stay away, for a while
+            return _Unreachable(time.monotonic() + self.unreachable_ttl_s)
         rules = Protego.parse(resp.body.decode("utf-8", errors="replace"))
         if self.limiter is not None:
             self.limiter.set_delay(urlsplit(origin).netloc.lower(), rules.crawl_delay(self.agent))

@@ -20,15 +20,17 @@ def test_labels_and_facts_of_real_photos(image_models):
     stage.setup()
     cat, coffee = decoded_item(asset("photos", "cat.jpg")), decoded_item(asset("photos", "coffee.jpg"))
     assert stage.process_batch([cat, coffee]) == [[cat], [coffee]]
-    assert cat.meta["labels"][0][0] in {"Egyptian Mau", "tabby cat", "tiger cat"}
-    assert coffee.meta["labels"][0][0] in {"espresso", "cup", "coffee mug"}
+    assert cat.meta["labels"][0]["name"] in {"Egyptian Mau", "tabby cat", "tiger cat"}
+    assert coffee.meta["labels"][0]["name"] in {"espresso", "cup", "coffee mug"}
     for item in (cat, coffee):
         labels = item.meta["labels"]
         assert len(labels) == 5
-        probs = [p for _, p in labels]
+        assert all(set(lab) == {"name", "p"} for lab in labels)  # one struct type for Arrow
+        probs = [lab["p"] for lab in labels]
         assert probs == sorted(probs, reverse=True) and 0 < sum(probs) <= 1.0001
         assert 0 < item.meta["label_entropy"] < np.log(1000)
         assert len(item.meta["phash"]) == 16
+        assert len(item.meta["colors"]) == 11 and abs(sum(item.meta["colors"]) - 1) < 0.01
         emb = decode_embedding(item.meta["embedding"])
         assert emb.shape == (1280,) and emb.min() >= 0  # ReLU6 features, mean-pooled
         assert item.meta["embedding"].dtype == np.float16  # an array until the writer encodes it

@@ -111,11 +111,13 @@ def test_split_report(image_models):
 def test_accuracy_on_held_out_sources(test_split_report):
     report = test_split_report
     assert report["n_natural"] >= 80 and report["n_other"] >= 200
-    # A regression guard at what the shipped head scores (docs/images.md), the same figure on
-    # every CPU since the int8 backbone cannot saturate (tests/filters/test_portable.py).
-    # Issue 15's target is 0.95 balanced accuracy with 0.95 of the photos kept; not met yet.
-    assert report["accuracy"] >= 0.92 and report["balanced_accuracy"] >= 0.91
-    assert report["natural_accuracy"] >= 0.87 and report["other_accuracy"] >= 0.94
+    # A regression guard at what the shipped head scores (docs/images.md: 0.866 / 0.863 /
+    # photos 0.842 / others 0.883, on the test split widened with four unseen sources), the
+    # same figure on every CPU: the int8 backbone cannot saturate and the pixel statistics are
+    # integer counts (tests/filters/test_portable.py).  The bounds leave about one image.
+    # Issue 15's target is 0.95 balanced accuracy with 0.95 of the photos kept; not met.
+    assert report["accuracy"] >= 0.86 and report["balanced_accuracy"] >= 0.855
+    assert report["natural_accuracy"] >= 0.835 and report["other_accuracy"] >= 0.875
     # The flat-graphic pre-check (thresholds chosen on train and val) fires on no held-out
     # photo, so it can only turn the head's misses on graphics into hits.
     assert report["precheck_on"] and report["precheck"]["fired_natural"] == 0
@@ -246,3 +248,45 @@ def test_photo_variants_are_dark_or_grey_and_seeded(tmp_path):
     first = (tmp_path / "natural" / "photo_bw" / "0000.jpg").read_bytes()
     write_variants(str(tmp_path), ["cats"])
     assert (tmp_path / "natural" / "photo_bw" / "0000.jpg").read_bytes() == first
+
+
+# Issue 15's independent evaluation set: no file of theirs may be in any split.
+OFF_LIMITS = set("""
+afterstep-data blender-data blockout2 bzflag-data calligrastage-data debian-edu-artwork-spacefun
+desktop-base digikam-data endless-sky-data fonts-noto-color-emoji fvwm fvwm-crystal gimp-data
+gnome-user-docs gnubg-data granatier imagemagick-6-doc kanagram kapman kbounce
+kdegames-card-data-kf5 kdegames-mahjongg-data-kf5 kdenlive-data kgeography-data khangman kigo
+knights kpat ksirk lmms-common lxde-common lxqt-themes marble-data mixxx-data octave-doc
+papirus-icon-theme pingus-data pyqt5-examples python3-scipy qtbase5-examples
+qtdeclarative5-examples ruby-gemojione scribus-template sddm-theme-maldives sddm-theme-maya slim
+sway-backgrounds texlive-latex-extra tuxmath-data tuxpaint-data tuxtype-data
+wordpress-theme-twentytwentyone wordpress-theme-twentytwentytwo
+wordpress-theme-twentytwentythree xfdesktop4-data
+""".split())
+
+
+def test_no_split_uses_an_off_limits_package():
+    """Every source's files are owned (dpkg) by allowed packages; the GCompris files, unpacked
+    into the cache, come from gcompris-qt-data's resource files."""
+    from tools.image_sources import SPLITS, natural_sources, nonnatural_sources
+    from tools.image_sources_wide import GCOMPRIS_RCC, _cache_dir
+
+    assert len(OFF_LIMITS) == 55  # as the issue lists them
+    firsts = {}
+    for split in SPLITS:
+        for source, files in {**natural_sources(split), **nonnatural_sources(split)}.items():
+            assert files, source
+            if files[0].startswith(_cache_dir()):
+                assert all(f.startswith(_cache_dir()) for f in files)
+                firsts[source] = GCOMPRIS_RCC
+            elif files[0].startswith("/usr/"):
+                firsts[source] = files[0]
+    proc = subprocess.run(["dpkg", "-S", *sorted(set(firsts.values()))], capture_output=True,
+                          text=True)
+    owners = {}
+    for line in proc.stdout.splitlines():
+        pkgs, path = line.split(": ", 1)
+        owners[path] = {p.split(":")[0] for p in pkgs.split(", ")}
+    for source, path in firsts.items():
+        assert path in owners, (source, path, proc.stderr)
+        assert not owners[path] & OFF_LIMITS, (source, owners[path])

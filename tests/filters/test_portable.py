@@ -129,13 +129,15 @@ sys.path.insert(0, {repo!r})
 import numpy as np
 from PIL import Image
 from filters.backbone import square_view
+from filters.image_stats import image_stats
 from filters.resample import resize
 from tests.filters.image_helpers import decoded_item
 h = hashlib.sha256()
 for p in sorted(glob.glob({assets!r} + "/*/*.*")):
     if p.endswith((".jpg", ".png")):
         px = np.asarray(decoded_item(p).pixels)
-        for a in (px, square_view(px), resize(px, (301, 207), "bicubic")):
+        view = square_view(px)
+        for a in (px, view, resize(px, (301, 207), "bicubic"), image_stats(view)):
             h.update(a.tobytes())
         buf = io.BytesIO()  # the stored JPEG (image_store's encode)
         Image.fromarray(px).save(buf, format="JPEG", quality=90)
@@ -147,7 +149,8 @@ print(h.hexdigest())
 def test_pixel_path_is_the_same_without_simd():
     """Decode and the stored JPEG's encode (libjpeg-turbo's SIMD DCTs, resampling and colour
     conversion), the decode stage's resize and the view (torch's uint8 antialiased kernels,
-    dispatched per CPU) give the same bytes with their vector code off.  The libraries promise
+    dispatched per CPU), and the view's pixel statistics (numpy integer sums and counts) give
+    the same bytes with their vector code off.  The libraries promise
     it (integer fixed-point arithmetic in every code path); this checks it on the machine that
     runs it."""
     script = _PIXEL_SCRIPT.format(repo=REPO, assets=ASSETS)
@@ -158,5 +161,10 @@ def test_pixel_path_is_the_same_without_simd():
                               text=True, check=True, cwd=REPO).stdout.strip()
 
     best = digest({})
-    scalar = digest({"JSIMD_FORCENONE": "1", "ATEN_CPU_CAPABILITY": "default"})
+    # numpy's vector dispatch off too (its baseline only): the naturalness head's pixel
+    # statistics (filters/image_stats.py) must not depend on which SIMD kernels ran.
+    from numpy._core import _multiarray_umath as npu  # numpy >= 2
+
+    scalar = digest({"JSIMD_FORCENONE": "1", "ATEN_CPU_CAPABILITY": "default",
+                     "NPY_DISABLE_CPU_FEATURES": " ".join(npu.__cpu_dispatch__)})
     assert len(best) == 64 and best == scalar

@@ -55,7 +55,8 @@ def reference_event(cleaner: TextCleaner, cand: Candidate):
         pieces = [("", cand.text or cand.raw_text or "")]
     outputs, best = [], (-2, "")
     for side, sentence in pieces:
-        text, reason, meta, at = cleaner.clean(sentence, cand.page_lang or "")
+        text, reason, meta, at = cleaner.clean(sentence, cand.page_lang or "",
+                                               cleaner.own_text(cand))
         if text is None:
             best = max(best, (at, reason))
             continue

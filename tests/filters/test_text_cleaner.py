@@ -45,7 +45,7 @@ def test_kept_candidate_gets_cleaned_text_and_meta(cleaner):
 
 @pytest.mark.parametrize("text,reason", [
     ("", "text_empty"), ("   ", "text_empty"), ("2019", "text_empty"),
-    ("Red boat", "text_too_short"),
+    ("Boat", "text_too_short"),
     ("the quick brown fox jumps over the lazy dog " * 6, "text_too_long"),
     ("Ein kleines rotes Boot auf dem See bei Sonnenuntergang.", "text_not_target"),
     ("Un petit bateau rouge sur le lac au coucher du soleil.", "text_not_target"),
@@ -56,6 +56,69 @@ def test_kept_candidate_gets_cleaned_text_and_meta(cleaner):
 ])
 def test_drop_reasons(cleaner, text, reason):
     assert run(cleaner, cand(text)) == Drop(reason)
+
+
+@pytest.mark.parametrize("source,region,kept", [
+    ("alt", "content", True), ("title", "aside", True), ("caption", "related", True),
+    ("alt", "", True),  # no region recorded: the content
+    ("alt", "header", False), ("alt", "footer", False), ("alt", "nav", False),
+    ("alt", "author", False), ("surrounding", "content", False),
+])
+def test_two_word_texts_are_kept_only_as_a_pictures_own_text_outside_furniture(
+        cleaner, source, region, kept):
+    # "Tom Brady" under his picture is a caption; "Purina Beyond" in a header is a brand, and
+    # a two-word fragment of surrounding text is a label or a credit.
+    meta = {"region": region} if region else {}
+    if source == "surrounding":
+        meta.update(before="", after="Tom Brady")
+    ev = run(cleaner, cand("Tom Brady", source=source, **meta))
+    if kept:
+        assert isinstance(ev, Keep) and ev.outputs[0].text == "Tom Brady"
+        assert ev.outputs[0].meta["n_words"] == 2
+    else:
+        assert ev == Drop("text_too_short")
+    # clean() alone judges a text as not a picture's own unless told
+    assert cleaner.clean("Tom Brady", "en")[1] == "text_too_short"
+    assert cleaner.clean("Tom Brady", "en", own=True)[0] == "Tom Brady"
+
+
+def test_min_words_own_is_configurable_and_checked():
+    c = TextCleaner(TextCleanerConfig(min_words_own=3))
+    assert run(c, cand("Tom Brady")) == Drop("text_too_short")
+    # above min_words it changes nothing
+    assert isinstance(run(TextCleaner(TextCleanerConfig(min_words=1, min_words_own=3)),
+                          cand("Boats")), Keep)
+    with pytest.raises(ConfigError, match="min_words_own"):
+        TextCleanerConfig(min_words_own=0).check()
+
+
+@pytest.mark.parametrize("raw,kept", [
+    # the classes of good captions issue 14 found lost on real pages
+    ("Joaquin Phoenix", "Joaquin Phoenix"),  # a name alone, as a picture's own alt
+    ("2018 Lexus ES 350", "2018 Lexus ES 350"),  # a product name with numbers
+    ("Samsung Galaxy S21 Ultra", "Samsung Galaxy S21 Ultra"),
+    ("Easy vegan pancakes with berries #vegan #breakfast #healthy", "Easy vegan pancakes with berries"),
+    ("Protesters gather outside the parliament in Athens on Tuesday. " + "Greece faces a deadline "
+     "to repay its creditors, and talks with the lenders have stalled for weeks while the banks "
+     "stay closed and pensioners queue for cash at branches that open only briefly each day, "
+     "while ministers fly between Brussels and Berlin to find a deal before the end of the "
+     "month. "
+     "(Photo by Angelos Tzortzinis/AFP/Getty Images)",
+     "Protesters gather outside the parliament in Athens on Tuesday."),
+])
+def test_the_good_captions_the_issue_found_lost_are_kept(cleaner, raw, kept):
+    ev = run(cleaner, cand(raw))
+    assert isinstance(ev, Keep) and ev.outputs[0].text == kept, ev
+
+
+def test_a_short_name_is_not_judged_by_its_vocabulary(cleaner):
+    # names are rare words: "Amrita Deonarine" under her photo, a dish ("Enchilada Suizas")
+    for name in ("Amrita Deonarine", "Amrita Deonarine -", "Enchilada Suizas Verdes"):
+        text, reason, meta, _ = cleaner.clean(name, "en", own=True)
+        assert text is not None and meta["oov_ratio"] > 0.5, (name, reason)
+    # a longer text, or one not written as a name, still is
+    assert cleaner.clean("Zxqv Blorf Wizzle Frumble", "en")[1] == "text_oov"
+    assert cleaner.clean("zxqv blorf wizzle", "en")[1] == "text_oov"
 
 
 def test_length_window_is_configurable():

@@ -84,7 +84,8 @@ def test_text_step_on_english_real_pages(candidates):
     assert bad == []
     cfg = cleaner.config
     for c in kept:
-        assert cfg.min_words <= c.meta["n_words"] <= cfg.max_words
+        assert cfg.min_words <= c.meta["n_words"] <= cfg.max_words or (
+            cfg.min_words_own <= c.meta["n_words"] and TextCleaner.own_text(c))
         assert c.meta["oov_ratio"] <= cfg.max_oov_ratio
         assert (c.meta["lang"] == "en" or c.meta["lang_conf"] < cfg.lang_min_conf
                 or (c.meta.get("lang_by") == "vocabulary" and c.meta["n_words"] <= 6))

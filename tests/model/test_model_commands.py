@@ -44,3 +44,53 @@ def test_cli_end_to_end(tmp_path, capsys):
 def test_bad_config_exits_2(tmp_path, capsys):
     assert main(["train", "--config", TINY, "--stage", "1", "--set", "model.hiddn=3"]) == 2
     assert "model.hiddn" in capsys.readouterr().err
+
+
+def write_foreign_webdataset(folder, n=16, per_shard=8, seed=5):
+    """Shards as img2dataset writes them (``--output_format webdataset``): a flat folder of
+    NNNNN.tar with <key>.jpg, <key>.txt and img2dataset's <key>.json (url, caption, status)."""
+    import io
+    import tarfile
+
+    import numpy as np
+    from PIL import Image
+
+    rng = np.random.default_rng(seed)
+    os.makedirs(folder, exist_ok=True)
+    words = ["a red boat on a lake", "two dogs in the snow", "a bowl of soup", "city lights at night"]
+    for s in range(0, n, per_shard):
+        with tarfile.open(os.path.join(folder, f"{s // per_shard:05d}.tar"), "w") as tar:
+            for i in range(s, min(n, s + per_shard)):
+                key = f"{s // per_shard:05d}{i:04d}"
+                buf = io.BytesIO()
+                Image.fromarray(rng.integers(0, 255, (96, 128, 3), dtype=np.uint8)).save(buf, "JPEG")
+                cap = f"{words[i % len(words)]} number {i}"
+                meta = {"url": f"http://example.com/{i}.jpg", "caption": cap, "key": key, "status": "success"}
+                for ext, data in (("jpg", buf.getvalue()), ("txt", cap.encode()), ("json", json.dumps(meta).encode())):
+                    info = tarfile.TarInfo(f"{key}.{ext}")
+                    info.size = len(data)
+                    tar.addfile(info, io.BytesIO(data))
+
+
+def test_stage_2_and_eval_on_any_webdataset(tmp_path, capsys):
+    """README "Pre-training ImageBERT on the shards": stage 2 and evaluation shards made from
+    any jpg + txt webdataset (e.g. img2dataset's output of CC3M, SBU or COCO) by `lait
+    features`, stage 2 starting from stage 1's weights."""
+    raw, foreign = str(tmp_path / "lait"), str(tmp_path / "cc3m")
+    synth.write_shards(raw, 16, per_shard=8, seed=3, with_regions=False)
+    write_foreign_webdataset(foreign)
+    for src, dst in ((raw, "lait-feat"), (foreign, "cc3m-feat")):
+        assert main(["features", src, str(tmp_path / dst), "--grid", "3", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1])["with_regions"] == 16
+    sets = ["--set", f"out_dir={tmp_path}/run", "--set", "stages.1.steps=2", "--set", "stages.2.steps=2",
+            "--set", "retrieval.eval_size=8", "--quiet",
+            "--set", f"stages.1.shards={tmp_path}/lait-feat/shards",
+            "--set", f"stages.2.shards={tmp_path}/cc3m-feat/shards",
+            "--set", f"retrieval.eval_shards={tmp_path}/cc3m-feat/shards"]
+    assert main(["train", "--config", TINY, "--stage", "1", *sets]) == 0
+    assert main(["train", "--config", TINY, "--stage", "2", *sets]) == 0
+    assert os.path.exists(tmp_path / "run" / "stage2" / "final" / "model.safetensors")
+    capsys.readouterr()
+    assert main(["eval", "--config", TINY, *sets]) == 0
+    res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert res["n"] == 8

@@ -29,7 +29,7 @@ def test_grid_features(raw_dir, tmp_path):
     out = str(tmp_path / "feat")
     stats = run_features(raw_dir, out, ex, batch_size=4, progress=False)
     assert stats == {**stats, "shards": 2, "samples": 13, "with_regions": 12, "bad_image": 1}
-    assert os.path.exists(os.path.join(out, "shards", "00000.parquet"))
+    assert os.path.exists(os.path.join(out, "parquet", "00000.parquet"))
     assert not [f for f in os.listdir(os.path.join(out, "shards")) if f.endswith(".tmp")]
     src = _members(os.path.join(raw_dir, "shards", "00000.tar"))
     dst = _members(os.path.join(out, "shards", "00000.tar"))

@@ -13,8 +13,9 @@ CONFIG = str(REPO / "configs" / "demo.yaml")
 
 
 def shard_bytes(out):
-    d = os.path.join(out, "shards")
-    return {n: open(os.path.join(d, n), "rb").read() for n in sorted(os.listdir(d))}
+    """Every file of OUT/shards/ (tars, per-shard stats) and OUT/parquet/, by relative path."""
+    return {f"{sub}/{n}": open(os.path.join(out, sub, n), "rb").read()
+            for sub in ("shards", "parquet") for n in sorted(os.listdir(os.path.join(out, sub)))}
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +35,30 @@ def test_beam_and_spark_give_identical_shards_and_funnels(beam_run, tmp_path, de
     with open(os.path.join(beam_out, "rejects.parquet"), "rb") as a, \
             open(os.path.join(spark_out, "rejects.parquet"), "rb") as b:
         assert a.read() == b.read()
+
+
+def test_num_shards_chosen_from_the_corpus_gives_the_same_bytes(beam_run, tmp_path, demo_overrides,
+                                                                 spark, monkeypatch):
+    """output.num_shards unset: the number comes from the images stored (a count, so the same
+    on every engine).  With SAMPLES_PER_SHARD scaled down to give the beam run's 4 shards, Spark
+    writes the beam run's bytes."""
+    import math
+
+    from pipeline import config
+
+    beam_out, beam_doc = beam_run
+    stored = {s["name"]: s for s in beam_doc["steps"]}["image_store"]["kept"]
+    monkeypatch.setattr(config, "SAMPLES_PER_SHARD", math.ceil(stored / 4))
+    assert config.auto_num_shards(stored) == 4 and beam_doc["num_shards"] == 4
+    out = str(tmp_path / "auto")
+    doc = build(CONFIG, out, engine="spark", overrides={**demo_overrides, "output.num_shards": None},
+                spark=spark)
+    assert doc["config"]["output"]["num_shards"] is None and doc["num_shards"] == 4
+    assert shard_bytes(out) == shard_bytes(beam_out)
+    monkeypatch.setattr(config, "SAMPLES_PER_SHARD", config.SAMPLES_PER_SHARD * 1000)
+    one = build(CONFIG, str(tmp_path / "one"), engine="local",
+                overrides={**demo_overrides, "output.num_shards": None})
+    assert one["num_shards"] == 1 and os.listdir(tmp_path / "one" / "parquet") == ["00000.parquet"]
 
 
 def test_every_step_balances(beam_run):

@@ -26,8 +26,9 @@ def command(cfg: Path, out: Path) -> list[str]:
 
 
 def shard_files(out: Path) -> dict:
-    d = out / "shards"
-    return {p.name: p.read_bytes() for p in sorted(d.iterdir())} if d.is_dir() else {}
+    """OUT/shards/ and OUT/parquet/, by relative path."""
+    return {f"{sub}/{p.name}": p.read_bytes() for sub in ("shards", "parquet")
+            if (out / sub).is_dir() for p in sorted((out / sub).iterdir())}
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +76,8 @@ class TarWatcher(threading.Thread):
 
 def test_sigkill_at_any_moment_then_same_command_gives_identical_output(reference, tmp_path):
     cfg, ref_out, ref_s = reference
-    expected = {n: b for n, b in shard_files(ref_out).items() if n.endswith(".tar")}
+    expected = {n.split("/", 1)[1]: b for n, b in shard_files(ref_out).items()
+                if n.startswith("shards/") and n.endswith(".tar")}
     assert expected
     out = tmp_path / "killed"
     watcher = TarWatcher(out, expected)

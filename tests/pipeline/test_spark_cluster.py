@@ -6,6 +6,7 @@ executors find the project only through ``spark.executorEnv.PYTHONPATH`` given a
 
 Slow (JVM start-ups: about a minute on 2 cores), and CI runs it.
 """
+import contextlib
 import os
 import signal
 import socket
@@ -63,10 +64,10 @@ def stop(proc):
             proc.wait()
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("spark-cluster")
-    env = cluster_env(tmp)
+@contextlib.contextmanager
+def standalone_cluster(tmp: Path, env: dict):
+    """A master and one worker (2 cores) on 127.0.0.1 started with ``env``; yields the
+    master's URL and stops both on exit."""
     port = free_port()
     master_url = f"spark://127.0.0.1:{port}"
     spark_class = str(SPARK_HOME / "bin" / "spark-class")
@@ -86,10 +87,18 @@ def cluster(tmp_path_factory):
             stdout=open(wlog, "wb"), stderr=subprocess.STDOUT, env=env, start_new_session=True))
         wait_for(lambda: "Successfully registered with master" in wlog.read_text(errors="replace"),
                  "worker registration", procs=procs)
-        yield master_url, env, tmp
+        yield master_url
     finally:
         for p in reversed(procs):
             stop(p)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("spark-cluster")
+    env = cluster_env(tmp)
+    with standalone_cluster(tmp, env) as master_url:
+        yield master_url, env, tmp
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +109,8 @@ def web():
 
 
 def files(out: Path) -> dict:
-    return {p.name: p.read_bytes() for p in sorted((out / "shards").iterdir())}
+    return {f"{sub}/{p.name}": p.read_bytes()
+            for sub in ("shards", "parquet") for p in sorted((out / sub).iterdir())}
 
 
 def test_spark_submit_to_standalone_cluster_equals_local_mode(cluster, web, spark, tmp_path):

@@ -46,6 +46,17 @@ def test_text_and_image_features(fx):
     assert math.isnan(row["lang_conf"]) and math.isnan(row["proj_cos"]) and math.isnan(row["embedding_norm"])
 
 
+def test_label_structs_and_older_label_pairs_give_the_same_features(fx):
+    """Labels are written as structs ({"name", "p"}: Arrow and `datasets` infer them); shards
+    written before hold [name, p] pairs, which the features read the same."""
+    old = [["tabby cat", 0.7], ["Egyptian Mau", 0.2]]
+    new = [{"name": "tabby cat", "p": 0.7}, {"name": "Egyptian Mau", "p": 0.2}]
+    text = "A tabby cat asleep on a sofa"
+    a, b = fx.transform([pair(text, old)])[0], fx.transform([pair(text, new)])[0]
+    assert np.array_equal(a, b, equal_nan=True)
+    assert a[FEATURE_NAMES.index("label_p1")] == pytest.approx(0.7)
+
+
 def test_label_cosine_prefers_the_matching_text(fx):
     labels = [["tabby cat", 0.7], ["Egyptian Mau", 0.2]]
     X = fx.transform([pair("A tabby cat asleep on a sofa", labels), pair("Rocket launch at night", labels)])

@@ -74,7 +74,8 @@ def test_memory_speaks_only_for_near_copies(tmp_path):
     near = embs[1] + 0.1 * rng.normal(size=1280)  # a near-copy of picture 1
     own, other = mem.features(near, caps[1]), mem.features(near, caps[2])
     assert own["mem_gate"] == 1.0 and own["mem_cos"] > 0.99 and own["mem_z"] > other["mem_z"]
-    assert mem.features(rng.normal(size=1280), caps[1]) == {k: 0.0 for k in MEM_FEATURES}
+    far = mem.features(rng.normal(size=1280), caps[1])
+    assert {k: far[k] for k in MEM_FEATURES} == {k: 0.0 for k in MEM_FEATURES}
     assert mem.features(near, caps[1], exclude=1)["mem_gate"] == 0.0  # its own picture left out
 
 
@@ -174,3 +175,32 @@ def test_labelled_pairs_are_seeded_and_split_pools_differ():
     assert kinds == {"own": len(rows), "cross": 3 * len(rows), "junk": 4 * len(rows), "filename": len(rows)}
     assert all(x["text"] != rows[x["photo"]]["caption"] for x in a if x["kind"] == "cross")
     assert not set(rd.JUNK["test"]) & (set(rd.JUNK["train"]) | set(rd.JUNK["val"]))
+
+
+def test_colour_shares_and_colour_words():
+    from filters.colors import COLORS, color_shares
+    from scoring.features import color_features
+
+    img = np.zeros((128, 256, 3), np.uint8)
+    img[:, :128] = (220, 30, 30)  # red
+    img[:, 128:192] = (250, 250, 250)  # white
+    img[:, 192:] = (40, 90, 200)  # blue
+    shares = dict(zip(COLORS, color_shares(img)))
+    assert shares["red"] == 0.5 and shares["white"] == 0.25 and shares["blue"] == 0.25
+    assert color_shares(np.zeros((0, 0, 3), np.uint8)) == [0.0] * len(COLORS)
+    red = color_features("a red anemone flower", list(shares.values()))
+    green = color_features("a green anemone flower", list(shares.values()))
+    assert red["col_any"] == green["col_any"] == 1.0 and red["col_mean"] > 0 > green["col_mean"]
+    assert color_features("an anemone flower", list(shares.values())) == {"col_any": 0.0, "col_mean": 0.0, "col_min": 0.0}
+    assert np.isnan(color_features("a red flower", None)["col_mean"])  # no shares stored: imputed
+
+
+def test_neighbour_features_speak_for_pictures_the_gate_does_not_open_for():
+    rng = np.random.default_rng(2)
+    embs, caps = rng.normal(size=(4, 1280)), rng.normal(size=(4, 384))
+    mem = CaptionMemory([0, 1, 2, 3], embs, caps)
+    near = embs[1] + 1.5 * np.linalg.norm(embs[1]) * rng.normal(size=1280) / np.sqrt(1280)  # similar, not a copy
+    f = mem.features(near, caps[1])
+    assert f["mem_gate"] == 0.0 and f["knn_sim"] < 0.7
+    assert f["knn_z"] > mem.features(near, caps[2])["knn_z"]  # the neighbour's caption fits best
+    assert mem.features(embs[1], caps[1], exclude=1)["knn_sim"] < 0.5  # its own picture left out

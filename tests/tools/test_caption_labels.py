@@ -9,14 +9,14 @@ from collections import Counter
 
 import pytest
 
-from tools.caption_labels import LABELS, PAGES_EN, all_items, format_table, measure, read_labels
+from tools.caption_labels import (LABELS, LABELS_DE, PAGES_DE, PAGES_EN, TARGETS_DE, all_items,
+                                  format_table, measure, read_labels)
 
-# Issue 14's targets are junk kept <= 0.08 and good lost <= 0.05.  The first holds on the dev
-# split; good lost stays above 0.05 (0.075 when written) because two-word captions stay below
-# min_words (filters/text_rules.py says why) and thumbnails declared 100 px or less, which the
-# image step would drop, are not fetched: the bound below is what holds, not the target.
+# Issue 14's targets: junk kept <= 0.08 and good captions lost (dropped or not extracted) <=
+# 0.05, held on the dev split.  The held-out sets (the English check split, the mostly German
+# real_pages) are printed, not bounded: they miss both targets (docs/captions.md, "Figures").
 MAX_JUNK_KEPT = 0.08
-MAX_GOOD_LOST = 0.08
+MAX_GOOD_LOST = 0.05
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +24,9 @@ def labels():
     return read_labels()
 
 
-def test_the_labels_are_well_formed(labels):
+@pytest.mark.parametrize("path", [LABELS, LABELS_DE])
+def test_the_labels_are_well_formed(path):
+    labels = read_labels(path)
     keys = set()
     for lab in labels:
         assert set(lab) >= {"page", "image_url", "source", "text", "label", "split"}
@@ -33,8 +35,9 @@ def test_the_labels_are_well_formed(labels):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
+        assert lab.get("sample", 2) in (2, 3)
     counts = Counter(lab["label"] for lab in labels)
-    assert len(labels) >= 700 and min(counts.values()) >= 100, counts
+    assert len(labels) >= 200 and min(counts.values()) >= 35, counts
     # one split per page (each page of the set is a different site)
     split = {}
     for lab in labels:
@@ -48,11 +51,23 @@ def test_junk_kept_and_good_lost_on_the_labelled_english_pages(labels):
     print("\n" + format_table(result))
     print(json.dumps(result["dev"]["all"]))
     dev = result["dev"]["all"]
-    assert dev["n_good"] >= 100 and dev["n_junk"] >= 300
+    assert dev["n_good"] >= 190 and dev["n_junk"] >= 550
     assert dev["junk_kept"] <= MAX_JUNK_KEPT
     assert dev["good_lost"] <= MAX_GOOD_LOST
     # What is kept is mostly good: more good than junk and vague together.
     assert dev["precision"] > 0.5
+
+
+@pytest.mark.skipif(not os.path.isdir(PAGES_DE), reason="../shared/data/real_pages absent")
+def test_the_held_out_real_pages_are_measured():
+    labels = read_labels(LABELS_DE)
+    assert {lab["split"] for lab in labels} == {"check"}  # never tuned on
+    result = measure(labels, all_items(sorted({lab["page"] for lab in labels}), PAGES_DE,
+                                       TARGETS_DE))
+    print("\n" + format_table(result))
+    r = result["check"]["all"]
+    assert r["n_good"] + r["n_junk"] + r["n_vague"] == len(labels)
+    assert r["kept"] > 0 and r["good_not_extracted"] < r["n_good"]
 
 
 def test_measure_counts_kept_dropped_and_missing_items():

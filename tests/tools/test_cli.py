@@ -22,13 +22,14 @@ def captured_build(monkeypatch):
     """Replaces the pipeline run: records what the CLI would build with."""
     calls = []
 
-    def fake_build(config_path, out_dir, engine="beam", engine_args=None, overrides=None):
+    def fake_build(config_path, out_dir, engine="beam", engine_args=None, overrides=None,
+                   retry_failed=False):
         from pipeline import config as config_mod
 
         cfg = config_mod.load(config_path, overrides)  # validated exactly as a real build
         calls.append({"config": config_path, "engine": engine, "engine_args": engine_args,
                       "overrides": overrides, "cfg": cfg})
-        return {"steps": [], "engine": engine}
+        return {"steps": [{"name": "write", "kept": 1}], "engine": engine}
 
     monkeypatch.setattr(cli, "build", fake_build)
     monkeypatch.setattr(cli, "format_funnel", lambda doc: "funnel")

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from pipeline.steps.write import parquet_files
+
 MIN_PARTIAL_WORDS = 5
 
 
@@ -42,10 +44,12 @@ def _url_info(truth: list[dict], truth_path) -> dict[str, tuple[str, str]]:
 
 
 def read_output(shards_dir) -> list[dict]:
-    """Rows of every parquet file in ``shards_dir`` (or in ``shards_dir/shards``)."""
-    files = sorted(glob.glob(os.path.join(str(shards_dir), "*.parquet")))
-    if not files:
-        files = sorted(glob.glob(os.path.join(str(shards_dir), "shards", "*.parquet")))
+    """Rows of every parquet file in ``shards_dir``, or of a run's parquet files when it is a
+    run's OUT (or its OUT/shards: the parquet files sit in OUT/parquet/ beside it)."""
+    d = str(shards_dir).rstrip(os.sep)
+    # A run's own files first: OUT/ also holds rejects.parquet, which is no sample.
+    files = (parquet_files(d) or sorted(glob.glob(os.path.join(glob.escape(d), "*.parquet")))
+             or (parquet_files(os.path.dirname(d)) if os.path.basename(d) == "shards" else []))
     rows = []
     for f in files:
         rows += pq.read_table(f).to_pylist()

@@ -205,8 +205,11 @@ def test_broken_markup():
 
 
 def test_deeply_nested_markup_does_not_hit_recursion_limits():
-    got = run("<div>" * 5000 + 'deep <img src="a.jpg" alt="deep">' + "</div>" * 5000)
+    # deeper than Python's default recursion limit (1000), within the parse's depth cap
+    got = run("<div>" * 1020 + 'deep <img src="a.jpg" alt="deep">' + "</div>" * 1020)
     assert by_source(got)["alt"] == ["deep"]
+    # past the cap the page is not parsed at all (issue 17.5)
+    assert run("<div>" * 5000 + '<img src="a.jpg" alt="deep">') == Drop("extract_html_too_deep")
 
 
 # ---- decoding --------------------------------------------------------------------------------
@@ -243,6 +246,45 @@ def test_byte_order_marks(bom, codec):
     assert alt_and_surrounding(run(body)) == ("Café", "Grüße aus Köln – €5")
 
 
+@pytest.mark.parametrize("headers,meta", [
+    ({}, ""),  # undeclared
+    ({}, '<meta charset="windows-1250">'),  # declared, wrongly
+    ({"content-type": "text/html; charset=utf-8"}, ""),
+])
+def test_one_stray_byte_keeps_a_utf8_page_utf8(headers, meta):
+    """Issue 17.8: one Latin-1 byte pasted into a UTF-8 page (here \\xe9) must not send the
+    page to an encoding guess (it came out cp1250: "Grüße" -> "GrĂźĂźe")."""
+    body = PAGE.format(meta=meta).encode("utf-8") + b"<p>caf\xe9 au lait</p>"
+    got = run(body, headers=headers)
+    assert alt_and_surrounding(got) == ("Café", "Grüße aus Köln – €5 café au lait")
+    assert got[0].meta["encoding"] == "utf-8"
+    # and the stray byte itself is read as windows-1252, not U+FFFD
+    from pipeline.web.charset import decode_html
+
+    text, codec, _ = decode_html(body, headers.get("content-type", ""))
+    assert "café au lait" in text and "\ufffd" not in text
+
+
+def test_cp1252_page_declared_utf8_keeps_its_characters():
+    body = PAGE.format(meta='<meta charset="utf-8">').encode("cp1252")
+    got = run(body)
+    assert alt_and_surrounding(got) == ("Café", "Grüße aus Köln – €5")
+    got = run(PAGE.format(meta="").encode("cp1252"),
+              headers={"content-type": "text/html; charset=UTF-8"})
+    assert alt_and_surrounding(got) == ("Café", "Grüße aus Köln – €5")
+
+
+def test_legacy_pages_are_not_mistaken_for_mixed_utf8():
+    from pipeline.web.charset import decode_html
+
+    for text, codec in (("Привет, мир! Это «тест» — ёлка и №5.", "cp1251"),
+                        ("Zażółć gęślą jaźń, łódź i źdźbło.", "cp1250"),
+                        ("Grüße aus Köln, naïve café, 5 €.", "cp1252")):
+        body = f'<html><head><meta charset="{codec}"></head><body><p>{text}</p>'.encode(codec)
+        got, used, how = decode_html(body)
+        assert text in got and how == "meta", (codec, used, how)
+
+
 def test_euc_jp_page():
     html = ('<html><head><meta http-equiv="Content-Type" content="text/html; charset=EUC-JP">'
             '<title>ヘッドポーター</title></head><body><img src="a.jpg" alt="吉田カバン 財布">')
@@ -252,8 +294,9 @@ def test_euc_jp_page():
 
 
 def test_invalid_bytes_in_a_page():
+    # declared UTF-8, bytes are cp1252: the characters survive, no U+FFFD (issue 17.8)
     got = run(b'<meta charset="utf-8"><p>caf\xe9 ok</p><img src="a.jpg" alt="x\xff\xfey">')
-    assert by_source(got) == {"alt": ["x\ufffd\ufffdy"], "surrounding": ["caf\ufffd ok"]}
+    assert by_source(got) == {"alt": ["x\xff\xfey"], "surrounding": ["caf\xe9 ok"]}
     binary = b"<html>" + bytes(range(256)) * 200
     assert run(binary, headers={"content-type": "text/html; charset=utf-8"}) == \
         Drop("extract_undecodable")

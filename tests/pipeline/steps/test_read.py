@@ -332,3 +332,99 @@ def test_a_part_that_stopped_being_a_file_is_unreadable(tmp_path):
     (tmp_path / "d.warc").mkdir()
     _, got, _ = read_in_child(["unused"], [str(fifo), str(tmp_path / "d.warc")])
     assert got == Counter({"read_unreadable": 2})
+
+
+# ---- damaged spots: reading goes on after them (issue 17.6) -----------------------------------
+
+def _ten(i: int) -> bytes:
+    return raw_record(http(HTML + b"<p>page %d</p>" % i * 40), uri=f"http://example.com/{i}")
+
+
+def _flip(member: bytes) -> bytes:
+    m = bytearray(member)
+    for k in range(30, 60):
+        m[k] ^= 0xFF
+    return bytes(m)
+
+
+def _short(i: int) -> bytes:  # a WARC Content-Length 100 bytes short of the block
+    block = http(HTML + b"<p>page %d</p>" % i * 40)
+    return raw_record(block, uri=f"http://example.com/{i}", length=len(block) - 100)
+
+
+def _long(i: int) -> bytes:
+    block = http(HTML + b"<p>page %d</p>" % i * 40)
+    return raw_record(block, uri=f"http://example.com/{i}", length=len(block) + 100)
+
+
+DAMAGE = {  # name -> (compressed?, what replaces record 3 of 10)
+    "gzip_member_corrupt": (True, lambda: _flip(gzip.compress(_ten(3)))),
+    "gzip_member_cut": (True, lambda: gzip.compress(_ten(3))[:150]),
+    "gzip_short_length": (True, lambda: gzip.compress(_short(3))),
+    "gzip_long_length": (True, lambda: gzip.compress(_long(3))),
+    "plain_header_mangled": (False, lambda: _ten(3).replace(b"WARC/1.0", b"WXRC/1.0")),
+    "plain_short_length": (False, lambda: _short(3)),
+    "plain_long_length": (False, lambda: _long(3)),
+    "plain_cut_record": (False, lambda: _ten(3)[:400]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DAMAGE))
+def test_a_damaged_record_costs_only_itself(tmp_path, name):
+    compressed, damaged = DAMAGE[name]
+    wrap = gzip.compress if compressed else (lambda r: r)
+    data = b"".join(damaged() if i == 3 else wrap(_ten(i)) for i in range(10))
+    path = tmp_path / ("x.warc.gz" if compressed else "x.warc")
+    path.write_bytes(data)
+    evs = events(path)
+    # every record is counted: the nine intact ones kept, the damaged one dropped
+    assert reasons(evs) == Counter({"keep": 9, "read_bad_record": 1})
+    kept = pages(evs)
+    assert sorted(p.url for p in kept) == [f"http://example.com/{i}" for i in range(10) if i != 3]
+    for p in kept:  # no cut page passes, offsets point at the records
+        i = int(p.url.rsplit("/", 1)[1])
+        assert p.body == HTML + b"<p>page %d</p>" % i * 40
+        assert data[p.meta["warc_offset"]:].startswith(b"\x1f\x8b" if compressed else b"WARC/1.0")
+
+
+def test_garbage_between_records_is_counted_once_and_skipped(tmp_path):
+    path = tmp_path / "g.warc.gz"
+    path.write_bytes(b"".join(gzip.compress(_ten(i)) for i in range(3)) + b"junk\x1f\x8b\x08x" * 50
+                     + b"".join(gzip.compress(_ten(i)) for i in range(3, 6)))
+    assert reasons(events(path)) == Counter({"keep": 6, "read_bad_record": 1})
+
+
+# ---- decompression bombs are decoded against the cap (issue 17.4) -----------------------------
+
+def _bomb(coding: str, mib: int = 256) -> bytes:
+    """``mib`` MiB of zeros, compressed in a streaming way (a few KB)."""
+    zeros = b"\0" * (1 << 20)
+    if coding == "br":
+        import brotli
+
+        c = brotli.Compressor(quality=5)
+        return b"".join(c.process(zeros) for _ in range(mib)) + c.finish()
+    c = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS if coding == "gzip" else zlib.MAX_WBITS)
+    return b"".join(c.compress(zeros) for _ in range(mib)) + c.flush()
+
+
+@pytest.mark.parametrize("coding", ["br", "gzip", "deflate"])
+def test_a_compression_bomb_never_decodes_past_the_cap(tmp_path, coding):
+    import tracemalloc
+
+    from pipeline.steps.read import TooLarge
+
+    bomb = _bomb(coding)
+    assert len(bomb) < 300_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(TooLarge):
+            decode_body(bomb, {"content-encoding": coding}, 1_000_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16_000_000  # the cap and a little, not the 256 MiB the body decodes to
+    head = http(bomb, headers=(("Content-Type", "text/html"), ("Content-Encoding", coding)))
+    path = write_gz(tmp_path / "bomb.warc.gz", raw_record(head), raw_record(http(HTML)))
+    assert reasons(events(path, max_page_bytes=1_000_000)) == Counter(
+        {"read_page_too_large": 1, "keep": 1})

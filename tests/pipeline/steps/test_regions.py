@@ -9,7 +9,7 @@ import pytest
 from pipeline.steps.extract import Extractor, file_name
 from pipeline.steps.html_images import find_images
 from pipeline.core.records import Page
-from pipeline.steps.regions import class_region, image_role
+from pipeline.steps.regions import class_region, image_role, site_names
 from pipeline.core.stage import Drop, Keep
 from pipeline.core.stats import StepStats, format_funnel
 
@@ -114,6 +114,51 @@ def test_comment_and_author_pictures_are_avatars():
     ev = event("<div class='comments'><img src='/u/17.jpg' width='60' height='60'>"
                "Ann says: great recipe!</div>")
     assert units(ev) == {("image", "extract_image_avatar"): 1}
+    # an author box's picture at any size (declared or not) is its author's
+    for img in ("<img src='/u/beth-200x200.jpg' width='200' height='200' alt='Beth Steinberg'>",
+                "<img src='/u/daniel.jpg' alt='Daniel Bader'>"):
+        ev = event(f"<div class='author-bio'>{img} Beth writes about food.</div>")
+        assert units(ev) == {("image", "extract_image_avatar"): 1}
+
+
+def test_square_thumbnails_and_long_names_are_no_ad_or_share_button():
+    # 250x250 is an IAB square, and the size of many recipe thumbnails
+    assert image_role("https://e.com/up/spider-bread.jpg", {}, 250, 250, "") == ""
+    assert image_role("https://e.com/up/b.jpg", {}, 300, 250, "") == "ad"
+    assert image_role("https://e.com/up/keto-omelet-250x250.jpg", {}, None, None, "") == ""
+    assert image_role("https://e.com/up/roa_300x250.jpeg", {}, None, None, "") == "ad"
+    # a social network's name among many words: a Pinterest version of a recipe picture
+    assert image_role("https://e.com/up/salisbury-steak-recipe-pinterest-blog-150x150.jpg",
+                      {}, None, None, "") == ""
+    assert image_role("https://e.com/i/pinterest-sm-original-43x43.png", {}, None, None,
+                      "") == "icon"
+
+
+def test_a_role_word_split_in_two_in_the_file_name():
+    assert image_role("https://e.com/up/irena-profile-pic-1-185x185.jpg", {}, None, None,
+                      "aside") == "avatar"
+    assert image_role("https://e.com/up/author_pic.jpg", {}, None, None, "") == "avatar"
+    assert image_role("https://e.com/up/profile-of-a-hill.jpg", {}, None, None, "") == ""
+
+
+@pytest.mark.parametrize("page_url,head,alt,role", [
+    ("https://www.poppycooks.com/r/1", "", "Poppy Cooks", "logo"),
+    ("https://x.example.org/", "<meta property='og:site_name' content='The Eleutheran'>",
+     "The Eleutheran", "logo"),
+    ("https://www.bbc.co.uk/news/1", "", "BBC", ""),  # under 4 letters: too common to judge
+    ("https://www.theguardian.com/a", "", "Guardian", "logo"),
+    ("https://www.poppycooks.com/r/1", "", "Poppy cooks pasta in her kitchen", ""),
+])
+def test_an_alt_that_is_the_sites_name_is_its_logo(page_url, head, alt, role):
+    html = f"<html><head>{head}</head><body><p><img src='/i/a.jpg' alt='{alt}'></p></body></html>"
+    (ev,) = list(Extractor().events(Page(url=page_url, body=html.encode(),
+                                         content_type="text/html")))
+    if role:
+        assert units(ev) == {("image", f"extract_image_{role}"): 1}
+    else:
+        assert [c.text for c in ev.outputs] == [alt]
+    assert site_names("https://www.bbc.co.uk/x") == frozenset()
+    assert site_names("https://www.poppycooks.com/", "Poppy Cooks") == {"poppycooks"}
 
 
 # ---- surrounding sides -------------------------------------------------------------------------

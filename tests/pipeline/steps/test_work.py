@@ -72,14 +72,18 @@ def test_resume_refuses_other_models_or_work_format(tmp_path, monkeypatch):
 
 
 def test_models_digest_follows_model_bytes(tmp_path, monkeypatch):
+    """The model folders are found through their package (as in an installed wheel)."""
     from pipeline import waves
 
-    monkeypatch.setattr(waves, "_ROOT", str(tmp_path))
-    (tmp_path / "m").mkdir()
-    (tmp_path / "m" / "head.onnx").write_bytes(b"one")
-    (tmp_path / "m" / ".built").write_bytes(b"stamp")
-    first = waves.models_digest(("m",))
-    (tmp_path / "m" / ".built").write_bytes(b"other stamp")
-    assert waves.models_digest(("m",)) == first  # build stamps do not count
-    (tmp_path / "m" / "head.onnx").write_bytes(b"two")
-    assert waves.models_digest(("m",)) != first
+    pkg = tmp_path / "digest_probe_pkg"
+    (pkg / "m").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (pkg / "m" / "head.onnx").write_bytes(b"one")
+    (pkg / "m" / ".built").write_bytes(b"stamp")
+    dirs = ("digest_probe_pkg/m",)
+    first = waves.models_digest(dirs)
+    (pkg / "m" / ".built").write_bytes(b"other stamp")
+    assert waves.models_digest(dirs) == first  # build stamps do not count
+    (pkg / "m" / "head.onnx").write_bytes(b"two")
+    assert waves.models_digest(dirs) != first

@@ -123,3 +123,88 @@ def test_host_limiter_caps_concurrency_per_host():
     for t in threads:
         t.join()
     assert peak == {"a": 2, "b": 2}
+
+
+def test_slow_headers_are_cut_at_max_time(web):
+    """Issue 17.3: headers dripping a byte at a time never trip the socket timeout; the
+    attempt's wall-clock budget (connect to last byte) still ends it.  The ceiling is 3x
+    max_time_s (the failure mode is a thread held for the drip's 30 s)."""
+    from tests.faultweb import drip_headers
+
+    web.routes["/slow-head"] = drip_headers
+    web.routes["/r"] = body(b"", "text/html", 302, {"Location": "/slow-head"})
+    client = HttpClient("t", timeout_s=5, max_time_s=1, retries=0,
+                        policy=AddressPolicy(["127.0.0.1/32"]))
+    for path in ("/slow-head", "/r"):  # directly, and behind a redirect hop
+        t0 = time.monotonic()
+        with pytest.raises(FetchError, match="^timeout$"):
+            client.get(web.url + path)
+        assert time.monotonic() - t0 < 3 * client.max_time_s
+
+
+def test_a_finished_attempt_never_cuts_a_pooled_connection(web):
+    """The deadline belongs to one attempt: a kept-alive connection reused after that
+    deadline has passed serves the next request whole."""
+    web.routes["/ok"] = body(b"x" * 5000, "text/plain")
+    client = HttpClient("t", timeout_s=5, max_time_s=0.3, retries=0,
+                        policy=AddressPolicy(["127.0.0.1/32"]))
+    assert client.get(web.url + "/ok").body == b"x" * 5000
+    time.sleep(0.6)  # past the first attempt's deadline: the watchdog has dealt with it
+    assert client.get(web.url + "/ok").body == b"x" * 5000
+    assert len(web.requests("/ok")) == 2
+
+
+def test_network_failures_are_transient_the_resource_s_own_are_not():
+    from pipeline.web.http import is_transient
+
+    for reason in ("timeout", "connection_error", "dns_error", "http_429", "http_500",
+                   "http_503", "robots_unreachable", "truncated"):
+        assert is_transient(reason), reason
+    for reason in ("http_404", "http_410", "http_other", "not_an_image", "too_large",
+                   "blocked_address", "robots_disallowed", "opt_out", "svg", "bad_url"):
+        assert not is_transient(reason), reason
+
+
+def test_an_unreachable_robots_txt_is_asked_for_again_later(web):
+    """A worker lives for many waves: a host whose robots.txt failed once (an outage) is
+    retried once the unreachable answer has aged, not barred for the rest of the run."""
+    from pipeline.web.robots import UNREACHABLE_TTL_S, RobotsCache
+
+    assert 0 < UNREACHABLE_TTL_S <= 600
+    client = HttpClient("t", timeout_s=2, retries=0, policy=AddressPolicy(["127.0.0.1/32"]))
+    for ttl, fetches in ((UNREACHABLE_TTL_S, 1), (0.0, 2)):  # 0: as if the TTL had passed
+        web.routes["/robots.txt"] = body(b"down", "text/plain", 503)
+        robots = RobotsCache(client, "lait-builder")
+        robots.unreachable_ttl_s = ttl
+        with pytest.raises(FetchError, match="robots_unreachable"):
+            robots.check(web.url + "/a.jpg")
+        web.routes["/robots.txt"] = body(b"User-agent: *\nDisallow: /private/", "text/plain")
+        if ttl:  # within the TTL: the cached answer, no new request
+            with pytest.raises(FetchError, match="robots_unreachable"):
+                robots.check(web.url + "/a.jpg")
+        else:  # aged: asked again, and obeyed
+            robots.check(web.url + "/a.jpg")
+            with pytest.raises(FetchError, match="robots_disallowed"):
+                robots.check(web.url + "/private/x.jpg")
+        assert robots.fetches == fetches
+
+
+@pytest.mark.parametrize("coding", ["br", "gzip"])
+def test_a_compressed_bomb_served_anyway_stops_at_the_byte_cap(web, coding):
+    """We ask for identity; a server that sends a 256 MiB bomb compressed to a few KB anyway
+    is decoded a read at a time against ``max_bytes`` (issue 17.4), never whole."""
+    import tracemalloc
+
+    from tests.pipeline.steps.test_read import _bomb
+
+    web.routes["/bomb.jpg"] = body(_bomb(coding), "image/jpeg", headers={"Content-Encoding": coding})
+    client = HttpClient("t", timeout_s=5, retries=0, max_bytes=1_000_000,
+                        policy=AddressPolicy(["127.0.0.1/32"]))
+    tracemalloc.start()
+    try:
+        with pytest.raises(FetchError, match="too_large"):
+            client.get(web.url + "/bomb.jpg")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 32_000_000

@@ -1,0 +1,157 @@
+"""The wider naturalness sources of issue 15's second round (``tools/image_sources.py`` splits
+them with the others): photos of other kinds (deep-sky astrophotography, panoramas, ground
+close-ups, monuments at night, animals, concerts) and the non-photo kinds the first head let
+through (paintings, realistic renders, game art, real UI screenshots, painted and drawn
+figures).  Every list was made by looking at the files (contact sheets of every file, or of
+every third file for the large folders); what could be either (planet globes from spacecraft
+mosaics, star charts, statue photos among the constellation art, procedural snow textures,
+photos with holes cut out for a game) is left out.
+
+Packages: ``stellarium-data`` (deep-sky photos, landscape panoramas, constellation art,
+Carolingian manuscript paintings), ``kstars-data`` (its handbook's screenshots),
+``extremetuxracer-data`` (rendered mountain skyboxes, game screenshots), ``gcompris-qt-data``
+(photos and painting reproductions, packed in Qt resource files: unpacked once into
+``$LAIT_CACHE`` or ``~/.cache/lait``, see :func:`gcompris`).
+"""
+from __future__ import annotations
+
+import glob
+import os
+
+from PIL import Image
+
+from tools import rcc
+
+STELLARIUM = "/usr/share/stellarium"
+KSTARS_DOCS = "/usr/share/doc/HTML/en/kstars"
+ETR = "/usr/share/games/etr"
+GCOMPRIS_RCC = "/usr/share/gcompris-qt/rcc"
+MIN_SIDE = 300  # smaller files never reach the filter (the size step) and teach it nothing
+
+
+def _big(paths) -> list[str]:
+    out = []
+    for p in sorted(paths):
+        try:
+            with Image.open(p) as im:
+                if min(im.size) >= MIN_SIDE:
+                    out.append(p)
+        except OSError:  # not an image (or broken): not data
+            continue
+    return out
+
+
+def _under(root: str, *patterns: str) -> list[str]:
+    return _big(p for pat in patterns for p in glob.glob(os.path.join(root, pat), recursive=True))
+
+
+# Stellarium's landscapes that are photographs: the Garching and Hurricane Ridge panoramas
+# (transparent sky, composited on white like any cut-out), their ground close-ups (flowers,
+# grass, trampled snow), the Mars rover and Apollo 17 panoramas.  The rest are renders or masks.
+STELLARIUM_LANDSCAPE_PHOTOS = [
+    "garching/garching-gl1.png", "garching/garching-gl2.png", "garching/garching-gl3.png",
+    "garching/garching-gl4.png", "garching/garching-ground3.png", "guereins/guereinsb.png",
+    *[f"hurricane/hurricane{i}.png" for i in range(1, 9)], "hurricane/hurricaneb.png",
+    "mars/mars.png", "moon/apollo17.png",
+]
+# Constellation art drawn or painted for Stellarium (figures on black); the cultures whose
+# folders also hold photos (a clay tablet, the Dendera ceiling, the Farnese Atlas), star charts
+# or manuscript scans are left out, and the Leiden Aratea's paintings are their own source.
+STELLARIUM_DRAWN_CULTURES = [
+    "arabic_al-sufi", "aztec", "belarusian", "boorong", "chinese_contemporary", "dakota",
+    "hawaiian_starlines", "indian", "inuit", "kamilaroi", "khoi-san", "macedonian", "ojibwe",
+    "romanian", "western", "xhosa", "zulu",
+]
+
+
+def stellarium_deep_sky() -> list[str]:
+    """Amateur and observatory photographs of nebulae, clusters and galaxies: dark, minimal."""
+    return _under(STELLARIUM, "nebulae/default/*.png", "nebulae/default/*.jpg")
+
+
+def stellarium_landscapes() -> list[str]:
+    return _big(os.path.join(STELLARIUM, "landscapes", n) for n in STELLARIUM_LANDSCAPE_PHOTOS)
+
+
+def stellarium_drawn() -> list[str]:
+    return _big(p for c in STELLARIUM_DRAWN_CULTURES
+                for p in glob.glob(os.path.join(STELLARIUM, "skycultures", c, "**", "*.png"), recursive=True))
+
+
+def stellarium_aratea() -> list[str]:
+    """The Leiden Aratea's painted constellations (a 9th-century manuscript): fine-art
+    reproductions, cut out or with the page around them."""
+    return _under(STELLARIUM, "skycultures/greek_leidenAratea/**/*.png",
+                  "skycultures/greek_leidenAratea/**/*.jpg")
+
+
+def kstars_screenshots() -> list[str]:
+    """KStars' handbook: dialogs, sky-map views, plots (real UI screenshots)."""
+    return _under(KSTARS_DOCS, "*.png")
+
+
+def etr_renders() -> list[str]:
+    """Extreme Tux Racer: rendered mountain skyboxes (realistic terrain renders, day, dusk and
+    night), course previews (game screenshots), its splash and object art."""
+    return _under(ETR, "env/**/*.png", "courses/**/preview.png", "objects/*.png",
+                  "textures/splash_1.png")
+
+
+def _cache_dir() -> str:
+    return os.path.join(os.environ.get("LAIT_CACHE") or os.path.expanduser("~/.cache/lait"),
+                        "gcompris-qt")
+
+
+def gcompris(activity: str, names: list[str] | None = None) -> list[str]:
+    """Files of one GCompris activity's ``resource`` folder (``names``: those inner names, else
+    every .webp / .jpg / .png), unpacked from its ``.rcc`` once into the cache; [] when the
+    package is not installed."""
+    pack = os.path.join(GCOMPRIS_RCC, f"{activity}.rcc")
+    if not os.path.isfile(pack):
+        return []
+    prefix = f"gcompris/src/activities/{activity}/resource/"
+    inner = [f for f in rcc.files(pack) if f.startswith(prefix)
+             and f.lower().endswith((".webp", ".jpg", ".jpeg", ".png"))]
+    if names is not None:
+        inner = [prefix + n for n in names if prefix + n in inner]
+    out = []
+    for f in inner:
+        dst = os.path.join(_cache_dir(), activity, f[len(prefix):])
+        if not os.path.isfile(dst):
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            tmp = f"{dst}.{os.getpid()}.tmp"
+            with open(tmp, "wb") as fh:
+                fh.write(rcc.read(pack, f))
+            os.replace(tmp, dst)  # atomic: a parallel run never reads half a file
+        out.append(dst)
+    return _big(out)
+
+
+GCOMPRIS_DETAILS_PHOTOS = [f"image/{n}_background.webp" for n in (
+    "Chenonceau", "EgeskovSlotSpejling", "EilanDonanCastle", "FanoeWindmill", "GizahPyramids",
+    "NDP", "Nagoya", "Neuschwanstein", "OperaSidney", "TajMahal", "TowerBridgeLondon")]
+GCOMPRIS_PAINTINGS = [f"image/{n}_background.webp" for n in (  # Van Gogh, in `details`
+    "Eglise_dAuvers-sur-Oise", "Gogh4", "PortraitOfPereTanguy", "Van_Gogh_The_Night_Cafe",
+    "VincentVanGogh0012", "VincentVanGogh0013", "VincentVanGogh0019", "VincentVanGoghBridge")]
+GCOMPRIS_MASTERPIECES = [f"image/{n}.webp" for n in (
+    "Bosschaert_04_background", "Paul_Gauguin_006_background", "Pieter_Bruegel_background",
+    "Pieter_Bruegel_service", "Van_Gogh_0011_background", "lady_unicorn_background")]
+GCOMPRIS_OBJECT_PHOTOS = [f"images/{n}.webp" for n in (  # `categorization`'s photos
+    "alphabets/alphabets", "monuments/victoriaMemorial", "numbers/numbers", "others/baseball",
+    "others/volleyball", "renewable/windmill6", "tools/spray")]
+
+
+def gcompris_sources() -> dict[str, tuple[str, list[str]]]:
+    """{source: (label "natural" / "other", files)} of the GCompris groups."""
+    return {
+        "gcompris_monuments": ("natural", gcompris("explore_monuments")),
+        "gcompris_erase": ("natural", gcompris("erase")),
+        "gcompris_animals": ("natural", gcompris("explore_farm_animals") + gcompris("explore_world_animals")),
+        "gcompris_details": ("natural", gcompris("details", GCOMPRIS_DETAILS_PHOTOS)),
+        "gcompris_music_sea_objects": ("natural", gcompris("explore_world_music") + gcompris("clickgame")
+                                       + gcompris("categorization", GCOMPRIS_OBJECT_PHOTOS)),
+        "gcompris_paintings": ("other", gcompris("details", GCOMPRIS_PAINTINGS)),
+        # Bosschaert, Gauguin, Bruegel, Van Gogh, the Lady and the Unicorn: backgrounds of a
+        # shape game (white holes where the shapes go), and one Bruegel detail.
+        "gcompris_masterpieces": ("other", gcompris("babyshapes", GCOMPRIS_MASTERPIECES)),
+    }
