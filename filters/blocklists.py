@@ -35,9 +35,14 @@ _HEX = re.compile(r"^([0-9a-fA-F]{32}|[0-9a-fA-F]{64})(?:\s.*)?$")
 
 @dataclass
 class SafetyConfig:
-    """``safety:`` section: lists of blocklist files."""
+    """Blocklists of pages, image URLs and image bytes (filters/blocklists.py, docs/fetching.md).
+    Matches are counted, never sampled or shown."""
 
+    # files of URL rules, one per line: a domain (and its subdomains), a URL prefix (with ://)
+    # or re:PATTERN; checked before anything is fetched
     url_blocklist: list[str] = field(default_factory=list)
+    # files of MD5 / SHA-256 hex digests, one per line, of image bytes (checked right after
+    # the fetch, before any decode) or of URLs (checked before fetching)
     hash_blocklist: list[str] = field(default_factory=list)
 
     def check(self) -> "SafetyConfig":

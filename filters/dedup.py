@@ -45,11 +45,12 @@ MAX_DISTANCE = 16  # more means more passes than a pHash can bear: distinct phot
 
 @dataclass
 class DedupConfig:
-    """``dedup:`` section."""
+    """Near-duplicate images merged, evaluation images dropped (filters/dedup.py, docs/dedup.md)."""
 
-    enabled: bool = True
-    max_distance: int = 6  # docs/dedup.md: copies <= 6 bits, distinct photos >= 10
-    # evaluation images never to keep: folders, webdataset shards, pHash files (eval_images.py)
+    enabled: bool = True  # false: no dedup step (every copy of a picture may be kept)
+    max_distance: int = 6  # pHash bits (0..16); measured: copies <= 6, distinct photos >= 10
+    # evaluation images never to keep, nor their near-duplicates: image folders, webdataset
+    # shards (.tar) or pHash files (lait hashes DIR -o FILE)
     exclude: list[str] = field(default_factory=list)
 
     def check(self) -> "DedupConfig":
