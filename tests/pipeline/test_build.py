@@ -73,7 +73,10 @@ def test_every_step_balances(beam_run):
     assert by["language"]["in"] == by["read"]["out"]
     assert by["fetch"]["in"] == by["text"]["out"]
     assert by["image_size"]["in"] == by["fetch"]["out"]
-    assert by["write"]["kept"] > 50
+    # about one sample per good picture of the sample web (53 of them), now that the copies
+    # of a picture are merged by the dedup step (49 here when this was written)
+    assert by["write"]["kept"] > 40
+    assert by["dedup"]["in"] == by["text_share"]["in"] == by["best_text"]["in"]
 
 
 def test_rerun_skips_finished_work_and_keeps_bytes(beam_run, demo_overrides):
