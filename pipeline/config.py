@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from filters.blocklists import SafetyConfig
+from filters.dedup import DedupConfig
 from filters.labels import LabelsConfig
 from filters.language import PageLanguageConfig
 from filters.naturalness import NaturalnessConfig
@@ -262,12 +264,14 @@ class Config:
     language: PageLanguageConfig = field(default_factory=PageLanguageConfig)
     extract: ExtractConfig = field(default_factory=ExtractConfig)
     text: TextCleanerConfig = field(default_factory=TextCleanerConfig)
+    safety: SafetyConfig = field(default_factory=SafetyConfig)
     fetch: FetchConfig = field(default_factory=FetchConfig)
     image: ImageConfig = field(default_factory=ImageConfig)
     naturalness: NaturalnessConfig = field(default_factory=NaturalnessConfig)
     nsfw: NsfwConfig = field(default_factory=NsfwConfig)
     labels: LabelsConfig = field(default_factory=LabelsConfig)
     score: ScorerConfig = field(default_factory=ScorerConfig)
+    dedup: DedupConfig = field(default_factory=DedupConfig)
     text_share: TextShareConfig = field(default_factory=TextShareConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
     run: RunConfig = field(default_factory=RunConfig)

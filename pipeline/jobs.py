@@ -6,14 +6,18 @@ jobs themselves (waves, resume) are run by ``pipeline/waves.py``, which sees onl
 """
 from __future__ import annotations
 
+from filters.dedup import passes as dedup_passes
+from filters.hash_blocklist import HashBlocklist
 from filters.image_decode import ImageDecode
 from filters.image_size import ImageSize
 from filters.image_store import ImageStore
 from filters.labels import ImageLabeler
 from filters.language import PageLanguage
 from filters.naturalness import NaturalnessFilter
+from filters.page_blocklist import PageBlocklist
 from filters.nsfw import NsfwFilter
 from filters.text import TextCleaner
+from filters.url_blocklist import UrlBlocklist
 from pipeline.config import auto_num_shards
 from pipeline.core.plan import Step
 from pipeline.core.stage import Source
@@ -32,10 +36,14 @@ from scoring.text_share import SharedText
 
 def page_steps(cfg) -> list[Step]:
     """Job 1 (per input part): English pages to cleaned candidate texts.  Cheap steps first:
-    a candidate with no usable text is never downloaded."""
+    a candidate with no usable text is never downloaded.  A blocklisted URL (safety lists)
+    is dropped as soon as its candidate exists, long before any fetch."""
+    urls, pages = UrlBlocklist.from_config(cfg.safety), PageBlocklist.from_config(cfg.safety)
     return [
+        *([Step("map", pages)] if pages else []),
         Step("map", PageLanguage(cfg.language)),
         Step("map", Extractor.from_config(cfg.extract)),
+        *([Step("map", urls)] if urls else []),
         Step("map", TextCleaner(cfg.text)),
     ]
 
@@ -49,8 +57,10 @@ def image_steps(cfg) -> list[Step]:
     encoded after the filters (``image_store``), only for the images that passed them."""
     f = cfg.fetch
     scoring = [Step("map", Scorer(cfg.score))] if cfg.score.enabled else []
+    hashes = HashBlocklist.from_config(cfg.safety)  # image hashes: after the fetch, before decode
     return [
         Step("group", ImageFetcher.from_config(f)),
+        *([Step("map", hashes)] if hashes else []),
         Step("map", ImageSize(cfg.image.min_width, cfg.image.min_height, cfg.image.max_pixels)),
         Step("map", ImageDecode(cfg.image.resize_longest, cfg.image.jpeg_quality, store=False)),
         Step("map", NaturalnessFilter(cfg.naturalness)),
@@ -73,12 +83,17 @@ def num_shards(cfg, work: str) -> int:
 
 
 def corpus_steps(cfg, out_dir: str, shards: int) -> list[Step]:
-    """Job 3 (whole corpus): over-shared texts, best text per image, shards.
+    """Job 3 (whole corpus): near-duplicates, over-shared texts, best text per image, shards.
+
+    Near-duplicate images are merged first (one group step per hash band, filters/dedup.py):
+    copies of one photo then count as one image for the over-shared texts, and the texts of
+    them all compete for the kept image's best text.
 
     Texts shared by more than K distinct images are counted over all pairs, before the best
     text of each image is chosen: a generic caption ("Stock photo") then cannot survive as
     the winner on a few images, and an image that had one can still keep a specific text."""
     return [
+        *(Step("group", stage) for stage in dedup_passes(cfg.dedup, cfg.image.resize_longest)),
         Step("group", SharedText(cfg.text_share.max_images_per_text)),
         Step("group", BestText()),
         Step("group", ShardWriter(out_dir, shards)),

@@ -47,8 +47,9 @@ WORK = "_work"
 # mixes files written under two rules (3: candidates bucketed by canonical image URL; 4: steps
 # renamed (natural -> naturalness, aggregate -> best_text) and the image embedding kept as an
 # array in the pairs, see README "Changelog"; 5: image labels as {"name", "p"} structs and
-# parquet under OUT/parquet/, so a resumed run never writes shards of both layouts).
-WORK_FORMAT = 5
+# parquet under OUT/parquet/, so a resumed run never writes shards of both layouts; 6: images
+# carry ``meta["compliance"]``).
+WORK_FORMAT = 6
 # Models whose bytes decide what is kept: a resume with other model files would put two
 # classifiers' decisions in one corpus.  "PACKAGE/FOLDER": found through the package
 # (importlib.resources), so a checkout and an installed wheel give the same digest.

@@ -73,6 +73,28 @@ def _cmd_stats(args) -> int:
     return 0
 
 
+def _cmd_hashes(args) -> int:
+    """pHashes of a folder (or webdataset shard) of images, for ``dedup.exclude``."""
+    from filters.eval_images import hash_images
+
+    if not (os.path.isdir(args.dir) or (os.path.isfile(args.dir) and args.dir.endswith(".tar"))):
+        raise UsageError(f"hashes: {args.dir}: not a folder or a .tar shard of images")
+    got, bad = hash_images(args.dir, args.longest)
+    if not got:
+        raise UsageError(f"hashes: {args.dir}: no decodable images")
+    tmp = args.out + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(f"# pHashes (imagehash, stored longest side {args.longest}) of {len(got)} "
+                f"images in {os.path.abspath(args.dir)}\n")
+        for h, name in got:
+            f.write(f"{h:016x}\t{name}\n")
+    os.replace(tmp, args.out)
+    for name in bad:
+        print(f"hashes: cannot decode {name}", file=sys.stderr)
+    print(f"{len(got)} images hashed into {args.out}" + (f", {len(bad)} undecodable" if bad else ""))
+    return 0
+
+
 def _cmd_config(args) -> int:
     from tools import config_doc  # reads the config classes' source: only for this command
 
@@ -141,6 +163,13 @@ def parser() -> argparse.ArgumentParser:
     r = sub.add_parser("report", help="write DIR/report.html: funnel, drop reasons, histograms, samples")
     r.add_argument("dir", help="the output directory of a build")
     r.set_defaults(func=_cmd_report)
+
+    h = sub.add_parser("hashes", help="write the pHashes of a folder of images (for dedup.exclude)")
+    h.add_argument("dir", help="a folder of images (searched recursively) or a webdataset .tar")
+    h.add_argument("-o", "--out", required=True, help="the hash file to write")
+    h.add_argument("--longest", type=int, default=512,
+                   help="the build's image.resize_longest (images are hashed as stored)")
+    h.set_defaults(func=_cmd_hashes)
 
     d = sub.add_parser("demo", help="generate the sample web, serve it, build it with Beam",
                        epilog="Engine options go after `--`, as for lait build.")

@@ -63,7 +63,8 @@ class StepRunner:
         for i, ev in enumerate(events):
             self.stats.add_event(ev)
             if isinstance(ev, Drop):
-                if inputs is not None:
+                # a stage whose drops nobody may see (blocklist matches) is counted only
+                if inputs is not None and not getattr(self.step.stage, "withhold_rejects", False):
                     self.rejects.offer(ev.reason, inputs[i])
                 continue
             for rec in ev.outputs:

@@ -117,7 +117,12 @@ class ImageFetcher(GroupStage):
         resp = self._http.get(url, accept=self._accept, type_name="image_type")
         if self.opt_out and opt_out_tokens(resp.robots_tags, self.opt_out, self._agent):
             raise FetchError("opt_out")
-        return self.probe(url, resp.body, resp.mime)
+        item = self.probe(url, resp.body, resp.mime)
+        # The compliance facts each sample keeps (docs/fetching.md): robots.txt was read and
+        # allows the image (a disallow raised above), and the X-Robots-Tag values it carried.
+        item.meta["compliance"] = {"robots_txt": "allowed" if self._robots is not None else "not_checked",
+                                   "opt_out": sorted(set(resp.robots_tags))}
+        return item
 
     @staticmethod
     def _accept(mime: str) -> bool:
