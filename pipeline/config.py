@@ -42,13 +42,16 @@ class InputConfig:
     # read from ``prefix`` + key (default: the list's own folder).  Instead of input.warc.
     paths: str = ""
     prefix: str = ""
+    """the folder (or URL prefix) input.paths' keys are read from; default: the list's own folder"""
     paths_every: int = 1  # keep every k-th key of the list ...
     paths_first: int = 0  # ... then the first N of those (0: all)
     # Remote inputs (https://, s3://, gs://): each connect/read waits at most timeout_s; a read
     # that fails mid-file is retried ``retries`` times with backoff, then read_io_error.
     timeout_s: float = 60.0
     retries: int = 4
+    """retries of a remote read that failed mid-file, before it is counted as read_io_error"""
     backoff_s: float = 1.0
+    """the first retry's wait in seconds, doubled on each retry (at most 30 s)"""
 
     def check(self):
         # Whether input.warc may be empty depends on crawl.seeds: Config.check decides.
