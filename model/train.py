@@ -197,6 +197,7 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
         return {"step": start}
 
     raw = model
+    raw.match_keep = s.match_keep
     if cfg.compile and device.type == "cuda":
         model = torch.compile(model)
     if world > 1:
