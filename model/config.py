@@ -96,6 +96,7 @@ class StageConfig:
     val_shards: str = ""             # small held-out shard: ITM loss/acc/AUC every val_every steps
     val_every: int = 100
     val_size: int = 128              # validation pairs (each with its two in-batch negatives)
+    match_keep: float = 1.0          # noisy stage: share of pairs per batch that ITC/ITM learn from
 
 
 @dataclass
@@ -168,6 +169,11 @@ class Config:
                 raise ConfigError(f"stages.{n}.decay must be linear, cosine or constant")
             if s.steps <= 0 or s.batch_size <= 0 or s.grad_accum <= 0:
                 raise ConfigError(f"stages.{n}: steps, batch_size and grad_accum must be positive")
+            if not 0.0 < s.match_keep <= 1.0:
+                raise ConfigError(f"stages.{n}.match_keep must be in (0, 1], got {s.match_keep}")
+            if s.match_keep < 1.0 and not (self.pretrain.itc_weight and self.pretrain.itm):
+                raise ConfigError(f"stages.{n}.match_keep < 1 needs pretrain.itc_weight > 0 (the "
+                                  "contrastive loss chooses the pairs) and pretrain.itm")
             if s.val_every <= 0 or s.val_size < 2:
                 raise ConfigError(f"stages.{n}: val_every must be positive and val_size at least 2")
         return self

@@ -45,6 +45,7 @@ class ImageBERT(nn.Module):
         if cfg.pretrain.itc_weight:
             self.heads["itc"] = ITCHead(m, cfg.pretrain.itc_dim)
         self.apply(self._init)
+        self.match_keep = 1.0   # set per stage by the trainer (stages.N.match_keep)
 
     @staticmethod
     def _init(mod: nn.Module):
@@ -102,10 +103,13 @@ class ImageBERT(nn.Module):
             vmask = torch.cat([vmask.new_ones(vmask.shape[0], 1), vmask], 1)
         return self.visual(feats, boxes.to(feats.dtype), self.text.segment.weight[1]), vmask
 
-    def _itc(self, batch: dict) -> torch.Tensor:
+    def _itc(self, batch: dict) -> tuple[torch.Tensor, torch.Tensor | None]:
         """In-batch contrastive loss between the text alone ([CLS] text [SEP]) and the image
         alone ([CLS] + visual tokens), both through the same encoder, over the B positive rows.
-        Rows whose captions are the same text are all targets (a soft label), not negatives."""
+        Rows whose captions are the same text are all targets (a soft label), not negatives.
+        With `match_keep` < 1 (a noisy stage) only that share of the pairs, those the model
+        itself finds most plausible (lowest contrastive loss), count: returns the loss and the
+        0/1 weights of the B pairs (None when all count)."""
         g = batch["itc_group"]
         B = len(g)
         one = {k: v[:B] for k, v in batch.items() if k in ("input_ids", "text_mask", "feats", "boxes",
@@ -121,7 +125,18 @@ class ImageBERT(nn.Module):
         logits = self.heads["itc"](ht, hv)                # [images, texts]
         same = (g[:, None] == g[None, :]).float()
         target = same / same.sum(1, keepdim=True)
-        return 0.5 * (F.cross_entropy(logits, target) + F.cross_entropy(logits.T, target))
+        per = 0.5 * (F.cross_entropy(logits, target, reduction="none")
+                     + F.cross_entropy(logits.T, target, reduction="none"))
+        keep = self.match_keep
+        if keep >= 1.0:
+            return per.mean(), None
+        # Small-loss selection (co-teaching's rule): a web caption that does not fit its image
+        # has a high loss once the model knows anything; its gradient would pull the pair
+        # together anyway. The weights are not differentiated (a choice, not a target).
+        k = max(1, int(round(keep * B)))
+        w = torch.zeros_like(per)
+        w[per.detach().topk(k, largest=False).indices] = 1.0
+        return (per * w).sum() / k, w
 
     def pooled(self, h: torch.Tensor) -> torch.Tensor:
         return torch.tanh(self.pooler(h[:, 0]))
@@ -161,15 +176,23 @@ class ImageBERT(nn.Module):
                 out["mrfr"] = F.mse_loss(pred, tgt) if tgt is not None else pred.sum() * 0.0
                 total = total + p.mrfr_weight * out["mrfr"]
 
+        pair_w = None
+        if "itc_group" in batch and p.itc_weight:
+            out["itc"], pair_w = self._itc(batch)
+            total = total + p.itc_weight * out["itc"]
         if "itm_labels" in batch and p.itm:
             logit = self.heads["itm"](self.pooled(h)).float()
             y = batch["itm_labels"].float()
-            out["itm"] = F.binary_cross_entropy_with_logits(logit, y)
+            if pair_w is None:
+                out["itm"] = F.binary_cross_entropy_with_logits(logit, y)
+            else:
+                # Rows 0..B-1 are the positives: a dropped pair is not taught as a match (its
+                # in-batch negatives stay, they are wrong pairs whatever the caption).
+                w = torch.ones_like(y)
+                w[:len(pair_w)] = pair_w
+                out["itm"] = (F.binary_cross_entropy_with_logits(logit, y, reduction="none") * w).sum() / w.sum()
             out["itm_acc"] = ((logit > 0).float() == y).float().mean()
             total = total + p.itm_weight * out["itm"]
-        if "itc_group" in batch and p.itc_weight:
-            out["itc"] = self._itc(batch)
-            total = total + p.itc_weight * out["itc"]
         out["loss"] = total
         return out
 

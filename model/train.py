@@ -197,6 +197,7 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
         return {"step": start}
 
     raw = model
+    raw.match_keep = s.match_keep
     if cfg.compile and device.type == "cuda":
         model = torch.compile(model)
     if world > 1:
@@ -209,7 +210,8 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
     val = ValidationITM(cfg, tok, s.val_shards, s.val_size, s.batch_size, cfg.seed) \
         if s.val_shards and cfg.pretrain.itm and rank == 0 else None
     p = cfg.pretrain
-    watch = PriorWatch(1.0 / (1 + int(p.neg_text) + int(p.neg_image)))
+    # match_keep < 1 drops that share of positive rows from ITM: the prior moves with it
+    watch = PriorWatch(s.match_keep / (s.match_keep + int(p.neg_text) + int(p.neg_image)))
     batches = iter(loader)
     amp = (torch.autocast("cuda", dtype=torch.bfloat16)
            if device.type == "cuda" and cfg.precision == "bf16" else contextlib.nullcontext())

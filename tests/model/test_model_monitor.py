@@ -111,3 +111,39 @@ def test_itc_counts_repeated_captions_as_targets(data_dir, tmp_path):
     cfg0 = from_dict(tiny_raw(str(tmp_path), data_dir + "/shards"))
     b0 = next(iter(make_loader(cfg0, data_dir + "/shards", 4, tok)))
     assert "itc_group" not in b0 and "itc" not in ImageBERT(cfg0).heads
+
+
+def test_match_keep_learns_from_the_plausible_pairs_only(data_dir, tmp_path):
+    raw = tiny_raw(str(tmp_path), data_dir + "/shards")
+    raw["pretrain"] = {"itc_weight": 1.0}
+    cfg = from_dict(raw)
+    tok = tokenizer_for(cfg)
+    samples = read_samples(data_dir + "/shards", cfg, tok, limit=8)
+    batch = PretrainCollator(cfg, tok, seed=0)(samples)
+    torch.manual_seed(0)
+    model = ImageBERT(cfg).eval()            # no dropout: the same losses in every call
+    full = model(batch)
+    loss_all, w_all = model._itc(batch)
+    assert w_all is None and torch.allclose(loss_all, full["itc"])
+    model.match_keep = 0.5
+    loss_half, w = model._itc(batch)
+    assert w.tolist().count(1.0) == 4 and w.tolist().count(0.0) == 4
+    # the kept half is the most plausible one: its mean loss is below the whole batch's
+    assert loss_half < loss_all
+    B = len(samples)
+    out = model(batch)
+    assert torch.isfinite(out["itm"]) and torch.isfinite(out["itc"])
+    # a pair left out teaches nothing as a match: its positive row's ITM gradient is zero
+    feats = batch["feats"].clone().requires_grad_(True)
+    out = model({**batch, "feats": feats})
+    out["itm"].backward()
+    dropped = [i for i in range(B) if w[i] == 0]
+    kept = [i for i in range(B) if w[i] == 1]
+    assert all(feats.grad[i].abs().sum() == 0 for i in dropped)
+    assert all(feats.grad[i].abs().sum() > 0 for i in kept)
+    from model.config import ConfigError
+    for bad in (0.0, 1.5):
+        with pytest.raises(ConfigError, match="match_keep"):
+            from_dict({**raw, "stages": {1: {**raw["stages"][1], "match_keep": bad}}})
+    with pytest.raises(ConfigError, match="match_keep"):
+        from_dict({**raw, "pretrain": {}, "stages": {1: {**raw["stages"][1], "match_keep": 0.5}}})
