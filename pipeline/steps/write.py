@@ -66,9 +66,12 @@ def parquet_files(out_dir: str) -> list[str]:
     shards = storage.join(out_dir, "shards")
     names = storage.listdir(shards)
     tars = {n[:-len(".tar")] for n in names if n.endswith(".tar")}
+    # A folder with no tar at all is not a run's output (a parquet-only copy, a hand-made
+    # table): its parquets are all there is to read.
+    committed = (lambda stem: stem in tars) if tars else (lambda stem: True)
     for d in (storage.join(out_dir, PARQUET_DIR), shards):
         files = [storage.join(d, n) for n in storage.listdir(d)
-                 if n.endswith(".parquet") and n[:-len(".parquet")] in tars]
+                 if n.endswith(".parquet") and committed(n[:-len(".parquet")])]
         if files:
             return files
     return []
@@ -79,8 +82,18 @@ def sample_json(meta: dict) -> bytes:
     its lists may be empty) so it is a JSON string, as in the parquet: every sample's JSON then
     has the same Arrow type, which readers that infer it from the first samples (Hugging Face
     ``datasets``' webdataset builder reads 5) need.  The fields: README "Output"."""
-    meta = {**meta, "text_meta": json.dumps(meta["text_meta"], sort_keys=True, ensure_ascii=False)}
-    return json.dumps(meta, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    def text(v) -> str:
+        return json.dumps(v, sort_keys=True, ensure_ascii=False)
+
+    # The same holds inside image_meta: the images merged into a sample (present on few
+    # samples) and the compliance facts (lists that are often empty, so typed as null) are
+    # JSON text too; every other image_meta field has one type on every sample.
+    image_meta = dict(meta["image_meta"])
+    image_meta["near_duplicates"] = text(image_meta.get("near_duplicates", []))
+    if "compliance" in image_meta:
+        image_meta["compliance"] = text(image_meta["compliance"])
+    meta = {**meta, "text_meta": text(meta["text_meta"]), "image_meta": image_meta}
+    return text(meta).encode("utf-8")
 
 
 def shard_stats(shard: str, rows: list[dict]) -> dict:

@@ -116,6 +116,11 @@ def samples(out):
         if name.endswith(".tar"):
             with tarfile.open(os.path.join(d, name)) as tf:
                 rows += [json.load(tf.extractfile(m)) for m in tf.getmembers() if m.name.endswith(".json")]
+    for r in rows:  # JSON text in <key>.json (one Arrow type on every sample: README "Output")
+        meta = r["image_meta"]
+        for k in ("near_duplicates", "compliance"):
+            if k in meta:
+                meta[k] = json.loads(meta[k])
     return rows
 
 
