@@ -18,53 +18,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import sys
 import time
-from collections import defaultdict
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from filters.dedup import DedupConfig, passes  # noqa: E402
-from pipeline.core.records import Candidate, ImageFacts, Pair  # noqa: E402
-
-
-def synthetic(n: int, d: int, seed: int = 0) -> list[int]:
-    rng = random.Random(seed)
-    hashes = [rng.getrandbits(64) for _ in range(n - n // 10)]
-    for _ in range(n // 10):
-        h = rng.choice(hashes)
-        for b in rng.sample(range(64), rng.randint(1, d)):
-            h ^= 1 << b
-        hashes.append(h)
-    return hashes
-
-
-def pairs_of(hashes: list[int]) -> list[Pair]:
-    out = []
-    for i, h in enumerate(hashes):
-        sha = f"{i:064x}"
-        im = ImageFacts(image_url=f"http://x/{sha}.jpg", data=b"", width=100, height=100,
-                        orig_width=100, orig_height=100, sha256=sha, meta={"phash": f"{h:016x}"})
-        out.append(Pair(key=sha[:24], candidate=Candidate("http://x/", im.image_url, "alt", "t", "t"),
-                        image=im))
-    return out
-
-
-def run_passes(pairs: list[Pair], d: int) -> int:
-    """Kept images after every pass (local-engine order)."""
-    for st in passes(DedupConfig(max_distance=d)):
-        buckets = defaultdict(list)
-        for p in pairs:
-            buckets[st.key(p)].append(p)
-        out = []
-        for k in sorted(buckets):
-            for ev in st.reduce(k, buckets[k]):
-                out.extend(ev.outputs)
-        pairs = out
-    return len({p.image.sha256 for p in pairs})
+# The scaling test's hashes and its local-engine run of the passes: one definition of each.
+from tests.filters.test_dedup import pair, run_passes, synthetic  # noqa: E402
 
 
 def all_pairs(hashes: list[int], d: int) -> int:
@@ -91,11 +53,13 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=2)
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    data = {n: synthetic(n, args.distance) for n in sizes}
+    data = {n: [int(p.image.meta["phash"], 16) for p in synthetic(n, args.distance)]
+            for n in sizes}
     best: dict = {"passes": {}, "all_pairs": {}}
     for _ in range(args.repeats):
         for n in sizes:  # alternating sizes: a busy spell hits both
-            t_pass = cpu(run_passes, pairs_of(data[n]), args.distance)
+            pairs = [pair(f"{i:064x}", h) for i, h in enumerate(data[n])]
+            t_pass = cpu(run_passes, pairs, args.distance)
             t_all = cpu(all_pairs, data[n], args.distance)
             for name, t in (("passes", t_pass), ("all_pairs", t_all)):
                 best[name][n] = min(best[name].get(n, t), t)

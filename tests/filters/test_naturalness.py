@@ -12,6 +12,7 @@ from filters.naturalness import Naturalness, NaturalnessConfig, NaturalnessFilte
 from pipeline.core.errors import ConfigError
 from pipeline.core.stage import Drop
 from tests.filters.image_helpers import REPO, asset, decoded_item, image_models  # noqa: F401
+from tests import off_limits
 from tools.render_graphics import render
 
 
@@ -251,18 +252,7 @@ def test_photo_variants_are_dark_or_grey_and_seeded(tmp_path):
 
 
 # Issue 15's independent evaluation set: no file of theirs may be in any split.
-OFF_LIMITS = set("""
-afterstep-data blender-data blockout2 bzflag-data calligrastage-data debian-edu-artwork-spacefun
-desktop-base digikam-data endless-sky-data fonts-noto-color-emoji fvwm fvwm-crystal gimp-data
-gnome-user-docs gnubg-data granatier imagemagick-6-doc kanagram kapman kbounce
-kdegames-card-data-kf5 kdegames-mahjongg-data-kf5 kdenlive-data kgeography-data khangman kigo
-knights kpat ksirk lmms-common lxde-common lxqt-themes marble-data mixxx-data octave-doc
-papirus-icon-theme pingus-data pyqt5-examples python3-scipy qtbase5-examples
-qtdeclarative5-examples ruby-gemojione scribus-template sddm-theme-maldives sddm-theme-maya slim
-sway-backgrounds texlive-latex-extra tuxmath-data tuxpaint-data tuxtype-data
-wordpress-theme-twentytwentyone wordpress-theme-twentytwentytwo
-wordpress-theme-twentytwentythree xfdesktop4-data
-""".split())
+OFF_LIMITS = off_limits.IMAGE_FILTERS
 
 
 def test_no_split_uses_an_off_limits_package():

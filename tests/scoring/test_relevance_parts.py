@@ -13,6 +13,7 @@ import pytest
 from scoring import label_space as ls
 from scoring.memory import FEATURES as MEM_FEATURES, CaptionMemory
 from scoring.scorer_model import GatedModel, ProductModel, ScorerModel
+from tests import off_limits
 from tools import build_label_text as blt
 from tools import rcc
 from tools import relevance_data as rd
@@ -135,21 +136,8 @@ def test_rcc_reads_raw_and_compressed_files(tmp_path):
         rcc.files(str(bad))
 
 
-# Issue 13's off-limits packages (an independent evaluation): named here only so the test can
-# fail if a captioned photo ever comes from one of them.
-OFF_LIMITS = set("""
-plasma-workspace-wallpapers lomiri-wallpapers-16.04 lomiri-wallpapers-20.04
-afterstep-data blender-data blockout2 bzflag-data calligrastage-data debian-edu-artwork-spacefun
-desktop-base digikam-data endless-sky-data fonts-noto-color-emoji fvwm fvwm-crystal gimp-data
-gnome-user-docs gnubg-data granatier imagemagick-6-doc kanagram kapman kbounce
-kdegames-card-data-kf5 kdegames-mahjongg-data-kf5 kdenlive-data kgeography-data khangman kigo
-knights kpat ksirk lmms-common lxde-common lxqt-themes marble-data mixxx-data octave-doc
-papirus-icon-theme pingus-data pyqt5-examples python3-scipy qtbase5-examples
-qtdeclarative5-examples ruby-gemojione scribus-template sddm-theme-maldives sddm-theme-maya slim
-sway-backgrounds texlive-latex-extra tuxmath-data tuxpaint-data tuxtype-data
-wordpress-theme-twentytwentyone wordpress-theme-twentytwentytwo
-wordpress-theme-twentytwentythree xfdesktop4-data
-""".split())
+# Issue 13's off-limits packages (an independent evaluation).
+OFF_LIMITS = off_limits.RELEVANCE
 
 
 def test_real_captions_split_by_source_with_checked_files():

@@ -1,0 +1,21 @@
+"""The packages the issues name as independent held-out evaluations: never training, tuning or
+validation data.  Named only here, so the guard tests can fail if a split ever draws from
+one of them."""
+
+# Issue 15 (image filters): 55 packages.
+IMAGE_FILTERS = frozenset("""
+afterstep-data blender-data blockout2 bzflag-data calligrastage-data debian-edu-artwork-spacefun
+desktop-base digikam-data endless-sky-data fonts-noto-color-emoji fvwm fvwm-crystal gimp-data
+gnome-user-docs gnubg-data granatier imagemagick-6-doc kanagram kapman kbounce
+kdegames-card-data-kf5 kdegames-mahjongg-data-kf5 kdenlive-data kgeography-data khangman kigo
+knights kpat ksirk lmms-common lxde-common lxqt-themes marble-data mixxx-data octave-doc
+papirus-icon-theme pingus-data pyqt5-examples python3-scipy qtbase5-examples
+qtdeclarative5-examples ruby-gemojione scribus-template sddm-theme-maldives sddm-theme-maya slim
+sway-backgrounds texlive-latex-extra tuxmath-data tuxpaint-data tuxtype-data
+wordpress-theme-twentytwentyone wordpress-theme-twentytwentytwo
+wordpress-theme-twentytwentythree xfdesktop4-data
+""".split())
+
+# Issue 13 (relevance): its own three, and every package of issue 15.
+RELEVANCE = frozenset({"plasma-workspace-wallpapers", "lomiri-wallpapers-16.04",
+                       "lomiri-wallpapers-20.04"}) | IMAGE_FILTERS
