@@ -17,7 +17,8 @@ STAMP  := $(VENV)/.installed
 IMAGE_PKGS  := mate-backgrounds openclipart-png opencv-doc plasma-workspace-wallpapers \
                lomiri-wallpapers-16.04 lomiri-wallpapers-20.04 ukui-wallpapers gnome-backgrounds \
                palapeli-data wesnoth-1.16-data gcompris-qt-data stellarium-data kstars-data \
-               extremetuxracer-data tuxpaint-stamps-default
+               extremetuxracer-data tuxpaint-stamps-default hugin-data fotoxx-common \
+               colobot-common-textures
 SYSTEM_PKGS := $(IMAGE_PKGS) chromium wordnet-base
 MODELS := filters/models/.built
 FASTLID := $(VENV)/.fastlid

@@ -16,6 +16,11 @@ wordpress-theme-twentytwentyone wordpress-theme-twentytwentytwo
 wordpress-theme-twentytwentythree xfdesktop4-data
 """.split())
 
+# What those packages depend on for their images: tuxpaint-data depends on
+# tuxpaint-stamps-default (its stamps are Tux Paint's pictures), so no split draws from it
+# either (checked with `apt-cache depends --recurse` of the 55, 2026-11-24).
+IMAGE_FILTERS_DEPENDENCIES = frozenset({"tuxpaint-stamps-default"})
+
 # Issue 13 (relevance): its own three, and every package of issue 15.
 RELEVANCE = frozenset({"plasma-workspace-wallpapers", "lomiri-wallpapers-16.04",
                        "lomiri-wallpapers-20.04"}) | IMAGE_FILTERS

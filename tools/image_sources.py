@@ -202,9 +202,12 @@ def _declared(split: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
                "kstars_screenshots": wide.kstars_screenshots()}
     elif split == "val":
         nat = {"plasma_photos": _plasma(PLASMA_PHOTOS), "palapeli_photos": _in(PALAPELI, PALAPELI_PHOTOS),
-               "gcompris_animals": gc["gcompris_animals"], "gcompris_details": gc["gcompris_details"]}
+               "gcompris_animals": gc["gcompris_animals"], "gcompris_details": gc["gcompris_details"],
+               # issue 15's third round: panoramas, projections, lens close-ups
+               "hugin_photos": wide.hugin_photos(), "fotoxx_photos": wide.fotoxx_photos()}
         oth = {"plasma_artwork": _plasma(PLASMA_ARTWORK), "lomiri_artwork": _in(BACKGROUNDS, LOMIRI_ARTWORK),
-               "gcompris_paintings": gc["gcompris_paintings"]}
+               "gcompris_paintings": gc["gcompris_paintings"],
+               "hugin_graphics": wide.hugin_graphics(), "colobot_game_art": wide.colobot_game_art()}
     elif split == "test":
         # The first five sources were scored for several heads (docs/images.md); the other
         # four (issue 15's second round) were added unseen and scored once.

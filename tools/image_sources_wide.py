@@ -11,7 +11,8 @@ Packages: ``stellarium-data`` (deep-sky photos, landscape panoramas, constellati
 Carolingian manuscript paintings), ``kstars-data`` (its handbook's screenshots),
 ``extremetuxracer-data`` (rendered mountain skyboxes, game screenshots), ``gcompris-qt-data``
 (photos and painting reproductions, packed in Qt resource files: unpacked once into
-``$LAIT_CACHE`` or ``~/.cache/lait``, see :func:`gcompris`).
+``$LAIT_CACHE`` or ``~/.cache/lait``, see :func:`gcompris`); the third round's val sources:
+``hugin-data``, ``fotoxx-common``, ``colobot-common-textures``.
 """
 from __future__ import annotations
 
@@ -155,3 +156,57 @@ def gcompris_sources() -> dict[str, tuple[str, list[str]]]:
         # shape game (white holes where the shapes go), and one Bruegel detail.
         "gcompris_masterpieces": ("other", gcompris("babyshapes", GCOMPRIS_MASTERPIECES)),
     }
+
+
+
+# Issue 15's third round (val only): the photos of two photo programs' manuals (panoramas
+# under a flat sky, fisheye and stereographic projections of them, chromatic-aberration
+# close-ups, a river at dusk), their screenshots, and a game's art (texture atlases of its 3D
+# models, interface sheets, rendered intro screens).  Every file >= 300 px was looked at on
+# contact sheets; what is left out is named below.
+HUGIN_HELP = "/usr/share/hugin/xrc/data/help_en_EN"  # hugin-data
+FOTOXX = "/usr/share/fotoxx/images"  # fotoxx-common
+COLOBOT = "/usr/share/games/colobot"  # colobot-common-textures
+
+HUGIN_PHOTOS = [f"{n}.jpg" for n in (
+    "Big_ben_circ_fisheye", "Big_ben_cylindrical", "Big_ben_equirectangular",
+    "Big_ben_stereographic", "CA_fringes00", "CA_fringes01", "CA_strange01", "CA_strange02",
+    "CA_tCA00", "CA_tCA01", "CA_tCA02", "CA_tCA03", "Medinet_habu_horizontal_fisheye",
+    "Medinet_habu_horizontal_stereographic")]
+# Its screenshots, the synthetic chromatic-aberration charts and a diagram.  Left out: the
+# panoramas drawn over (a grid, a frame), the cube map, the "little planet" projections, the
+# captioned Pantheon pair.
+HUGIN_GRAPHICS = ["700px-Autopano-done.png", "700px-Hugin2013_photos_tab.png",
+                  "700px-Hugin2013_preview_tab.png", "Autopano-searching.png",
+                  "CA_artifical_B_Y.jpg", "CA_artifical_R_C.jpg", "Celeste_cpeditor_post.jpg",
+                  "Celeste_cpeditor_pre.jpg", "Celeste_images_panel.jpg",
+                  "Celeste_preferences.jpg", "Illustration4.png"]
+# Fotoxx's manual: two photographs (a river at dusk before and after an edit, stacked; a
+# room panorama with black borders).  Its screenshots are many (dialogs, galleries) but were
+# tried as training data only (docs/images.md); left out everywhere: photos with an effect
+# applied (emboss, waves, markup, mashup, warps), photo grids, colour-checker scans.
+FOTOXX_PHOTOS = ["flatten2.jpg", "unbend2.jpg"]
+
+
+def _named(folder: str, names: list[str]) -> list[str]:
+    return _big(os.path.join(folder, n) for n in names)
+
+
+def hugin_photos() -> list[str]:
+    return _named(HUGIN_HELP, HUGIN_PHOTOS)
+
+
+def hugin_graphics() -> list[str]:
+    return _named(HUGIN_HELP, HUGIN_GRAPHICS)
+
+
+def fotoxx_photos() -> list[str]:
+    return _named(FOTOXX, FOTOXX_PHOTOS)
+
+
+def colobot_game_art() -> list[str]:
+    """Colobot's texture atlases of its robots and buildings, its interface sheets and its
+    three rendered intro screens (game renders), three effect sprite sheets.  Left out: sky,
+    cloud, ground, rock and wood textures (photo-like tiles) and the planet globes."""
+    return _under(COLOBOT, "mods/AltTextures/textures/objects/*.png",
+                  "mods/AltTextures/textures/effect0[012].png", "textures/interface/*.png")

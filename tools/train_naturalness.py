@@ -36,7 +36,10 @@ MLP (0.926-0.931), 80 instead of 250 clip-art files per category (0.933).  Issue
 second round (tools/image_sources_wide.py: Stellarium, KStars, GCompris sources; the pixel
 statistics; a source of many photos gets 40 files x (10 + 5) crops): val balanced 0.970; the
 test split, widened with four unseen sources, scored once: 0.866 (balanced 0.863, photos kept
-0.842).  The committed head is `train`'s output on the first round's make-data
+0.842).  Its third round (2026-11-24) widened val (Hugin's and Fotoxx's manual photos and
+screenshots, Colobot's game art) and tried game art and renders in train (FreeOrion,
+Scorched 3D, Fotoxx): a tie on val at best (0.9686 against 0.9679), so this head stays; the
+best candidate scored 0.868 balanced on test.  The committed head is `train`'s output on the first round's make-data
 folders and this make-data's new-source folders (a rerun of make-data wrote the same
 bytes for the three first-round sources checked: scikit-learn, matplotlib, OpenCV graphics).
 
