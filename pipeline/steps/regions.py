@@ -175,7 +175,20 @@ _TINY = 2  # a declared size at most this, both ways: a tracking pixel or a spac
 # keeps images of 300 px and more (a display size of 100 px is at most 200 px on a 2x
 # screen).  A size written in the file name ("generic-96x96.gif") counts as declared.
 _THUMB = 100
+# The regions whose images are the site's own furniture unless declared as large as a picture
+# the image step keeps (its minimum side, 300 px).
+_MASTHEAD_REGIONS = frozenset(("header", "footer", "nav"))
+_PICTURE = 300
 _NAMED_SIZE_RE = re.compile(r"^(\d{2,4})x(\d{2,4})$")
+
+
+_QUERY_WIDTH_RE = re.compile(r"[?&;,](?:w|width|resize)[=_](\d{2,4})")
+
+
+def _query_width(url: str) -> int:
+    """The width an image URL asks its server for (``?w=1920``, ``,w_800``), else 0."""
+    m = _QUERY_WIDTH_RE.search(url) if "w" in url else None
+    return int(m.group(1)) if m else 0
 
 
 def _tracker_hint(low: str) -> bool:
@@ -317,6 +330,12 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
             return "icon" if role == "social" else role
     if width is not None and height is not None and width <= _SMALL and height <= _SMALL:
         return "avatar" if region in ("comments", "author") else "icon"
+    if region in _MASTHEAD_REGIONS and (width or 0) < _PICTURE and (height or 0) < _PICTURE \
+            and _query_width(url) < _PICTURE:
+        # The site's header, footer or menu: logos, press and partner logos, promos ("Brit +
+        # Co", "Government of Jamaica", "Subscribe to GQ"); a picture there declared (or
+        # named) at the image step's size or more is a menu's feature picture, kept.
+        return "furniture"
     if region == "author" or (region == "comments" and width is not None and width <= 100):
         # The picture beside a commenter's name, or in an author box at any size (on the
         # labelled English pages every picture of an author box is its author's).

@@ -172,10 +172,33 @@ def test_prose_sides_are_kept_and_the_region_recorded():
 
 
 def test_sides_in_furniture_regions_are_discarded_alt_kept():
-    ev = event("<nav><a href='/'><img src='home.jpg' alt='Our shop front at night'></a> "
-               "Home About Contact</nav>")
+    ev = event("<nav><a href='/'><img src='home.jpg' width='600' alt='Our shop front at night'>"
+               "</a> Home About Contact</nav>")
     assert [(c.text_source, c.meta["region"]) for c in ev.outputs] == [("alt", "nav")]
     assert units(ev) == {("image", "kept"): 1, ("side", "extract_side_region"): 1}
+
+
+@pytest.mark.parametrize("html", [
+    "<header><img src='/img/goj-header.png' alt='Government of Jamaica'></header>",
+    "<footer><p>As seen in</p><img src='/up/britco.png' alt='Brit + Co'></footer>",
+    "<nav><a href='/x'><img src='/u/dbu.png' width='120' alt='Dont Bore Us'></a></nav>",
+])
+def test_images_of_the_site_header_footer_and_menu_are_furniture(html):
+    ev = event(html)
+    assert isinstance(ev, Drop) and units(ev)[("image", "extract_image_furniture")] == 1
+
+
+@pytest.mark.parametrize("img", [
+    "<img src='/up/yucca-leaves-1200x1053.jpg' alt='Yucca tree leaves'>",
+    "<img src='/up/capitol.jpg?w=1920&h=1080&crop=1' alt='Texas State Capitol'>",
+    "<img src='/up/capitol.jpg' width='640' alt='Texas State Capitol'>",
+])
+def test_a_picture_of_picture_size_in_the_header_is_kept(img):
+    ev = event(f"<header>{img}</header>")
+    assert [c.text_source for c in ev.outputs] == ["alt"]
+    # in an article, a header is the article's own: no region
+    ev = event(f"<article><header><img src='/a/b.png' alt='The team at work'></header></article>")
+    assert [c.meta["region"] for c in ev.outputs] == ["content"]
 
 
 def test_a_list_of_links_is_no_surrounding_text():
