@@ -44,10 +44,14 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | what the picture shows, the rest tells the story)             |                         |
 | 18 | exclamation    | drop       | a question or an exclamation of <= 8 words: teasers, comments | text_exclamation        |
 |    |                |            | and buttons ("Trying for a baby?", "WOW!", "Let's Go Devils!")|                         |
-| 19 | length         | drop       | words outside [min_words, max_words] or chars outside         | text_too_short,         |
+| 19 | dateline       | drop       | a text opening with a date (`Apr 7, 2009 This week's ...`,    | text_dateline           |
+|    |                |            | `7. März 2021`): post metadata, dated teasers; not a caption's|                         |
+|    |                |            | own dateline followed by a colon or dash                      |                         |
+| 20 | lead_in        | drop       | a text ending in a colon: a label (`Share this on:`)          | text_lead_in            |
+| 21 | length         | drop       | words outside [min_words, max_words] or chars outside         | text_too_short,         |
 |    |                |            | [min_chars, max_chars]; from min_words_own words for a        | text_too_long           |
 |    |                |            | picture's own text outside the page's furniture (see below)   |                         |
-| 20 | lang           | drop       | fastText on the lowercased text (lid.176 reads Title Case     | text_not_target         |
+| 22 | lang           | drop       | fastText on the lowercased text (lid.176 reads Title Case     | text_not_target         |
 |    |                |            | English as German; first lang_max_chars chars): a non-target  |                         |
 |    |                |            | language with probability                                     |                         |
 |    |                |            | >= lang_min_conf; below it the page's language stands (or     |                         |
@@ -55,7 +59,7 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | (<= 6 words, "Cranberry Jalapeño Dip") on a target-language   |                         |
 |    |                |            | page, 2/3 of its words in the target's vocabulary, is kept    |                         |
 |    |                |            | whatever fastText says (``meta["lang_by"] = "vocabulary"``)   |                         |
-| 21 | oov            | drop       | share of words whose wordfreq Zipf frequency < zipf_threshold | text_oov                |
+| 23 | oov            | drop       | share of words whose wordfreq Zipf frequency < zipf_threshold | text_oov                |
 |    |                |            | above max_oov_ratio; a name of 2-3 capitalised words is not   |                         |
 |    |                |            | judged by it ("Amrita Deonarine", "Enchilada Suizas")         |                         |
 
@@ -667,6 +671,38 @@ def exclamation(text, ctx=None):
 _EXCLAIM_WORDS = 8
 
 
+# 18b. datelines and lead-ins ---------------------------------------------------------------------
+_MONTH = (r"(?:jan|feb|febr|mar|apr|jun|jul|aug|sep|sept|oct|okt|nov|dec|dez|déc)\.?"
+          r"|january|february|march|april|may|june|july|august|september|october|november"
+          r"|december|januar|februar|märz|maerz|mai|juni|juli|oktober|dezember|janvier"
+          r"|février|fevrier|mars|avril|juin|juillet|août|aout|septembre|octobre|novembre"
+          r"|décembre")
+# A date at the start of a text: "Apr 7, 2009", "7. April 2009", "7 avril 2009", "2009-04-07",
+# "07.04.2009", "4/7/09" -- unless a colon or dash follows it, as in a caption's own dateline
+# ("Nov. 26, 2013: Police officers adjust a barricade ...").
+_DATELINE_RE = re.compile(r"(?:(?:" + _MONTH + r") \d{1,2}(?:st|nd|rd|th)?,? \d{4}"
+                          r"|\d{1,2}(?:st|nd|rd|th|\.)? (?:" + _MONTH + r"),? \d{4}"
+                          r"|\d{4}-\d\d-\d\d|\d{1,2}[./]\d{1,2}[./]\d{2,4})(?!\s*[:–—-])",
+                          re.I)
+
+
+def dateline(text, ctx=None):
+    # A text that opens with a date is a post's or comment's metadata, or a dated teaser in a
+    # list ("April 10, 2011 Double the Genes, Double the Flora", "May 5, 2025 Corrie 1 Comment
+    # on ..."): on the labelled dev pages 26 junk, 4 vague, no caption.
+    first = text[:1]
+    if not first.isalnum() or not any(c.isdigit() for c in text[:14]):
+        return text
+    return _reject("dateline") if _DATELINE_RE.match(text) else text
+
+
+def lead_in(text, ctx=None):
+    # A text ending in a colon introduces something else ("Share this on:", "CAPS Rating:",
+    # "Boomer & Carton Photos:..."): a label, not a caption (dev: 24 junk, nothing else).
+    end = text.rstrip(" .…")[-1:] if text[-1:] in " .…" else text[-1:]
+    return _reject("lead_in") if end == ":" else text
+
+
 # 19-21. length window, language, out-of-vocabulary ratio (need the cleaner: ctx) --------------
 def length(text, ctx):
     cfg = ctx.config
@@ -774,6 +810,8 @@ RULES: list[Rule] = [
     Rule("repeated_words", repeated_words, "edit, drop"),
     Rule("lead", lead, "edit"),
     Rule("exclamation", exclamation, "drop"),
+    Rule("dateline", dateline, "drop"),
+    Rule("lead_in", lead_in, "drop"),
     Rule("length", length, "drop", ("too_short", "too_long")),
     Rule("lang", lang, "drop", ("not_target",)),
     Rule("oov", oov, "drop"),
@@ -810,8 +848,8 @@ RULE_NAMES = [r.name for r in RULES]
 #
 # The other rules always run.  Texts without a class string get every bit.
 BIT = {name: 1 << i for i, name in enumerate(RULE_NAMES)}
-GATED = frozenset(BIT) - {"boilerplate", "hashtags", "lead", "exclamation", "length", "lang",
-                          "oov"}
+GATED = frozenset(BIT) - {"boilerplate", "hashtags", "lead", "exclamation", "dateline",
+                          "lead_in", "length", "lang", "oov"}
 _ALL = sum(BIT.values())
 _ALWAYS = _ALL - sum(BIT[n] for n in GATED)
 _URL_FILE = BIT["url"] | BIT["filename"]
