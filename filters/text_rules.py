@@ -414,7 +414,18 @@ def credit(text, ctx=None):
 
 
 # 7. boilerplate ------------------------------------------------------------------------------
-_BOILERPLATE = frozenset(load_wordlist("boilerplate_en.txt"))
+# English lists, and German and French ones for the same furniture on those sites.
+_LANGS = ("en", "de", "fr")
+
+
+def load_wordlists(stem: str) -> list[str]:
+    """The union of ``<stem>_<lang>.txt`` over the languages that have one."""
+    names = [f"{stem}_{lang}.txt" for lang in _LANGS]
+    return sorted({w for name in names if os.path.exists(os.path.join(_HERE, name))
+                   for w in load_wordlist(name)})
+
+
+_BOILERPLATE = frozenset(load_wordlists("boilerplate"))
 # "<one word> <furniture noun>": "search icon", "article image", "lifebuzz newsletter".
 _FURNITURE_NOUNS = ("icon", "button", "image", "img", "pic", "thumbnail", "thumb", "banner",
                     "newsletter", "avatar", "badge", "widget")
@@ -431,7 +442,7 @@ _UI_WORDS = frozenset("pin it print save share tweet email mail bookmark and jum
                       "comment comments reply like follow subscribe copy link this flattr "
                       "facebook twitter pinterest whatsapp reddit".split())
 # Site furniture anywhere in the text: cookie banners, footers, sharing widgets.
-_BOILER_PHRASES = PhraseSet(load_wordlist("boilerplate_phrases_en.txt"))
+_BOILER_PHRASES = PhraseSet(load_wordlists("boilerplate_phrases"))
 
 
 def boilerplate(text, ctx=None):
@@ -458,7 +469,7 @@ def boilerplate(text, ctx=None):
 
 
 # 8-9. promotional spam and prices ------------------------------------------------------------
-_PROMO = PhraseSet(load_wordlist("promo_en.txt"))
+_PROMO = PhraseSet(load_wordlists("promo"))
 _PERCENT_RE = re.compile(r"\b\d{1,2}\s?% off\b|\bsave (?:up to )?\d{1,2}\s?%", re.I)
 _BIG = r"(?![\d.,]|[\s-]?(?:million|billion|trillion|bn|mn|m|k)\b)"
 _PRICE_RE = re.compile(r"[$€£¥₹]\s?\d[\d.,]*" + _BIG + r"|\b\d[\d.,]*\s?(?:€|£|¥|₹)"
