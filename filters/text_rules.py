@@ -21,7 +21,8 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | `P1010001`), hashes/UUIDs; a whole-text slug (`red-car_final`)|                         |
 | 5  | dimension      | edit       | `800x600`, `1920 × 1080 px`, `300px` (not `100 x 80 cm`)      | text_dimension          |
 | 6  | credit         | edit       | photo credits: `© ...`, `Photo: J. Doe/AP`, `Photo by ... on  | text_credit             |
-|    |                |            | Unsplash`, a final `(DW/J. Hitz)`, stock agencies             |                         |
+|    |                |            | Unsplash`, a final `(DW/J. Hitz)`, stock agencies; a whole    |                         |
+|    |                |            | text `Courtesy of X` (<= 6 words)                             |                         |
 | 7  | boilerplate    | drop       | the whole text is `logo`, `image`, `click here`, `photo of`,  | text_boilerplate        |
 |    |                |            | `ACME logo`, `search icon`, `Powered by ...` (wordlist), or   |                         |
 |    |                |            | it holds site furniture (`we use cookies`, `privacy policy`)  |                         |
@@ -349,6 +350,7 @@ _PAREN_CREDIT_RE = re.compile(
 _CREDIT_LABEL_RE = re.compile(r"\b(?:photo|image|picture|pic|foto|bild|credit|credits|source|"
                               r"quelle|photograph|photographer)(?:\s+(?:credit|by|source|courtesy))?"
                               r"\s*:\s*", re.I)
+_COURTESY_RE = re.compile(r"courtesy(?: of\b|\s*:)\s*\w")
 _PHOTO_BY_RE = re.compile(r"\b(?:photo(?:graph)?|image|picture|illustration)\s+"
                           r"(?:by|courtesy of|via|credit:?)\s+.*$", re.I)
 _AGENCY_RE = re.compile(r"[\s/|(]*\b(?:getty images|shutterstock(?:\.com)?|istock(?:photo)?|"
@@ -391,6 +393,8 @@ def _has_label_hint(low: str) -> bool:
 def credit(text, ctx=None):
     f = facts(text, ctx)
     low = f.low
+    if low.startswith("courtesy") and len(f.words) <= 6 and _COURTESY_RE.match(low):
+        return ""  # the whole text is a credit: "Courtesy of TeleGeography.", "Courtesy: NASA"
     m = _COPYRIGHT_RE.search(text) if "©" in text or "(c)" in low or "copyright" in low else None
     if m is not None:
         rest = text[m.end():]
@@ -927,7 +931,7 @@ def may_fire(f) -> int:
     if digits and rare and ("$" in text or "€" in text or "£" in text or "¥" in text):
         bits |= BIT["price"]
     if not _TRIGGER_WORDS.isdisjoint(words):
-        if not _CREDIT_WORDS.isdisjoint(words) or (
+        if not _CREDIT_WORDS.isdisjoint(words) or words[0] == "courtesy" or (
                 not _BY_WORDS.isdisjoint(words) and not _PHOTO_WORDS.isdisjoint(words)):
             bits |= BIT["credit"]
         if digits and not _PRICE_WORDS.isdisjoint(words):
