@@ -16,6 +16,10 @@ recognised from the declared size, the URL and the image's own attributes and re
 an image is not fetched and none of its texts becomes a candidate (each role is its own drop
 reason, ``extract_image_<role>``).  Every picture in an author box is an avatar, whatever its
 size; an image whose alt is the site's name (``og:site_name`` or the host's name) is its logo.
+An image of the site's header, footer or menu is furniture unless declared, named or asked of
+its server at 300 px or more (the image step's minimum); so is one in a theme folder
+(``/themes/``), and ``logo(s)``, ``promo(s)``, ``icons``, ``buttons``, ``badges`` and
+``gravatar`` folders name their roles.
 """
 from __future__ import annotations
 
@@ -247,6 +251,37 @@ def _name_facts(url: str) -> tuple:
     return hit
 
 
+# Folders of a site's own design files: a theme's images (logos, backgrounds, buttons; a
+# site's pictures live under uploads / media), logo, promo, icon and badge folders, Gravatar
+# copies.  A folder's token is its whole name, or its end for "logo" ("foollogo").
+_DIR_ROLES = {"themes": "furniture", "theme": "furniture", "logo": "logo", "logos": "logo",
+              "promo": "ad", "promos": "ad", "gravatar": "avatar", "icons": "icon",
+              "buttons": "icon", "badges": "badge"}
+_DIR_HINTS = ("theme", "logo", "promo", "gravatar", "icons", "buttons", "badges")
+_DIR_CACHE: dict[str, str] = {}
+
+
+def _dir_role(low: str) -> str:
+    """The role the folders of a (lowercased) image URL name, or ""."""
+    path = low.split("?", 1)[0].split("#", 1)[0]
+    start = path.find("//")
+    path = path[path.find("/", start + 2 if start >= 0 else 0):path.rfind("/")]
+    if not any(h in path for h in _DIR_HINTS):
+        return ""
+    hit = _DIR_CACHE.get(path)
+    if hit is None:
+        hit = ""
+        for tok in path.split("/"):
+            role = _DIR_ROLES.get(tok) or ("logo" if tok.endswith("logo") else "")
+            if role:
+                hit = role
+                break
+        if len(_DIR_CACHE) > 50000:
+            _DIR_CACHE.clear()
+        _DIR_CACHE[path] = hit
+    return hit
+
+
 def _class_roles(value: str) -> frozenset:
     """The roles (avatar, icon, logo, badge) an image's own class or id names."""
     hit = _CLASS_ROLE_CACHE.get(value)
@@ -303,6 +338,11 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
             and f"{width}x{height}" in _AD_SIZES:
         return "ad"
     tokens, size, spacer, url_roles = _name_facts(url)
+    dir_role = _dir_role(low)
+    # A theme folder's picture declared at the image step's size is content kept there by a
+    # CMS of its own ("themes/Bluemonkey/images/how-it-works.jpg", width 985).
+    if dir_role and not (dir_role == "furniture" and max(width or 0, height or 0) >= _PICTURE):
+        return dir_role
     if not _AD_BANNERS.isdisjoint(tokens):
         return "ad"
     if spacer:

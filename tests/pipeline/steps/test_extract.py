@@ -395,7 +395,7 @@ def test_real_pages_against_an_lxml_count():
     # pages with no <img> at all, or with images but no text (SOURCE.md: 0 img / 0 alt), and
     # pages whose only texts belong to avatars, logos and icons (pipeline/steps/regions.py) or to
     # surrounding text in comments, menus and headers, or to images of the site's header,
-    # footer and menu (extract_image_furniture; the image counts say which)
+    # footer and menu or its theme folder (extract_image_furniture; the image counts say which)
     assert {n: r for n, r in reasons.items() if r != "keep"} == {
         "gregoryszorc.com.python3.html": "extract_no_images",
         "reuters.com.parasite.html": "extract_no_images",
@@ -403,6 +403,7 @@ def test_real_pages_against_an_lxml_count():
         **{name: "extract_no_text" for name in (
             "de.creativecommons.org.endlich.html", "denkanstoos.com.2012.html",
             "ebrosia.de.zinfandel.html", "internet-law.de.pseudonymen.html",
+            "gruen-digital.de.jahrestagung.html", "spreeblick.com.habeck.html",
             "sauvonsluniversite.com.spip.html",
             "lanouvellerepublique.fr.martin.html", "laviedesidees.fr.evaluation.html",
             "lemire.me.json.html", "moritz-meyer.net.vreni.html", "pluralsight.com.python.html",

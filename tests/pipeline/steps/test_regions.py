@@ -305,3 +305,24 @@ def test_image_and_side_units_balance_and_reach_stats_funnel_and_report(tmp_path
     for reason in d["units"]["image"]["dropped"]:
         assert reason in html
     assert isinstance(event(pages[0]), Keep) and event(pages[0]) == event(pages[0])
+
+
+@pytest.mark.parametrize("url,role", [
+    ("https://e.com/wp-content/themes/jis/img/goj-header.png", "furniture"),
+    ("http://g.fool.com/art/foollogo/horizontaltmf.gif", "logo"),
+    ("https://e.com/global/v3/promo/politico-337x120.png", "ad"),
+    ("https://e.com/wp-content/uploads/gravatar/cassie-m-marshall.jpg", "avatar"),
+    ("https://e.com/static/icons/arrow.png", "icon"),
+])
+def test_the_folders_of_a_sites_design_files_name_a_role(url, role):
+    assert image_role(url, {}, None, None, "") == role
+    # a theme folder's picture declared at picture size is content a CMS keeps there
+    assert image_role(url, {}, 985, 400, "") == ("" if role == "furniture" else role)
+
+
+@pytest.mark.parametrize("url", [
+    "https://e.com/wp-content/uploads/2023/05/themed-cake.jpg",
+    "https://e.com/theme-park/ride.jpg", "https://themes.e.com/uploads/dog.jpg",
+    "https://e.com/photos/x.jpg?src=/themes/a.png"])
+def test_folder_roles_read_whole_folder_names_of_the_path(url):
+    assert image_role(url, {}, 600, 400, "") == ""
