@@ -48,7 +48,8 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 | 19 | dateline       | drop       | a text opening with a date (`Apr 7, 2009 This week's ...`,    | text_dateline           |
 |    |                |            | `7. März 2021`): post metadata, dated teasers; not a caption's|                         |
 |    |                |            | own dateline followed by a colon or dash                      |                         |
-| 20 | lead_in        | drop       | a text ending in a colon: a label (`Share this on:`)          | text_lead_in            |
+| 20 | lead_in        | drop       | a text ending in a colon: a label (`Share this on:`); one     | text_lead_in,           |
+|    |                |            | ending in an ellipsis: a teaser cut short (`Signs point...`)  | text_truncated          |
 | 21 | length         | drop       | words outside [min_words, max_words] or chars outside         | text_too_short,         |
 |    |                |            | [min_chars, max_chars]; from min_words_own words for a        | text_too_long           |
 |    |                |            | picture's own text outside the page's furniture (see below)   |                         |
@@ -714,8 +715,14 @@ def dateline(text, ctx=None):
 def lead_in(text, ctx=None):
     # A text ending in a colon introduces something else ("Share this on:", "CAPS Rating:",
     # "Boomer & Carton Photos:..."): a label, not a caption (dev: 24 junk, nothing else).
-    end = text.rstrip(" .…")[-1:] if text[-1:] in " .…" else text[-1:]
-    return _reject("lead_in") if end == ":" else text
+    # One ending in an ellipsis is a teaser cut short ("Apple Sneaks A Big Change Into iOS 5:
+    # Phasing…", "Signs point to ..."): dev, 6 junk, 13 vague, no caption.
+    end = text[-1:]
+    if end == ":":
+        return _reject("lead_in")
+    if end == "…" or (end == "." and text.endswith("...")):
+        return _reject("lead_in" if text.rstrip(" .…").endswith(":") else "truncated")
+    return text
 
 
 # 19-21. length window, language, out-of-vocabulary ratio (need the cleaner: ctx) --------------
@@ -826,7 +833,7 @@ RULES: list[Rule] = [
     Rule("lead", lead, "edit"),
     Rule("exclamation", exclamation, "drop"),
     Rule("dateline", dateline, "drop"),
-    Rule("lead_in", lead_in, "drop"),
+    Rule("lead_in", lead_in, "drop", ("lead_in", "truncated")),
     Rule("length", length, "drop", ("too_short", "too_long")),
     Rule("lang", lang, "drop", ("not_target",)),
     Rule("oov", oov, "drop"),

@@ -192,6 +192,13 @@ def test_keeps(rule, text):
     assert (out, reason, meta["text_edits"]) == (text, "", [])
 
 
+@pytest.mark.parametrize("text", ["Signs point to ...", "Apple Sneaks A Big Change Into iOS 5: Phasing…",
+                                  "7 Interesting facts about the Irish Influence in..."])
+def test_a_teaser_cut_short_is_dropped_as_truncated(text):
+    out, reason, meta, _ = only("lead_in").clean(text)
+    assert (out, reason) == (None, "text_truncated")
+
+
 def test_rule_order_is_the_documented_one():
     import filters.text_rules as tr
 
