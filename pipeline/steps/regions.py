@@ -195,6 +195,15 @@ def _query_width(url: str) -> int:
     return int(m.group(1)) if m else 0
 
 
+def _picture_size(width: int | None, height: int | None, url: str) -> bool:
+    """Declared (or named, or asked of the server) at 300 px or more one way and at 150 px or
+    more the other (300 on a 2x screen): a picture the image step may keep, not a wide logo
+    ("Brit + Co", 300x144)."""
+    if max(width or 0, height or 0) < _PICTURE and _query_width(url) < _PICTURE:
+        return False
+    return min(width or _PICTURE, height or _PICTURE) >= _PICTURE // 2
+
+
 def _tracker_hint(low: str) -> bool:
     """What every _TRACKER_URL_RE match holds, as a chain of ``in`` tests (several times
     cheaper than the pattern, or any() over a tuple): most URLs hold none of it."""
@@ -370,8 +379,7 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
             return "icon" if role == "social" else role
     if width is not None and height is not None and width <= _SMALL and height <= _SMALL:
         return "avatar" if region in ("comments", "author") else "icon"
-    if region in _MASTHEAD_REGIONS and (width or 0) < _PICTURE and (height or 0) < _PICTURE \
-            and _query_width(url) < _PICTURE:
+    if region in _MASTHEAD_REGIONS and not _picture_size(width, height, url):
         # The site's header, footer or menu: logos, press and partner logos, promos ("Brit +
         # Co", "Government of Jamaica", "Subscribe to GQ"); a picture there declared (or
         # named) at the image step's size or more is a menu's feature picture, kept.

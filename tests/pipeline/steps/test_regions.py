@@ -181,6 +181,8 @@ def test_sides_in_furniture_regions_are_discarded_alt_kept():
 @pytest.mark.parametrize("html", [
     "<header><img src='/img/goj-header.png' alt='Government of Jamaica'></header>",
     "<footer><p>As seen in</p><img src='/up/britco.png' alt='Brit + Co'></footer>",
+    # 300 px wide but 144 high: a wide logo, not a picture (under 300 px on a 2x screen)
+    "<footer><img src='/up/britco.png' width='300' height='144' alt='Brit + Co'></footer>",
     "<nav><a href='/x'><img src='/u/dbu.png' width='120' alt='Dont Bore Us'></a></nav>",
 ])
 def test_images_of_the_site_header_footer_and_menu_are_furniture(html):
