@@ -8,7 +8,8 @@ sentence next to the image that the text step cleans, see ``filters/sentences.py
 each page of the set is a different site), for images the extractor of the time missed,
 ``missed: true``, and for a later sample its number (``sample: 2``: 220 more items of the
 check pages, drawn at random from every item the extractor finds with page roles off, and
-labelled after the rules they measure were written).  ``tests/data/real_pages_labels.jsonl``
+labelled after the rules they measure were written; ``sample: 4``: 360 more items of the dev
+pages, drawn by ``draw`` with seed 20261128).  ``tests/data/real_pages_labels.jsonl``
 holds 200 items of the 110 mostly German ``../shared/data/real_pages`` drawn the same way, all
 ``check``: no rule was tuned on them.  Labels are keyed on page, image URL, source and raw text, so they outlive
 code changes: an item the current code no longer extracts counts as ``not extracted``.
