@@ -284,21 +284,23 @@ def test_file_name_is_that_of_urlsplit():
 def test_image_and_side_units_balance_and_reach_stats_funnel_and_report(tmp_path):
     pages = [f"<article>{PROSE}<img src='/i/rss-icon.png' alt='RSS'><div><img src='x.jpg'></div>"
              "<img src='data:image/gif;base64,R0lGOD' alt='d'></article>",
-             "<nav><img src='/i/logo.png' alt='Site'> Home About</nav>", "<p>no images</p>"]
+             "<nav><img src='/i/logo.png' alt='Site'> Home About</nav>", "<p>no images</p>",
+             "<footer><img src='/up/britco.png' alt='Brit + Co'></footer>"]
     stats = StepStats("extract")
     for body in pages:
         stats.add_event(event(body))
     d = stats.to_dict()
-    assert (d["in"], d["kept"]) == (3, 1)
-    assert d["units"]["image"] == {"in": 5, "kept": 1, "dropped": {
+    assert (d["in"], d["kept"]) == (4, 1)
+    assert d["units"]["image"] == {"in": 6, "kept": 1, "dropped": {
         "extract_image_icon": 1, "extract_image_logo": 1, "extract_image_no_text": 1,
-        "extract_image_no_url": 1}}
+        "extract_image_no_url": 1, "extract_image_furniture": 1}}
     assert d["units"]["side"] == {"in": 2, "kept": 2, "dropped": {}}
     # merge and round trip
     again = StepStats.from_dict(json.loads(json.dumps(d)))
-    assert again.merge(StepStats.from_dict(d)).to_dict()["units"]["image"]["in"] == 10
+    assert again.merge(StepStats.from_dict(d)).to_dict()["units"]["image"]["in"] == 12
     funnel = format_funnel({"steps": [d]})
-    assert "(images inside: in 5, kept 1)" in funnel and "extract_image_logo: 1" in funnel
+    assert "(images inside: in 6, kept 1)" in funnel and "extract_image_logo: 1" in funnel
+    assert "extract_image_furniture: 1" in funnel
     # the HTML report lists the unit reasons beside the step's own
     from tools.report import render
 
