@@ -272,6 +272,10 @@ _DIR_CACHE: dict[str, str] = {}
 
 def _dir_role(low: str) -> str:
     """The role the folders of a (lowercased) image URL name, or ""."""
+    # A chain of ``in`` tests first (as _tracker_hint): most URLs hold none of the hints.
+    if not ("theme" in low or "logo" in low or "promo" in low or "gravatar" in low
+            or "icons" in low or "buttons" in low or "badges" in low):
+        return ""
     path = low.split("?", 1)[0].split("#", 1)[0]
     start = path.find("//")
     path = path[path.find("/", start + 2 if start >= 0 else 0):path.rfind("/")]
