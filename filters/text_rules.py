@@ -21,7 +21,8 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | `P1010001`), hashes/UUIDs; a whole-text slug (`red-car_final`)|                         |
 | 5  | dimension      | edit       | `800x600`, `1920 × 1080 px`, `300px` (not `100 x 80 cm`)      | text_dimension          |
 | 6  | credit         | edit       | photo credits: `© ...`, `Photo: J. Doe/AP`, `Photo by ... on  | text_credit             |
-|    |                |            | Unsplash`, a final `(DW/J. Hitz)`, stock agencies             |                         |
+|    |                |            | Unsplash`, a final `(DW/J. Hitz)`, stock agencies; a whole    |                         |
+|    |                |            | text `Courtesy of X` (<= 6 words)                             |                         |
 | 7  | boilerplate    | drop       | the whole text is `logo`, `image`, `click here`, `photo of`,  | text_boilerplate        |
 |    |                |            | `ACME logo`, `search icon`, `Powered by ...` (wordlist), or   |                         |
 |    |                |            | it holds site furniture (`we use cookies`, `privacy policy`)  |                         |
@@ -44,10 +45,15 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | what the picture shows, the rest tells the story)             |                         |
 | 18 | exclamation    | drop       | a question or an exclamation of <= 8 words: teasers, comments | text_exclamation        |
 |    |                |            | and buttons ("Trying for a baby?", "WOW!", "Let's Go Devils!")|                         |
-| 19 | length         | drop       | words outside [min_words, max_words] or chars outside         | text_too_short,         |
+| 19 | dateline       | drop       | a text opening with a date (`Apr 7, 2009 This week's ...`,    | text_dateline           |
+|    |                |            | `7. März 2021`): post metadata, dated teasers; not a caption's|                         |
+|    |                |            | own dateline followed by a colon or dash                      |                         |
+| 20 | lead_in        | drop       | a text ending in a colon: a label (`Share this on:`); one     | text_lead_in,           |
+|    |                |            | ending in an ellipsis: a teaser cut short (`Signs point...`)  | text_truncated          |
+| 21 | length         | drop       | words outside [min_words, max_words] or chars outside         | text_too_short,         |
 |    |                |            | [min_chars, max_chars]; from min_words_own words for a        | text_too_long           |
 |    |                |            | picture's own text outside the page's furniture (see below)   |                         |
-| 20 | lang           | drop       | fastText on the lowercased text (lid.176 reads Title Case     | text_not_target         |
+| 22 | lang           | drop       | fastText on the lowercased text (lid.176 reads Title Case     | text_not_target         |
 |    |                |            | English as German; first lang_max_chars chars): a non-target  |                         |
 |    |                |            | language with probability                                     |                         |
 |    |                |            | >= lang_min_conf; below it the page's language stands (or     |                         |
@@ -55,7 +61,7 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | (<= 6 words, "Cranberry Jalapeño Dip") on a target-language   |                         |
 |    |                |            | page, 2/3 of its words in the target's vocabulary, is kept    |                         |
 |    |                |            | whatever fastText says (``meta["lang_by"] = "vocabulary"``)   |                         |
-| 21 | oov            | drop       | share of words whose wordfreq Zipf frequency < zipf_threshold | text_oov                |
+| 23 | oov            | drop       | share of words whose wordfreq Zipf frequency < zipf_threshold | text_oov                |
 |    |                |            | above max_oov_ratio; a name of 2-3 capitalised words is not   |                         |
 |    |                |            | judged by it ("Amrita Deonarine", "Enchilada Suizas")         |                         |
 
@@ -345,6 +351,7 @@ _PAREN_CREDIT_RE = re.compile(
 _CREDIT_LABEL_RE = re.compile(r"\b(?:photo|image|picture|pic|foto|bild|credit|credits|source|"
                               r"quelle|photograph|photographer)(?:\s+(?:credit|by|source|courtesy))?"
                               r"\s*:\s*", re.I)
+_COURTESY_RE = re.compile(r"courtesy(?: of\b|\s*:)\s*\w")
 _PHOTO_BY_RE = re.compile(r"\b(?:photo(?:graph)?|image|picture|illustration)\s+"
                           r"(?:by|courtesy of|via|credit:?)\s+.*$", re.I)
 _AGENCY_RE = re.compile(r"[\s/|(]*\b(?:getty images|shutterstock(?:\.com)?|istock(?:photo)?|"
@@ -387,6 +394,8 @@ def _has_label_hint(low: str) -> bool:
 def credit(text, ctx=None):
     f = facts(text, ctx)
     low = f.low
+    if low.startswith("courtesy") and len(f.words) <= 6 and _COURTESY_RE.match(low):
+        return ""  # the whole text is a credit: "Courtesy of TeleGeography.", "Courtesy: NASA"
     m = _COPYRIGHT_RE.search(text) if "©" in text or "(c)" in low or "copyright" in low else None
     if m is not None:
         rest = text[m.end():]
@@ -410,7 +419,18 @@ def credit(text, ctx=None):
 
 
 # 7. boilerplate ------------------------------------------------------------------------------
-_BOILERPLATE = frozenset(load_wordlist("boilerplate_en.txt"))
+# English lists, and German and French ones for the same furniture on those sites.
+_LANGS = ("en", "de", "fr")
+
+
+def load_wordlists(stem: str) -> list[str]:
+    """The union of ``<stem>_<lang>.txt`` over the languages that have one."""
+    names = [f"{stem}_{lang}.txt" for lang in _LANGS]
+    return sorted({w for name in names if os.path.exists(os.path.join(_HERE, name))
+                   for w in load_wordlist(name)})
+
+
+_BOILERPLATE = frozenset(load_wordlists("boilerplate"))
 # "<one word> <furniture noun>": "search icon", "article image", "lifebuzz newsletter".
 _FURNITURE_NOUNS = ("icon", "button", "image", "img", "pic", "thumbnail", "thumb", "banner",
                     "newsletter", "avatar", "badge", "widget")
@@ -427,7 +447,7 @@ _UI_WORDS = frozenset("pin it print save share tweet email mail bookmark and jum
                       "comment comments reply like follow subscribe copy link this flattr "
                       "facebook twitter pinterest whatsapp reddit".split())
 # Site furniture anywhere in the text: cookie banners, footers, sharing widgets.
-_BOILER_PHRASES = PhraseSet(load_wordlist("boilerplate_phrases_en.txt"))
+_BOILER_PHRASES = PhraseSet(load_wordlists("boilerplate_phrases"))
 
 
 def boilerplate(text, ctx=None):
@@ -454,7 +474,7 @@ def boilerplate(text, ctx=None):
 
 
 # 8-9. promotional spam and prices ------------------------------------------------------------
-_PROMO = PhraseSet(load_wordlist("promo_en.txt"))
+_PROMO = PhraseSet(load_wordlists("promo"))
 _PERCENT_RE = re.compile(r"\b\d{1,2}\s?% off\b|\bsave (?:up to )?\d{1,2}\s?%", re.I)
 _BIG = r"(?![\d.,]|[\s-]?(?:million|billion|trillion|bn|mn|m|k)\b)"
 _PRICE_RE = re.compile(r"[$€£¥₹]\s?\d[\d.,]*" + _BIG + r"|\b\d[\d.,]*\s?(?:€|£|¥|₹)"
@@ -667,6 +687,44 @@ def exclamation(text, ctx=None):
 _EXCLAIM_WORDS = 8
 
 
+# 18b. datelines and lead-ins ---------------------------------------------------------------------
+_MONTH = (r"(?:jan|feb|febr|mar|apr|jun|jul|aug|sep|sept|oct|okt|nov|dec|dez|déc)\.?"
+          r"|january|february|march|april|may|june|july|august|september|october|november"
+          r"|december|januar|februar|märz|maerz|mai|juni|juli|oktober|dezember|janvier"
+          r"|février|fevrier|mars|avril|juin|juillet|août|aout|septembre|octobre|novembre"
+          r"|décembre")
+# A date at the start of a text: "Apr 7, 2009", "7. April 2009", "7 avril 2009", "2009-04-07",
+# "07.04.2009", "4/7/09" -- unless a colon or dash follows it, as in a caption's own dateline
+# ("Nov. 26, 2013: Police officers adjust a barricade ...").
+_DATELINE_RE = re.compile(r"(?:(?:" + _MONTH + r") \d{1,2}(?:st|nd|rd|th)?,? \d{4}"
+                          r"|\d{1,2}(?:st|nd|rd|th|\.)? (?:" + _MONTH + r"),? \d{4}"
+                          r"|\d{4}-\d\d-\d\d|\d{1,2}[./]\d{1,2}[./]\d{2,4})(?!\s*[:–—-])",
+                          re.I)
+
+
+def dateline(text, ctx=None):
+    # A text that opens with a date is a post's or comment's metadata, or a dated teaser in a
+    # list ("April 10, 2011 Double the Genes, Double the Flora", "May 5, 2025 Corrie 1 Comment
+    # on ..."): on the labelled dev pages 26 junk, 4 vague, no caption.
+    first = text[:1]
+    if not first.isalnum() or not any(c.isdigit() for c in text[:14]):
+        return text
+    return _reject("dateline") if _DATELINE_RE.match(text) else text
+
+
+def lead_in(text, ctx=None):
+    # A text ending in a colon introduces something else ("Share this on:", "CAPS Rating:",
+    # "Boomer & Carton Photos:..."): a label, not a caption (dev: 24 junk, nothing else).
+    # One ending in an ellipsis is a teaser cut short ("Apple Sneaks A Big Change Into iOS 5:
+    # Phasing…", "Signs point to ..."): dev, 6 junk, 13 vague, no caption.
+    end = text[-1:]
+    if end == ":":
+        return _reject("lead_in")
+    if end == "…" or (end == "." and text.endswith("...")):
+        return _reject("lead_in" if text.rstrip(" .…").endswith(":") else "truncated")
+    return text
+
+
 # 19-21. length window, language, out-of-vocabulary ratio (need the cleaner: ctx) --------------
 def length(text, ctx):
     cfg = ctx.config
@@ -774,6 +832,8 @@ RULES: list[Rule] = [
     Rule("repeated_words", repeated_words, "edit, drop"),
     Rule("lead", lead, "edit"),
     Rule("exclamation", exclamation, "drop"),
+    Rule("dateline", dateline, "drop"),
+    Rule("lead_in", lead_in, "drop", ("lead_in", "truncated")),
     Rule("length", length, "drop", ("too_short", "too_long")),
     Rule("lang", lang, "drop", ("not_target",)),
     Rule("oov", oov, "drop"),
@@ -810,8 +870,8 @@ RULE_NAMES = [r.name for r in RULES]
 #
 # The other rules always run.  Texts without a class string get every bit.
 BIT = {name: 1 << i for i, name in enumerate(RULE_NAMES)}
-GATED = frozenset(BIT) - {"boilerplate", "hashtags", "lead", "exclamation", "length", "lang",
-                          "oov"}
+GATED = frozenset(BIT) - {"boilerplate", "hashtags", "lead", "exclamation", "dateline",
+                          "lead_in", "length", "lang", "oov"}
 _ALL = sum(BIT.values())
 _ALWAYS = _ALL - sum(BIT[n] for n in GATED)
 _URL_FILE = BIT["url"] | BIT["filename"]
@@ -878,7 +938,7 @@ def may_fire(f) -> int:
     if digits and rare and ("$" in text or "€" in text or "£" in text or "¥" in text):
         bits |= BIT["price"]
     if not _TRIGGER_WORDS.isdisjoint(words):
-        if not _CREDIT_WORDS.isdisjoint(words) or (
+        if not _CREDIT_WORDS.isdisjoint(words) or words[0] == "courtesy" or (
                 not _BY_WORDS.isdisjoint(words) and not _PHOTO_WORDS.isdisjoint(words)):
             bits |= BIT["credit"]
         if digits and not _PRICE_WORDS.isdisjoint(words):

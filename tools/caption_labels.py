@@ -8,7 +8,8 @@ sentence next to the image that the text step cleans, see ``filters/sentences.py
 each page of the set is a different site), for images the extractor of the time missed,
 ``missed: true``, and for a later sample its number (``sample: 2``: 220 more items of the
 check pages, drawn at random from every item the extractor finds with page roles off, and
-labelled after the rules they measure were written).  ``tests/data/real_pages_labels.jsonl``
+labelled after the rules they measure were written; ``sample: 4``: 360 more items of the dev
+pages, drawn by ``draw`` with seed 20261128).  ``tests/data/real_pages_labels.jsonl``
 holds 200 items of the 110 mostly German ``../shared/data/real_pages`` drawn the same way, all
 ``check``: no rule was tuned on them.  Labels are keyed on page, image URL, source and raw text, so they outlive
 code changes: an item the current code no longer extracts counts as ``not extracted``.
@@ -19,6 +20,12 @@ and the precision of what is kept (good / labelled kept).
 
     python -m tools.caption_labels measure [--show --split dev] [--pages de]
     python -m tools.caption_labels dump OUT.jsonl     # every item with its decision (to label)
+    python -m tools.caption_labels draw OUT.jsonl --seed 20261128 --n 360   # a new sample
+
+``draw`` is how sample 4 was drawn: every item the extractor finds on the dev pages with page
+roles off (kept and dropped alike, furniture included), minus those already labelled, N drawn
+at random with the seed; each with its region, declared size and the image's own texts, to
+label by eye.
 """
 from __future__ import annotations
 
@@ -93,6 +100,41 @@ def all_items(pages: list[str], folder: str = PAGES_EN, targets: list[str] | Non
     for name in pages:
         out.extend(items_of_page(name, extract, cleaner, folder))
     return out
+
+
+def draw(seed: int, n: int, split: str = "dev") -> list[dict]:
+    """N unlabelled items of the ``split`` pages, drawn at random from every item the extractor
+    finds with page roles off (see the module docstring)."""
+    import random
+    extract = Extractor(page_roles=False)
+    cleaner = TextCleaner()
+    cleaner.setup()
+    labelled = {(lab["page"], lab["image_url"], lab["source"], lab["text"])
+                for lab in read_labels()}
+    items, seen = [], set()
+    for name in pages_of(PAGES_EN):
+        if split_of(name) != split:
+            continue
+        page = Page(url=page_url(name), body=read_page(name), content_type="text/html")
+        ev = next(extract.events(page))
+        if not isinstance(ev, Keep):
+            continue
+        own: dict = defaultdict(dict)
+        for cand in ev.outputs:
+            if cand.text_source != "surrounding":
+                own[cand.image_url][cand.text_source] = cand.raw_text
+        for cand in ev.outputs:
+            for _, piece in cleaner._pieces(cand):
+                key = (name, cand.image_url, cand.text_source, piece)
+                if key in labelled or key in seen:
+                    continue
+                seen.add(key)
+                items.append({"page": name, "image_url": cand.image_url,
+                              "source": cand.text_source, "text": piece,
+                              "region": cand.meta.get("region"),
+                              "w": cand.meta.get("img_width"), "h": cand.meta.get("img_height"),
+                              "own": own[cand.image_url], "title": cand.page_title[:80]})
+    return random.Random(seed).sample(items, min(n, len(items)))
 
 
 def read_labels(path: str = LABELS) -> list[dict]:
@@ -190,7 +232,16 @@ def main(argv=None) -> int:
     m.add_argument("--split", default="", help="with --show: only this split (dev / check)")
     d = sub.add_parser("dump")
     d.add_argument("out")
+    dr = sub.add_parser("draw")
+    dr.add_argument("out")
+    dr.add_argument("--seed", type=int, required=True)
+    dr.add_argument("--n", type=int, default=360)
     args = ap.parse_args(argv)
+    if args.cmd == "draw":
+        with open(args.out, "w", encoding="utf-8") as f:
+            for it in draw(args.seed, args.n):
+                f.write(json.dumps(it, ensure_ascii=False) + "\n")
+        return 0
     if args.cmd == "dump":
         pages = pages_of(PAGES_EN)
         with open(args.out, "w", encoding="utf-8") as f:

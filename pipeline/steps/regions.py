@@ -16,6 +16,10 @@ recognised from the declared size, the URL and the image's own attributes and re
 an image is not fetched and none of its texts becomes a candidate (each role is its own drop
 reason, ``extract_image_<role>``).  Every picture in an author box is an avatar, whatever its
 size; an image whose alt is the site's name (``og:site_name`` or the host's name) is its logo.
+An image of the site's header, footer or menu is furniture unless declared, named or asked of
+its server at 300 px or more (the image step's minimum); so is one in a theme folder
+(``/themes/``), and ``logo(s)``, ``promo(s)``, ``icons``, ``buttons``, ``badges`` and
+``gravatar`` folders name their roles.
 """
 from __future__ import annotations
 
@@ -175,7 +179,29 @@ _TINY = 2  # a declared size at most this, both ways: a tracking pixel or a spac
 # keeps images of 300 px and more (a display size of 100 px is at most 200 px on a 2x
 # screen).  A size written in the file name ("generic-96x96.gif") counts as declared.
 _THUMB = 100
+# The regions whose images are the site's own furniture unless declared as large as a picture
+# the image step keeps (its minimum side, 300 px).
+_MASTHEAD_REGIONS = frozenset(("header", "footer", "nav"))
+_PICTURE = 300
 _NAMED_SIZE_RE = re.compile(r"^(\d{2,4})x(\d{2,4})$")
+
+
+_QUERY_WIDTH_RE = re.compile(r"[?&;,](?:w|width|resize)[=_](\d{2,4})")
+
+
+def _query_width(url: str) -> int:
+    """The width an image URL asks its server for (``?w=1920``, ``,w_800``), else 0."""
+    m = _QUERY_WIDTH_RE.search(url) if "w" in url else None
+    return int(m.group(1)) if m else 0
+
+
+def _picture_size(width: int | None, height: int | None, url: str) -> bool:
+    """Declared (or named, or asked of the server) at 300 px or more one way and at 150 px or
+    more the other (300 on a 2x screen): a picture the image step may keep, not a wide logo
+    ("Brit + Co", 300x144)."""
+    if max(width or 0, height or 0) < _PICTURE and _query_width(url) < _PICTURE:
+        return False
+    return min(width or _PICTURE, height or _PICTURE) >= _PICTURE // 2
 
 
 def _tracker_hint(low: str) -> bool:
@@ -231,6 +257,41 @@ def _name_facts(url: str) -> tuple:
     if len(_NAME_CACHE) > 50000:
         _NAME_CACHE.clear()
     _NAME_CACHE[name] = hit
+    return hit
+
+
+# Folders of a site's own design files: a theme's images (logos, backgrounds, buttons; a
+# site's pictures live under uploads / media), logo, promo, icon and badge folders, Gravatar
+# copies.  A folder's token is its whole name, or its end for "logo" ("foollogo").
+_DIR_ROLES = {"themes": "furniture", "theme": "furniture", "logo": "logo", "logos": "logo",
+              "promo": "ad", "promos": "ad", "gravatar": "avatar", "icons": "icon",
+              "buttons": "icon", "badges": "badge"}
+_DIR_HINTS = ("theme", "logo", "promo", "gravatar", "icons", "buttons", "badges")
+_DIR_CACHE: dict[str, str] = {}
+
+
+def _dir_role(low: str) -> str:
+    """The role the folders of a (lowercased) image URL name, or ""."""
+    # A chain of ``in`` tests first (as _tracker_hint): most URLs hold none of the hints.
+    if not ("theme" in low or "logo" in low or "promo" in low or "gravatar" in low
+            or "icons" in low or "buttons" in low or "badges" in low):
+        return ""
+    path = low.split("?", 1)[0].split("#", 1)[0]
+    start = path.find("//")
+    path = path[path.find("/", start + 2 if start >= 0 else 0):path.rfind("/")]
+    if not any(h in path for h in _DIR_HINTS):
+        return ""
+    hit = _DIR_CACHE.get(path)
+    if hit is None:
+        hit = ""
+        for tok in path.split("/"):
+            role = _DIR_ROLES.get(tok) or ("logo" if tok.endswith("logo") else "")
+            if role:
+                hit = role
+                break
+        if len(_DIR_CACHE) > 50000:
+            _DIR_CACHE.clear()
+        _DIR_CACHE[path] = hit
     return hit
 
 
@@ -290,6 +351,11 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
             and f"{width}x{height}" in _AD_SIZES:
         return "ad"
     tokens, size, spacer, url_roles = _name_facts(url)
+    dir_role = _dir_role(low)
+    # A theme folder's picture declared at the image step's size is content kept there by a
+    # CMS of its own ("themes/Bluemonkey/images/how-it-works.jpg", width 985).
+    if dir_role and not (dir_role == "furniture" and max(width or 0, height or 0) >= _PICTURE):
+        return dir_role
     if not _AD_BANNERS.isdisjoint(tokens):
         return "ad"
     if spacer:
@@ -317,6 +383,11 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
             return "icon" if role == "social" else role
     if width is not None and height is not None and width <= _SMALL and height <= _SMALL:
         return "avatar" if region in ("comments", "author") else "icon"
+    if region in _MASTHEAD_REGIONS and not _picture_size(width, height, url):
+        # The site's header, footer or menu: logos, press and partner logos, promos ("Brit +
+        # Co", "Government of Jamaica", "Subscribe to GQ"); a picture there declared (or
+        # named) at the image step's size or more is a menu's feature picture, kept.
+        return "furniture"
     if region == "author" or (region == "comments" and width is not None and width <= 100):
         # The picture beside a commenter's name, or in an author box at any size (on the
         # labelled English pages every picture of an author box is its author's).

@@ -58,6 +58,31 @@ def test_drop_reasons(cleaner, text, reason):
     assert run(cleaner, cand(text)) == Drop(reason)
 
 
+NEW_TEXT_REASONS = {"April 10, 2011 Double the Genes, Double the Flora": "text_dateline",
+                    "The view from the top of the old tower:": "text_lead_in",
+                    "10 Items A Barrel Shipped to Jamaica from Foreign...": "text_truncated",
+                    "Courtesy of TeleGeography.": "text_credit"}
+
+
+def test_the_third_pass_reasons_reach_the_funnel_and_the_report(cleaner, tmp_path):
+    import json
+
+    from pipeline.core.stats import StepStats, format_funnel
+    from tools.report import render
+
+    stats = StepStats(cleaner.name)
+    for text, reason in NEW_TEXT_REASONS.items():
+        ev = run(cleaner, cand(text))
+        assert ev == Drop(reason)
+        stats.add_event(ev)
+    d = stats.to_dict()
+    funnel = format_funnel({"steps": [d]})
+    (tmp_path / "stats.json").write_text(json.dumps({"steps": [d]}))
+    html = render(str(tmp_path))
+    for reason in NEW_TEXT_REASONS.values():
+        assert f"{reason}: 1" in funnel and reason in html
+
+
 @pytest.mark.parametrize("source,region,kept", [
     ("alt", "content", True), ("title", "aside", True), ("caption", "related", True),
     ("alt", "", True),  # no region recorded: the content

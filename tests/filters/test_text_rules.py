@@ -29,7 +29,8 @@ DROPS = {
                  "hero_banner_final", "red-car-on-street", "Screenshot 2020-01-01 at 10.22.33",
                  "3f2504e0-4f89-11d3-9a0c-0305e82c3301", "photo-1519681393784.jpeg"],
     "dimension": ["800x600", "1920 × 1080 px", "300px"],
-    "credit": ["Photo by Jane Doe on Unsplash", "© 2019 Jane Doe", "Photo: Jane Doe/AP",
+    "credit": ["Courtesy of TeleGeography.", "Courtesy: NASA/JPL",
+               "Photo by Jane Doe on Unsplash", "© 2019 Jane Doe", "Photo: Jane Doe/AP",
                "Getty Images", "Image courtesy of the artist"],
     "boilerplate": ["logo", "Logo", "image", "click here", "photo of", "Image 3", "ACME Corp logo",
                     "search icon", "article image", "lifebuzz newsletter", "Pin Print",
@@ -41,6 +42,12 @@ DROPS = {
                     "Copyright 2023 MediaNews Group. All rights reserved"],
     "exclamation": ["Trying for a baby?", "WOW!", "Let's Go Devils!", "'What happened?'",
                     "This is so delicious!", "Is the Cloud Right for You?"],
+    "dateline": ["April 10, 2011 Double the Genes, Double the Flora",
+                 "Apr 7, 2009 This week's theme People who have more than one word",
+                 "7. März 2021 Neue Beiträge im Blog", "12 avril 2019 Commentaires fermés",
+                 "2020-11-04 Posted in Recipes", "04.11.2020 von Anna"],
+    "lead_in": ["Share this on:", "CAPS Rating:", "Boomer & Carton Photos:...",
+                "Teilen mit:"],
     "promo": ["Buy now and save!", "Add to cart", "Free shipping on all orders",
               "Get 20% off your first order", "Use code SUMMER20 at checkout",
               "Promo code inside", "Limited time offer on sofas"],
@@ -120,7 +127,9 @@ KEEPS = {
     "filename": ["A photo from 2019 in Paris", "Well-known bridge in London",
                  "The IMG Academy in Florida", "Our dog Sam at the lake"],
     "dimension": ["Oil on canvas, 100 x 80 cm", "A 2x4 board on the floor", "Over 1000 people came"],
-    "credit": ["A photographer at work in the studio", "Image of the week: a fox at dusk",
+    "credit": ["courtesy fees at the hotel desk", "A photographer at work in the studio",
+               "Courtesy of the artist, a bronze horse in the hall of the museum",
+               "Image of the week: a fox at dusk",
                "Two herons (Ardea cinerea) at the pond", "The list of winners [updated]",
                "A credit card on a wooden table"],
     "boilerplate": ["Logo design for a small bakery in Berlin", "A photo of my grandmother",
@@ -140,6 +149,11 @@ KEEPS = {
     "all_caps": ["NASA launches a new rocket", "The BBC and the ITV studios", "USA vs UK"],
     "keyword_list": ["Tomatoes, onions, garlic and basil on a wooden table",
                      "Red, white and blue flags over the harbour"],
+    "dateline": ["Nov. 26, 2013: Police officers adjust a barricade along the parade route",
+                 "12 eggs in a bowl on a kitchen table", "May the fourth be with you, says Luke",
+                 "A crowd on the square on April 10, 2011", "2 cups of flour and 3 eggs"],
+    "lead_in": ["Pictured: the harbour at dawn", "A map of the route: from Kiel to Oslo",
+                "The old town hall, 1890."],
     "exclamation": ["This simple spinach, broccoli and cheddar frittata is packed with veggies!",
                     "A boy asks: where is the sea? at the harbour in Kiel",
                     "A sign reading Stop! on a rural road", "The caption ends here."],
@@ -176,6 +190,13 @@ def test_edits(rule, case):
 def test_keeps(rule, text):
     out, reason, meta, _ = only(rule).clean(text)
     assert (out, reason, meta["text_edits"]) == (text, "", [])
+
+
+@pytest.mark.parametrize("text", ["Signs point to ...", "Apple Sneaks A Big Change Into iOS 5: Phasing…",
+                                  "7 Interesting facts about the Irish Influence in..."])
+def test_a_teaser_cut_short_is_dropped_as_truncated(text):
+    out, reason, meta, _ = only("lead_in").clean(text)
+    assert (out, reason) == (None, "text_truncated")
 
 
 def test_rule_order_is_the_documented_one():

@@ -394,13 +394,17 @@ def test_real_pages_against_an_lxml_count():
     assert not [n for n, r in reasons.items() if "error" in r]
     # pages with no <img> at all, or with images but no text (SOURCE.md: 0 img / 0 alt), and
     # pages whose only texts belong to avatars, logos and icons (pipeline/steps/regions.py) or to
-    # surrounding text in comments, menus and headers (the image counts say which)
+    # surrounding text in comments, menus and headers, or to images of the site's header,
+    # footer and menu or its theme folder (extract_image_furniture; the image counts say which)
     assert {n: r for n, r in reasons.items() if r != "keep"} == {
         "gregoryszorc.com.python3.html": "extract_no_images",
         "reuters.com.parasite.html": "extract_no_images",
         "vice.com.amazon.html": "extract_no_text",
         **{name: "extract_no_text" for name in (
             "de.creativecommons.org.endlich.html", "denkanstoos.com.2012.html",
+            "ebrosia.de.zinfandel.html", "internet-law.de.pseudonymen.html",
+            "gruen-digital.de.jahrestagung.html", "spreeblick.com.habeck.html",
+            "sauvonsluniversite.com.spip.html",
             "lanouvellerepublique.fr.martin.html", "laviedesidees.fr.evaluation.html",
             "lemire.me.json.html", "moritz-meyer.net.vreni.html", "pluralsight.com.python.html",
             "novalanalove.com.ear-candy.html",
@@ -438,7 +442,8 @@ def test_real_warc_pages_through_extraction():
                 if isinstance(out, Keep) and "uraharajuku" in page.url:
                     titles.append(out.outputs[0].page_title)
     assert sum(got.values()) == 46 and not [r for r in got if "error" in r]
-    assert got["keep"] >= 40
+    # 8 pages hold only icons, logos, a Yandex counter in the footer, a menu's header image
+    assert got["keep"] >= 38
     # EUC-JP decoded: every title is Japanese and clean, most name the brand
     assert len(titles) == 29
     assert all("\ufffd" not in t and re.search("[\u30a0-\u30ff]{3}", t) for t in titles)

@@ -172,10 +172,35 @@ def test_prose_sides_are_kept_and_the_region_recorded():
 
 
 def test_sides_in_furniture_regions_are_discarded_alt_kept():
-    ev = event("<nav><a href='/'><img src='home.jpg' alt='Our shop front at night'></a> "
-               "Home About Contact</nav>")
+    ev = event("<nav><a href='/'><img src='home.jpg' width='600' alt='Our shop front at night'>"
+               "</a> Home About Contact</nav>")
     assert [(c.text_source, c.meta["region"]) for c in ev.outputs] == [("alt", "nav")]
     assert units(ev) == {("image", "kept"): 1, ("side", "extract_side_region"): 1}
+
+
+@pytest.mark.parametrize("html", [
+    "<header><img src='/img/goj-header.png' alt='Government of Jamaica'></header>",
+    "<footer><p>As seen in</p><img src='/up/britco.png' alt='Brit + Co'></footer>",
+    # 300 px wide but 144 high: a wide logo, not a picture (under 300 px on a 2x screen)
+    "<footer><img src='/up/britco.png' width='300' height='144' alt='Brit + Co'></footer>",
+    "<nav><a href='/x'><img src='/u/dbu.png' width='120' alt='Dont Bore Us'></a></nav>",
+])
+def test_images_of_the_site_header_footer_and_menu_are_furniture(html):
+    ev = event(html)
+    assert isinstance(ev, Drop) and units(ev)[("image", "extract_image_furniture")] == 1
+
+
+@pytest.mark.parametrize("img", [
+    "<img src='/up/yucca-leaves-1200x1053.jpg' alt='Yucca tree leaves'>",
+    "<img src='/up/capitol.jpg?w=1920&h=1080&crop=1' alt='Texas State Capitol'>",
+    "<img src='/up/capitol.jpg' width='640' alt='Texas State Capitol'>",
+])
+def test_a_picture_of_picture_size_in_the_header_is_kept(img):
+    ev = event(f"<header>{img}</header>")
+    assert [c.text_source for c in ev.outputs] == ["alt"]
+    # in an article, a header is the article's own: no region
+    ev = event(f"<article><header><img src='/a/b.png' alt='The team at work'></header></article>")
+    assert [c.meta["region"] for c in ev.outputs] == ["content"]
 
 
 def test_a_list_of_links_is_no_surrounding_text():
@@ -259,21 +284,23 @@ def test_file_name_is_that_of_urlsplit():
 def test_image_and_side_units_balance_and_reach_stats_funnel_and_report(tmp_path):
     pages = [f"<article>{PROSE}<img src='/i/rss-icon.png' alt='RSS'><div><img src='x.jpg'></div>"
              "<img src='data:image/gif;base64,R0lGOD' alt='d'></article>",
-             "<nav><img src='/i/logo.png' alt='Site'> Home About</nav>", "<p>no images</p>"]
+             "<nav><img src='/i/logo.png' alt='Site'> Home About</nav>", "<p>no images</p>",
+             "<footer><img src='/up/britco.png' alt='Brit + Co'></footer>"]
     stats = StepStats("extract")
     for body in pages:
         stats.add_event(event(body))
     d = stats.to_dict()
-    assert (d["in"], d["kept"]) == (3, 1)
-    assert d["units"]["image"] == {"in": 5, "kept": 1, "dropped": {
+    assert (d["in"], d["kept"]) == (4, 1)
+    assert d["units"]["image"] == {"in": 6, "kept": 1, "dropped": {
         "extract_image_icon": 1, "extract_image_logo": 1, "extract_image_no_text": 1,
-        "extract_image_no_url": 1}}
+        "extract_image_no_url": 1, "extract_image_furniture": 1}}
     assert d["units"]["side"] == {"in": 2, "kept": 2, "dropped": {}}
     # merge and round trip
     again = StepStats.from_dict(json.loads(json.dumps(d)))
-    assert again.merge(StepStats.from_dict(d)).to_dict()["units"]["image"]["in"] == 10
+    assert again.merge(StepStats.from_dict(d)).to_dict()["units"]["image"]["in"] == 12
     funnel = format_funnel({"steps": [d]})
-    assert "(images inside: in 5, kept 1)" in funnel and "extract_image_logo: 1" in funnel
+    assert "(images inside: in 6, kept 1)" in funnel and "extract_image_logo: 1" in funnel
+    assert "extract_image_furniture: 1" in funnel
     # the HTML report lists the unit reasons beside the step's own
     from tools.report import render
 
@@ -282,3 +309,24 @@ def test_image_and_side_units_balance_and_reach_stats_funnel_and_report(tmp_path
     for reason in d["units"]["image"]["dropped"]:
         assert reason in html
     assert isinstance(event(pages[0]), Keep) and event(pages[0]) == event(pages[0])
+
+
+@pytest.mark.parametrize("url,role", [
+    ("https://e.com/wp-content/themes/jis/img/goj-header.png", "furniture"),
+    ("http://g.fool.com/art/foollogo/horizontaltmf.gif", "logo"),
+    ("https://e.com/global/v3/promo/politico-337x120.png", "ad"),
+    ("https://e.com/wp-content/uploads/gravatar/cassie-m-marshall.jpg", "avatar"),
+    ("https://e.com/static/icons/arrow.png", "icon"),
+])
+def test_the_folders_of_a_sites_design_files_name_a_role(url, role):
+    assert image_role(url, {}, None, None, "") == role
+    # a theme folder's picture declared at picture size is content a CMS keeps there
+    assert image_role(url, {}, 985, 400, "") == ("" if role == "furniture" else role)
+
+
+@pytest.mark.parametrize("url", [
+    "https://e.com/wp-content/uploads/2023/05/themed-cake.jpg",
+    "https://e.com/theme-park/ride.jpg", "https://themes.e.com/uploads/dog.jpg",
+    "https://e.com/photos/x.jpg?src=/themes/a.png"])
+def test_folder_roles_read_whole_folder_names_of_the_path(url):
+    assert image_role(url, {}, 600, 400, "") == ""
