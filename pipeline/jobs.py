@@ -7,6 +7,7 @@ jobs themselves (waves, resume) are run by ``pipeline/waves.py``, which sees onl
 from __future__ import annotations
 
 from filters.dedup import passes as dedup_passes
+from filters.dedup_evaluation import DedupEvaluation
 from filters.hash_blocklist import HashBlocklist
 from filters.image_decode import ImageDecode
 from filters.image_size import ImageSize
@@ -58,11 +59,14 @@ def image_steps(cfg) -> list[Step]:
     f = cfg.fetch
     scoring = [Step("map", Scorer(cfg.score))] if cfg.score.enabled else []
     hashes = HashBlocklist.from_config(cfg.safety)  # image hashes: after the fetch, before decode
+    # evaluation images: as soon as the pixels exist, so no later filter samples one
+    evaluation = DedupEvaluation.from_config(cfg.dedup, cfg.image.resize_longest)
     return [
         Step("group", ImageFetcher.from_config(f)),
         *([Step("map", hashes)] if hashes else []),
         Step("map", ImageSize(cfg.image.min_width, cfg.image.min_height, cfg.image.max_pixels)),
         Step("map", ImageDecode(cfg.image.resize_longest, cfg.image.jpeg_quality, store=False)),
+        *([Step("map", evaluation)] if evaluation else []),
         Step("map", NaturalnessFilter(cfg.naturalness)),
         Step("map", NsfwFilter(cfg.nsfw)),
         Step("map", ImageLabeler(cfg.labels, backbone=cfg.naturalness.backbone,
@@ -93,7 +97,7 @@ def corpus_steps(cfg, out_dir: str, shards: int) -> list[Step]:
     text of each image is chosen: a generic caption ("Stock photo") then cannot survive as
     the winner on a few images, and an image that had one can still keep a specific text."""
     return [
-        *(Step("group", stage) for stage in dedup_passes(cfg.dedup, cfg.image.resize_longest)),
+        *(Step("group", stage) for stage in dedup_passes(cfg.dedup)),
         Step("group", SharedText(cfg.text_share.max_images_per_text)),
         Step("group", BestText()),
         Step("group", ShardWriter(out_dir, shards)),

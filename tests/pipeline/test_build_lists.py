@@ -19,8 +19,20 @@ from tools.report import write_report
 CONFIG = str(REPO / "configs" / "demo.yaml")
 
 
+def naturalness_reject(demo_run, site) -> str:
+    """An image URL that the naturalness step drops (and samples) in the demo run without
+    lists: one of the blocked pictures' groups excluded, the first by URL."""
+    out, _ = demo_run
+    rows = pq.read_table(os.path.join(out, "rejects.parquet")).to_pylist()
+    named = ("cat", "rocket", "coffee", "raindrops", "ladybird")
+    urls = sorted({r["image_url"] for r in rows if r["step"] == "naturalness"
+                   and site["images"].get(r["image_url"], {}).get("group") not in named})
+    assert urls, "the demo corpus has images that naturalness rejects"
+    return urls[0]
+
+
 @pytest.fixture(scope="module")
-def lists(sample_web, tmp_path_factory):
+def lists(sample_web, demo_run, tmp_path_factory):
     """Lists naming pictures of the sample web; returns the overrides and what each names."""
     d = tmp_path_factory.mktemp("lists")
     site = json.loads((sample_web / "site.json").read_text())
@@ -28,11 +40,14 @@ def lists(sample_web, tmp_path_factory):
     by_group = {}
     for url, i in images.items():
         by_group.setdefault(i["group"], []).append(url)
-    # decontamination: a re-encoded copy of the cat photo is "an evaluation image"
+    # decontamination: a re-encoded copy of the cat photo is "an evaluation image", and so is
+    # an image that naturalness would otherwise drop (and sample into rejects.parquet)
     ev = d / "eval"
     ev.mkdir()
     cat = Image.open(sample_web / "images" / "photos" / "cat.jpg").convert("RGB")
     cat.resize((cat.width // 2, cat.height // 2)).save(ev / "cat_test.jpg", quality=60)
+    unnatural = naturalness_reject(demo_run, site)
+    (ev / "unnatural.png").write_bytes((sample_web / unnatural[len(base):].lstrip("/")).read_bytes())
     # url list: a regex, a URL prefix, a domain that names nothing here
     page = f"{base}/articles/old-2.html"
     (d / "urls.txt").write_text(f"# test list\nre:/coffee[^/]*$\n{base}/images/gallery/raindrops\n"
@@ -45,7 +60,7 @@ def lists(sample_web, tmp_path_factory):
     over = {"dedup.exclude": [str(ev)], "safety.url_blocklist": [str(d / "urls.txt")],
             "safety.hash_blocklist": [str(d / "hashes.txt")]}
     return over, {"cat": by_group["cat"], "rocket": by_group["rocket"], "ladybird": [ladybird],
-                  "page": [page],
+                  "page": [page], "unnatural": [unnatural],
                   "coffee": [u for u in by_group["coffee"] if re.search(r"/coffee[^/]*$", u)],
                   "raindrops": [u for u in by_group["raindrops"]
                                                           if "/gallery/raindrops" in u]}
@@ -76,11 +91,15 @@ def test_listed_images_dropped_under_their_reasons(runs, lists):
     assert names.index("page_blocklist") < names.index("language")
     assert names.index("extract") < names.index("url_blocklist") < names.index("text")
     assert names.index("fetch") + 1 == names.index("hash_blocklist") < names.index("image_decode")
+    # evaluation images: checked as soon as the pixels exist, before any model filter
+    assert names.index("image_decode") + 1 == names.index("dedup_evaluation") < names.index("naturalness")
     ub = by["url_blocklist"]["dropped"]
     assert ub.get("url_blocklist_regex", 0) > 0 and ub.get("url_blocklist_prefix", 0) > 0
     assert ub.get("url_blocklist_hash", 0) > 0  # the ladybird URL, never fetched
     assert by["hash_blocklist"]["dropped"].get("hash_blocklist_image", 0) > 0
-    assert by["dedup"]["units"]["image"]["dropped"].get("dedup_evaluation_image", 0) > 0
+    # the cat copies and the image naturalness would have dropped (no second check later)
+    assert by["dedup_evaluation"]["dropped"].get("dedup_evaluation_image", 0) >= 2
+    assert not by["dedup"]["dropped"] and "dedup_evaluation_image" not in by["dedup"]["units"]["image"]["dropped"]
     for st in doc["steps"]:
         assert st["in"] == st["kept"] + sum(st["dropped"].values()), st["name"]
     assert by["page_blocklist"]["dropped"].get("page_blocklist_prefix", 0) >= 1
@@ -102,6 +121,7 @@ def test_matches_never_in_rejects_or_report(runs, lists):
     out, doc = runs["beam"]
     named = lists[1]
     by_url = {u for k in ("coffee", "raindrops", "ladybird") for u in named[k]}  # listed URLs
+    by_url |= set(named["unnatural"])  # an evaluation image: dropped before naturalness samples it
     by_bytes = set(named["rocket"])  # known bad only once fetched
     names = [st["name"] for st in doc["steps"]]
     fetched = set(names[names.index("fetch") + 1:])
@@ -115,6 +135,8 @@ def test_matches_never_in_rejects_or_report(runs, lists):
         assert r["image_url"] not in by_url and r["page_url"] not in named["page"], r
         if r["image_url"] in by_bytes:
             assert r["step"] not in fetched and r["thumb"] is None, r
+        if r["image_url"] in named["cat"]:  # evaluation images: no step after the decode samples one
+            assert r["step"] not in set(names[names.index("image_decode"):]), r
     html = open(write_report(out), encoding="utf-8").read()
     for u in by_url | set(named["page"]):
         assert u not in html
