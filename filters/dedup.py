@@ -19,9 +19,10 @@ they met in one bucket.  A large bucket is searched through an in-memory multi-i
 (sub-bands probed at radius <= 1) instead of pair by pair, so the work per image stays
 bounded however many images share a band value.
 
-Decontamination is not done here: ``dedup.exclude`` (evaluation test splits) is checked right
-after the decode, by the ``dedup_evaluation`` step (``filters/dedup_evaluation.py``), so every
-image reaching this step was checked and no group of them can bring an evaluation image in.
+Decontamination is not done here: ``dedup.exclude`` (evaluation test splits) is checked in the
+images job, before the image filters, by the ``dedup_evaluation`` step
+(``filters/dedup_evaluation.py``), so every image reaching this step was checked and no group
+of them can bring an evaluation image in.
 
 Counts: pairs are never dropped for being near-duplicates (their texts go on); the images
 inside are counted on the ``dedup`` row: ``kept``, or ``dedup_near_duplicate``.  The kept
@@ -49,9 +50,9 @@ class DedupConfig:
 
     enabled: bool = True  # false: no dedup step (every copy of a picture may be kept)
     max_distance: int = 6  # pHash bits (0..16); measured: copies <= 6, distinct photos >= 10
-    # evaluation images never to keep (nor images within max_distance of one), checked right
-    # after the decode even when enabled is false: image folders, webdataset shards (.tar)
-    # or pHash files (lait hashes DIR -o FILE)
+    # evaluation images never to keep (nor images within max_distance of one), checked by the
+    # dedup_evaluation step before the image filters, even when enabled is false: image
+    # folders, webdataset shards (.tar) or pHash files (lait hashes DIR -o FILE)
     exclude: list[str] = field(default_factory=list)
 
     def check(self) -> "DedupConfig":

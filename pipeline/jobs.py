@@ -59,14 +59,14 @@ def image_steps(cfg) -> list[Step]:
     f = cfg.fetch
     scoring = [Step("map", Scorer(cfg.score))] if cfg.score.enabled else []
     hashes = HashBlocklist.from_config(cfg.safety)  # image hashes: after the fetch, before decode
-    # evaluation images: as soon as the pixels exist, so no later filter samples one
-    evaluation = DedupEvaluation.from_config(cfg.dedup, cfg.image.resize_longest)
+    # evaluation images: decoded and checked before any filter that could sample one
+    evaluation = DedupEvaluation.from_config(cfg.dedup, cfg.image)
     return [
         Step("group", ImageFetcher.from_config(f)),
         *([Step("map", hashes)] if hashes else []),
+        *([Step("map", evaluation)] if evaluation else []),
         Step("map", ImageSize(cfg.image.min_width, cfg.image.min_height, cfg.image.max_pixels)),
         Step("map", ImageDecode(cfg.image.resize_longest, cfg.image.jpeg_quality, store=False)),
-        *([Step("map", evaluation)] if evaluation else []),
         Step("map", NaturalnessFilter(cfg.naturalness)),
         Step("map", NsfwFilter(cfg.nsfw)),
         Step("map", ImageLabeler(cfg.labels, backbone=cfg.naturalness.backbone,
