@@ -57,12 +57,13 @@ def image_steps(cfg) -> list[Step]:
     the labeler reuses the EfficientNet pass that naturalness made.  The stored JPEG is
     encoded after the filters (``image_store``), only for the images that passed them."""
     f = cfg.fetch
+    urls = UrlBlocklist.from_config(cfg.safety)  # redirect targets, checked before following
     scoring = [Step("map", Scorer(cfg.score))] if cfg.score.enabled else []
     hashes = HashBlocklist.from_config(cfg.safety)  # image hashes: after the fetch, before decode
     # evaluation images: decoded and checked before any filter that could sample one
     evaluation = DedupEvaluation.from_config(cfg.dedup, cfg.image)
     return [
-        Step("group", ImageFetcher.from_config(f)),
+        Step("group", ImageFetcher.from_config(f, blocklist=urls)),
         *([Step("map", hashes)] if hashes else []),
         *([Step("map", evaluation)] if evaluation else []),
         Step("map", ImageSize(cfg.image.min_width, cfg.image.min_height, cfg.image.max_pixels)),
@@ -107,7 +108,8 @@ def corpus_steps(cfg, out_dir: str, shards: int) -> list[Step]:
 def input_source(cfg) -> Source:
     """The run's input: a crawl from seed URLs, or the WARC files."""
     if cfg.crawl.seeds:
-        return CrawlSource.from_config(cfg.crawl)
+        # page URLs checked before any request, redirects before they are followed
+        return CrawlSource.from_config(cfg.crawl, blocklist=PageBlocklist.from_config(cfg.safety))
     return WarcReader.from_config(cfg.input)
 
 

@@ -10,8 +10,11 @@ So the pages put out, and the links followed, do not depend on thread timing.
 What is never fetched: a URL robots.txt disallows (robots.txt is fetched once per host per
 worker and obeyed for the robots.txt group naming our user agent's product token), a URL
 beyond ``max_depth`` or ``max_pages``, an off-site link under ``same_site`` / ``same_host``, a
-URL seen before (after :func:`pipeline.web.http.canonical_url`), anything but http(s), and any
-address the SSRF guard refuses.  What is fetched but not put out: non-HTML responses, pages
+URL seen before (after :func:`pipeline.web.http.canonical_url`), anything but http(s), any
+address the SSRF guard refuses, and a URL the safety lists name (``safety.url_blocklist``, URL
+hashes in ``safety.hash_blocklist``): a page URL is checked before its robots.txt or the page
+is requested (``crawl_url_blocklist_<kind>``), and each redirect target before it is followed
+(``crawl_redirect_blocklist_<kind>``).  What is fetched but not put out: non-HTML responses, pages
 over the byte cap, and pages that opt out through ``X-Robots-Tag`` or ``<meta name=robots>``
 (noai, noimageai, noindex, noimageindex by default); ``nofollow`` pages are put out but their
 links are not followed.
@@ -30,6 +33,8 @@ from pipeline.web.http import (
     OPT_OUT_TOKENS,
     FetchError,
     canonical_url,
+    check_blocklist,
+    is_blocklisted,
     opt_out_tokens,
     stage_client,
 )
@@ -84,7 +89,10 @@ class CrawlSource(Source):
     Events: ``Keep((page,))`` per page put out, ``Drop("crawl_<reason>")`` per URL taken into
     the crawl but not put out (``robots_disallowed``, ``http_404``, ``timeout``,
     ``opt_out_header``, ``page_limit``, ...).  Links refused by the link policy or depth are
-    not records and are not counted."""
+    not records and are not counted.
+
+    ``blocklist``: an object whose ``blocked(url)`` names the rule kind a URL matches, or None
+    (``filters.page_blocklist.PageBlocklist``, given by the plan: this layer knows no lists)."""
 
     name = "crawl"
 
@@ -96,7 +104,8 @@ class CrawlSource(Source):
                  max_bytes: int = 5_000_000, max_redirects: int = 5, retries: int = 2,
                  backoff_s: float = 1.0, max_retry_after_s: float = 60.0,
                  content_types=("text/html", "application/xhtml+xml"),
-                 opt_out=OPT_OUT_TOKENS, allow_private: bool = False, allow_networks=()):
+                 opt_out=OPT_OUT_TOKENS, allow_private: bool = False, allow_networks=(),
+                 blocklist=None):
         if link_policy not in LINK_POLICIES:
             raise ValueError(f"link_policy must be one of {LINK_POLICIES}")
         self.seeds = list(seeds)
@@ -120,12 +129,13 @@ class CrawlSource(Source):
         self.opt_out = list(opt_out)
         self.allow_private = allow_private
         self.allow_networks = list(allow_networks)
+        self.blocklist = blocklist
         self._http = self._robots = None
 
     @classmethod
-    def from_config(cls, cc) -> "CrawlSource":
-        """From ``pipeline.config.CrawlConfig``."""
-        return cls(**{k: getattr(cc, k) for k in (
+    def from_config(cls, cc, blocklist=None) -> "CrawlSource":
+        """From ``pipeline.config.CrawlConfig`` (and the safety lists' URL check)."""
+        return cls(blocklist=blocklist, **{k: getattr(cc, k) for k in (
             "seeds", "seeds_per_part", "link_policy", "max_depth", "max_pages", "user_agent",
             "robots", "rate_per_host", "per_host_concurrency", "concurrency", "timeout_s",
             "max_time_s", "max_bytes", "max_redirects", "retries", "backoff_s",
@@ -136,6 +146,9 @@ class CrawlSource(Source):
         state = dict(self.__dict__)
         state["_http"] = state["_robots"] = None
         return state
+
+    def withholds(self, reason: str) -> bool:
+        return is_blocklisted(reason)  # a source samples nothing; said for the record
 
     def setup(self) -> None:
         self._http, limiter = stage_client(self, "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1")
@@ -210,6 +223,8 @@ class CrawlSource(Source):
     def _fetch_page(self, url: str):
         """One page: ``(Page, links)`` or a :class:`Drop`.  Runs in a pool thread."""
         try:
+            # the safety lists first: neither the page nor its host's robots.txt is requested
+            check_blocklist(self._http.url_check, url)
             self._http.policy.check_url(url)
             if self._robots is not None:
                 self._robots.check(url)

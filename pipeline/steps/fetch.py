@@ -10,6 +10,10 @@ becomes a counted reason for each candidate that pointed at the image.
 Vector images (SVG) are refused with their own reason (``fetch_svg``) instead of being
 rasterised: they are logos, icons and diagrams, not the natural photos LAIT keeps, and
 rendering untrusted SVG is a needless attack surface.
+
+Safety lists: the image URLs were checked before this step (``url_blocklist``); a redirect to
+a URL the lists name is never followed (``fetch_redirect_blocklist_<kind>``), and such drops
+are counted but never sampled into rejects.parquet nor shown in the report.
 """
 from __future__ import annotations
 
@@ -24,6 +28,8 @@ from pipeline.web.http import (
     FetchError,
     canonical_url,
     check_address,
+    check_blocklist,
+    is_blocklisted,
     opt_out_tokens,
     stage_client,
 )
@@ -54,7 +60,7 @@ class ImageFetcher(GroupStage):
                  max_time_s: float = 30.0, backoff_s: float = 0.5,
                  max_retry_after_s: float = 30.0, robots: bool = True,
                  opt_out=OPT_OUT_TOKENS, rate_per_host: float = 0.0,
-                 per_host_concurrency: int = 0):
+                 per_host_concurrency: int = 0, blocklist=None):
         self.timeout_s = timeout_s
         self.max_bytes = max_bytes
         self.user_agent = user_agent
@@ -70,13 +76,15 @@ class ImageFetcher(GroupStage):
         self.opt_out = list(opt_out)
         self.rate_per_host = rate_per_host
         self.per_host_concurrency = per_host_concurrency
+        # blocked(url) -> rule kind or None (filters.url_blocklist.UrlBlocklist, from the plan)
+        self.blocklist = blocklist
         self._http = None
         self._robots = None
 
     @classmethod
-    def from_config(cls, fc) -> "ImageFetcher":
-        """From ``pipeline.config.FetchConfig``."""
-        return cls(timeout_s=fc.timeout_s, max_bytes=fc.max_bytes, user_agent=fc.user_agent,
+    def from_config(cls, fc, blocklist=None) -> "ImageFetcher":
+        """From ``pipeline.config.FetchConfig`` (and the safety lists' URL check)."""
+        return cls(blocklist=blocklist, timeout_s=fc.timeout_s, max_bytes=fc.max_bytes, user_agent=fc.user_agent,
                    concurrency=fc.concurrency, retries=fc.retries,
                    allow_private=fc.allow_private, allow_networks=fc.allow_networks,
                    max_redirects=fc.max_redirects, max_time_s=fc.max_time_s,
@@ -88,6 +96,9 @@ class ImageFetcher(GroupStage):
         state = dict(self.__dict__)
         state["_http"] = state["_robots"] = None  # sockets and locks stay in their worker
         return state
+
+    def withholds(self, reason: str) -> bool:
+        return is_blocklisted(reason)  # a redirect to a listed URL: counted, never sampled
 
     def setup(self) -> None:
         self._http, limiter = stage_client(self, "image/avif,image/webp,image/png,image/jpeg,image/*;q=0.8")
@@ -111,6 +122,7 @@ class ImageFetcher(GroupStage):
     def fetch(self, url: str) -> ImageItem:
         if self._http is None:
             self.setup()
+        check_blocklist(self._http.url_check, url)  # url_blocklist ran already: for direct use
         self._http.policy.check_url(url)
         if self._robots is not None:
             self._robots.check(url)

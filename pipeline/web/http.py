@@ -13,6 +13,10 @@ What every request goes through, whoever makes it:
 * **Retries** with exponential backoff on 429, 5xx, timeouts and connection errors,
   honouring ``Retry-After`` (seconds or an HTTP date) up to ``max_retry_after_s``; a server
   that asks for a longer wait is given up on instead of holding a worker.
+* **URL blocklist** (``safety.url_blocklist`` / URL hashes, when the stage passes one): every
+  URL, the first and each redirect target, is checked before it is requested; a match fails
+  with ``url_blocklist_<kind>`` (the first URL) or ``redirect_blocklist_<kind>`` (a redirect
+  target, never followed), reasons a stage counts but never samples (:func:`is_blocklisted`).
 * **Caps**: a redirect cap, a byte cap (the declared ``Content-Length`` and the bytes really
   read), a connect/read timeout and a wall-clock cap per attempt, connect to last byte over
   every redirect hop (:mod:`pipeline.web.deadline` shuts the attempt's socket down when it is spent, so
@@ -80,6 +84,23 @@ class FetchError(Exception):
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
+
+
+BLOCKLIST_REASONS = ("url_blocklist_", "redirect_blocklist_")
+
+
+def is_blocklisted(reason: str) -> bool:
+    """Whether a drop reason (``<step>_<FetchError reason>``) is a blocklist match: those are
+    counted, never sampled into rejects.parquet nor shown in the report."""
+    return any(r in reason for r in BLOCKLIST_REASONS)
+
+
+def check_blocklist(url_check, url: str, redirect: bool = False) -> None:
+    """Raises the blocklist's :class:`FetchError` when ``url_check(url)`` names a rule kind
+    (``domain``, ``prefix``, ``regex``, ``hash``); ``url_check`` None: no list."""
+    kind = url_check(url) if url_check is not None else None
+    if kind:
+        raise FetchError(f"{'redirect' if redirect else 'url'}_blocklist_{kind}")
 
 
 class _Blocked(Exception):
@@ -270,8 +291,11 @@ class HttpClient:
                  max_bytes: int = 20_000_000, max_redirects: int = 5, retries: int = 1,
                  backoff_s: float = 0.5, max_retry_after_s: float = 30.0,
                  policy: AddressPolicy | None = None, limiter: HostLimiter | None = None,
-                 maxsize: int = 16, accept_header: str = "*/*"):
+                 maxsize: int = 16, accept_header: str = "*/*", url_check=None):
         self.timeout_s = timeout_s
+        # url -> a blocklist rule kind or None (filters' UrlBlocklist.blocked), checked at every
+        # hop: a redirect to a listed URL is never followed
+        self.url_check = url_check
         self.max_time_s = max_time_s
         self.max_bytes = max_bytes
         self.max_redirects = max_redirects
@@ -331,9 +355,10 @@ class HttpClient:
         return resp
 
     def _hops(self, url, accept, type_name, max_bytes, deadline) -> Response:
-        for _hop in range(self.max_redirects + 1):
+        for hop in range(self.max_redirects + 1):
             if time.monotonic() > deadline:
                 raise FetchError("timeout")
+            check_blocklist(self.url_check, url, redirect=hop > 0)
             self.policy.check_url(url)
             with self.limiter.slot(urlsplit(url).netloc.lower()):
                 resp = self._request(url)
@@ -413,5 +438,6 @@ def stage_client(stage, accept_header: str):
         max_bytes=stage.max_bytes, max_redirects=stage.max_redirects, retries=stage.retries,
         backoff_s=stage.backoff_s, max_retry_after_s=stage.max_retry_after_s,
         policy=AddressPolicy(stage.allow_networks, allow_all=stage.allow_private),
-        limiter=limiter, maxsize=max(1, stage.concurrency), accept_header=accept_header)
+        limiter=limiter, maxsize=max(1, stage.concurrency), accept_header=accept_header,
+        url_check=getattr(stage, "blocklist", None) and stage.blocklist.blocked)
     return client, limiter

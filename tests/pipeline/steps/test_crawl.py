@@ -4,7 +4,7 @@ import pytest
 from pipeline.steps.crawl import CrawlSource, page_links, site_of
 from pipeline.web.http import canonical_url
 from pipeline.core.stage import Drop, Keep
-from tests.faultweb import FaultWeb, body, html
+from tests.faultweb import FaultWeb, body, html, redirect
 
 LOOPBACK = ["127.0.0.1/32"]
 
@@ -190,3 +190,26 @@ def test_crawl_config_section():
                      ({}, "input.warc")]:
         with pytest.raises(config.ConfigError, match=msg):
             config.from_dict(bad)
+
+
+class Listed:
+    """A stand-in for the safety lists' URL check (filters.page_blocklist.PageBlocklist)."""
+
+    def blocked(self, url):
+        return "prefix" if "/listed/" in url else None
+
+
+def test_listed_urls_are_never_requested_nor_redirected_to(web):
+    web.routes.update({
+        "/": page("/listed/a.html", "/to_listed.html", "/ok.html"),
+        "/to_listed.html": redirect("/listed/b.html"),
+        "/ok.html": page(),
+        "/listed/a.html": page(), "/listed/b.html": page(), "/listed/seed.html": page(),
+    })
+    pages, drops = crawl(crawler([web.url + "/", web.url + "/listed/seed.html"], blocklist=Listed()))
+    assert sorted(p.url.rsplit("/", 1)[1] for p in pages) == ["", "ok.html"]
+    assert drops == ["crawl_redirect_blocklist_prefix"] + ["crawl_url_blocklist_prefix"] * 2
+    assert not [p for p in web.paths() if p.startswith("/listed/")]
+    assert "/to_listed.html" in web.paths()
+    c = crawler([web.url + "/"])
+    assert c.withholds("crawl_redirect_blocklist_regex") and not c.withholds("crawl_http_404")
