@@ -180,6 +180,18 @@ def test_crawl_config_section():
     assert cfg.crawl.rate_per_host == 1.0 and cfg.crawl.robots is True  # polite defaults
     src = CrawlSource.from_config(cfg.crawl)
     assert src.parts() == ["https://example.com/"] and src.link_policy == "same_site"
+    # the HTTP settings come from the section, every one of them (pipeline.web.settings)
+    import dataclasses
+
+    from pipeline.steps.fetch import ImageFetcher
+
+    for section, stage in ((cfg.crawl, src), (cfg.fetch, ImageFetcher.from_config(cfg.fetch))):
+        for f in dataclasses.fields(stage.http):
+            want = getattr(section, f.name)
+            assert getattr(stage.http, f.name) == (tuple(want) if isinstance(want, list) else want)
+    assert src.http.rate_per_host == 1.0 and ImageFetcher.from_config(cfg.fetch).concurrency == 16
+    with pytest.raises(TypeError):
+        CrawlSource(["http://x/"], timeout=3)  # a misspelt setting fails at once
     for bad, msg in [({"crawl": {"seeds": ["ftp://x/"]}}, "crawl.seeds"),
                      ({"crawl": {"seeds": ["http://x/"], "link_policy": "any"}}, "crawl.link_policy"),
                      ({"crawl": {"seeds": ["http://x/"], "rate_per_host": -1}}, "crawl.rate_per_host"),
