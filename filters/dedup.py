@@ -19,9 +19,10 @@ they met in one bucket.  A large bucket is searched through an in-memory multi-i
 (sub-bands probed at radius <= 1) instead of pair by pair, so the work per image stays
 bounded however many images share a band value.
 
-Decontamination: the last pass also drops every group that holds an image within the distance
-of one that ``dedup.exclude`` names (evaluation test splits, ``filters/eval_images.py``), as
-``dedup_evaluation_image``; those drops are counted, never sampled into rejects.parquet.
+Decontamination is not done here: ``dedup.exclude`` (evaluation test splits) is checked in the
+images job, before the image filters, by the ``dedup_evaluation`` step
+(``filters/dedup_evaluation.py``), so every image reaching this step was checked and no group
+of them can bring an evaluation image in.
 
 Counts: pairs are never dropped for being near-duplicates (their texts go on); the images
 inside are counted on the ``dedup`` row: ``kept``, or ``dedup_near_duplicate``.  The kept
@@ -34,10 +35,10 @@ import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from filters.eval_images import check_sources, load_exclude
+from filters.eval_images import check_sources
 from pipeline.core.errors import ConfigError
 from pipeline.core.records import ImageFacts, Pair
-from pipeline.core.stage import Drop, GroupStage, Keep
+from pipeline.core.stage import GroupStage, Keep
 
 BITS = 64
 MAX_DISTANCE = 16  # more means more passes than a pHash can bear: distinct photos meet at 10
@@ -49,8 +50,9 @@ class DedupConfig:
 
     enabled: bool = True  # false: no dedup step (every copy of a picture may be kept)
     max_distance: int = 6  # pHash bits (0..16); measured: copies <= 6, distinct photos >= 10
-    # evaluation images never to keep, nor their near-duplicates: image folders, webdataset
-    # shards (.tar) or pHash files (lait hashes DIR -o FILE)
+    # evaluation images never to keep (nor images within max_distance of one), checked by the
+    # dedup_evaluation step before the image filters, even when enabled is false: image
+    # folders, webdataset shards (.tar) or pHash files (lait hashes DIR -o FILE)
     exclude: list[str] = field(default_factory=list)
 
     def check(self) -> "DedupConfig":
@@ -192,14 +194,9 @@ def merge_bucket(images: dict[str, ImageFacts], d: int, counter: "Work | None" =
 class DedupPass(GroupStage):
     """One band's pass of the ``dedup`` step (see the module doc); the last is the visible one."""
 
-    # Its only drops are evaluation images (a test split): counted, never sampled or shown.
-    withhold_rejects = True
-
-    def __init__(self, band_index: int, max_distance: int, exclude: tuple[int, ...] = ()):
+    def __init__(self, band_index: int, max_distance: int):
         self.band_index = band_index
         self.max_distance = max_distance
-        self.exclude = tuple(exclude)  # evaluation pHashes, checked by the last pass only
-        self._index = None
         self.last = band_index == max_distance
         self.name = "dedup" if self.last else f"dedup_band_{band_index}"
         self.internal = not self.last  # the funnel shows the passes as one step
@@ -244,21 +241,9 @@ class DedupPass(GroupStage):
         cand = dataclasses.replace(p.candidate, meta=meta)
         return dataclasses.replace(p, key=kept_keys[target.sha256], candidate=cand, image=target)
 
-    def setup(self):
-        if self.exclude:
-            self._index = HashIndex(list(self.exclude), self.max_distance)
-
-    def _evaluation(self, phashes) -> bool:
-        """Whether any of these pHashes lies within the distance of an excluded image."""
-        if not self.exclude:
-            return False
-        if self._index is None:
-            self.setup()
-        return any(h is not None and self._index.matches(h) for h in map(parse_phash, phashes))
-
     def _finish(self, after: list[Pair]) -> list:
-        """The last band: drop groups holding an evaluation image, record the merges on each
-        kept image, count the images."""
+        """The last band: record the merges on each kept image, count the images (no pair
+        is dropped: evaluation images never get here, see ``filters/dedup_evaluation.py``)."""
         merged = defaultdict(dict)
         for p in after:
             of = p.candidate.meta.get("dedup_of")
@@ -273,34 +258,23 @@ class DedupPass(GroupStage):
                 near = [merged[s][k] for k in sorted(merged[s])]
                 facts[s, p.image.image_url] = dataclasses.replace(
                     p.image, meta={**p.image.meta, "near_duplicates": near})
-        own = {p.image.sha256: p.image.meta.get("phash") for p in after}
-        evaluation = {s for s, h in own.items() if self._evaluation(
-            [h, *(m.get("phash") for m in merged.get(s, {}).values())])}
         events, counted = [], set()
         for p in after:
             orig = p.candidate.meta.get("dedup_of", {}).get("sha256", p.image.sha256)
             units = ()
             if orig not in counted:
                 counted.add(orig)
-                if p.image.sha256 in evaluation:
-                    what = self.reason("evaluation_image")
-                else:
-                    what = "kept" if orig == p.image.sha256 else self.reason("near_duplicate")
+                what = "kept" if orig == p.image.sha256 else self.reason("near_duplicate")
                 units = (("image", what, 1),)
-            if p.image.sha256 in evaluation:
-                events.append(Drop(self.reason("evaluation_image"), units))
-                continue
             f = facts.get((p.image.sha256, p.image.image_url))
             q = dataclasses.replace(p, image=f) if f is not None else p
             events.append(Keep((q,), units))
         return events
 
 
-def passes(cfg: DedupConfig, longest: int = 512) -> list[DedupPass]:
-    """The passes of the step, in order (none when the step is off).  The evaluation images
-    are hashed here, once, and travel inside the last pass (``longest``: the stored size)."""
+def passes(cfg: DedupConfig) -> list[DedupPass]:
+    """The passes of the step, in order (none when the step is off)."""
     if not cfg.enabled:
         return []
-    exclude = tuple(load_exclude(cfg.exclude, longest)) if cfg.exclude else ()
     d = cfg.max_distance
-    return [DedupPass(i, d, exclude if i == d else ()) for i in range(d + 1)]
+    return [DedupPass(i, d) for i in range(d + 1)]

@@ -1,8 +1,8 @@
 """The evaluation images that ``dedup.exclude`` names, as 64-bit pHashes.
 
 A corpus meant for pre-training before COCO / Flickr30k retrieval must not hold their test
-images; the ``dedup`` step drops every image within ``dedup.max_distance`` of one of these
-(``dedup_evaluation_image``), the same rule as for near-duplicates.  ``dedup.exclude`` lists:
+images; the ``dedup_evaluation`` step drops every image within ``dedup.max_distance`` of one of
+these (``dedup_evaluation_image``), the same rule as for near-duplicates.  ``dedup.exclude`` lists:
 
 * a folder: every image file under it (jpg, jpeg, png, webp, gif, bmp, tif, tiff);
 * a webdataset shard (``.tar``): every image member;

@@ -78,6 +78,11 @@ class ImageDecode(MapStage):
         self.store = store  # False: ImageStore encodes later (the plan's order)
 
     def process(self, item: ImageItem):
+        if item.pixels is not None:
+            # decoded already, by this very code, in dedup_evaluation (same bundle): once only
+            if self.store:
+                store_jpeg(item, self.jpeg_quality)
+            return [item]
         try:
             im = Image.open(io.BytesIO(item.data))
             size = stored_size(*im.size, self.resize_longest)

@@ -98,7 +98,8 @@ class ImageLabeler(ImageBatchStage):
                 item.meta["labels"] = [{"name": self._names[c], "p": round(float(p[c]), 4)}
                                        for c in top]
                 item.meta["label_entropy"] = round(float(-(p * np.log(p + 1e-12)).sum()), 4)
-                if self.config.phash:
+                if self.config.phash and "phash" not in item.meta:
+                    # dedup_evaluation hashed these pixels already, when dedup.exclude is set
                     item.meta["phash"] = phash(pixels_of(item))
                 item.meta["colors"] = color_shares(np.asarray(pixels_of(item)))
                 if self.config.store_embedding:

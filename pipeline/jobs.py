@@ -7,6 +7,7 @@ jobs themselves (waves, resume) are run by ``pipeline/waves.py``, which sees onl
 from __future__ import annotations
 
 from filters.dedup import passes as dedup_passes
+from filters.dedup_evaluation import DedupEvaluation
 from filters.hash_blocklist import HashBlocklist
 from filters.image_decode import ImageDecode
 from filters.image_size import ImageSize
@@ -56,11 +57,15 @@ def image_steps(cfg) -> list[Step]:
     the labeler reuses the EfficientNet pass that naturalness made.  The stored JPEG is
     encoded after the filters (``image_store``), only for the images that passed them."""
     f = cfg.fetch
+    urls = UrlBlocklist.from_config(cfg.safety)  # redirect targets, checked before following
     scoring = [Step("map", Scorer(cfg.score))] if cfg.score.enabled else []
     hashes = HashBlocklist.from_config(cfg.safety)  # image hashes: after the fetch, before decode
+    # evaluation images: decoded and checked before any filter that could sample one
+    evaluation = DedupEvaluation.from_config(cfg.dedup, cfg.image)
     return [
-        Step("group", ImageFetcher.from_config(f)),
+        Step("group", ImageFetcher.from_config(f, blocklist=urls)),
         *([Step("map", hashes)] if hashes else []),
+        *([Step("map", evaluation)] if evaluation else []),
         Step("map", ImageSize(cfg.image.min_width, cfg.image.min_height, cfg.image.max_pixels)),
         Step("map", ImageDecode(cfg.image.resize_longest, cfg.image.jpeg_quality, store=False)),
         Step("map", NaturalnessFilter(cfg.naturalness)),
@@ -93,7 +98,7 @@ def corpus_steps(cfg, out_dir: str, shards: int) -> list[Step]:
     text of each image is chosen: a generic caption ("Stock photo") then cannot survive as
     the winner on a few images, and an image that had one can still keep a specific text."""
     return [
-        *(Step("group", stage) for stage in dedup_passes(cfg.dedup, cfg.image.resize_longest)),
+        *(Step("group", stage) for stage in dedup_passes(cfg.dedup)),
         Step("group", SharedText(cfg.text_share.max_images_per_text)),
         Step("group", BestText()),
         Step("group", ShardWriter(out_dir, shards)),
@@ -103,7 +108,8 @@ def corpus_steps(cfg, out_dir: str, shards: int) -> list[Step]:
 def input_source(cfg) -> Source:
     """The run's input: a crawl from seed URLs, or the WARC files."""
     if cfg.crawl.seeds:
-        return CrawlSource.from_config(cfg.crawl)
+        # page URLs checked before any request, redirects before they are followed
+        return CrawlSource.from_config(cfg.crawl, blocklist=PageBlocklist.from_config(cfg.safety))
     return WarcReader.from_config(cfg.input)
 
 

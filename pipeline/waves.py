@@ -48,8 +48,9 @@ WORK = "_work"
 # renamed (natural -> naturalness, aggregate -> best_text) and the image embedding kept as an
 # array in the pairs, see README "Changelog"; 5: image labels as {"name", "p"} structs and
 # parquet under OUT/parquet/, so a resumed run never writes shards of both layouts; 6: images
-# carry ``meta["compliance"]``).
-WORK_FORMAT = 6
+# carry ``meta["compliance"]``; 7: images checked against ``dedup.exclude`` right after the
+# decode, ``dedup_evaluation``, and no longer in the corpus job).
+WORK_FORMAT = 7
 # Models whose bytes decide what is kept: a resume with other model files would put two
 # classifiers' decisions in one corpus.  "PACKAGE/FOLDER": found through the package
 # (importlib.resources), so a checkout and an installed wheel give the same digest.

@@ -63,8 +63,8 @@ class StepRunner:
         for i, ev in enumerate(events):
             self.stats.add_event(ev)
             if isinstance(ev, Drop):
-                # a stage whose drops nobody may see (blocklist matches) is counted only
-                if inputs is not None and not getattr(self.step.stage, "withhold_rejects", False):
+                # drops nobody may see (blocklist matches, evaluation images) are counted only
+                if inputs is not None and not self.step.stage.withholds(ev.reason):
                     self.rejects.offer(ev.reason, inputs[i])
                 continue
             for rec in ev.outputs:

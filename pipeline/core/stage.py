@@ -63,6 +63,13 @@ class Stage:
     """Base of every stage core.  ``name`` is the step name and the prefix of its reasons."""
 
     name: str = "stage"
+    # True: every drop is counted, never sampled into rejects.parquet (blocklist matches,
+    # evaluation images); a stage with only some such reasons overrides ``withholds``.
+    withhold_rejects: bool = False
+
+    def withholds(self, reason: str) -> bool:
+        """Whether a drop with this reason is kept out of the rejects sample (and the report)."""
+        return self.withhold_rejects
 
     def setup(self) -> None:
         """Load heavy resources; called once per worker copy before the first record."""

@@ -10,8 +10,11 @@ So the pages put out, and the links followed, do not depend on thread timing.
 What is never fetched: a URL robots.txt disallows (robots.txt is fetched once per host per
 worker and obeyed for the robots.txt group naming our user agent's product token), a URL
 beyond ``max_depth`` or ``max_pages``, an off-site link under ``same_site`` / ``same_host``, a
-URL seen before (after :func:`pipeline.web.http.canonical_url`), anything but http(s), and any
-address the SSRF guard refuses.  What is fetched but not put out: non-HTML responses, pages
+URL seen before (after :func:`pipeline.web.http.canonical_url`), anything but http(s), any
+address the SSRF guard refuses, and a URL the safety lists name (``safety.url_blocklist``, URL
+hashes in ``safety.hash_blocklist``): a page URL is checked before its robots.txt or the page
+is requested (``crawl_url_blocklist_<kind>``), and each redirect target before it is followed
+(``crawl_redirect_blocklist_<kind>``).  What is fetched but not put out: non-HTML responses, pages
 over the byte cap, and pages that opt out through ``X-Robots-Tag`` or ``<meta name=robots>``
 (noai, noimageai, noindex, noimageindex by default); ``nofollow`` pages are put out but their
 links are not followed.
@@ -30,12 +33,18 @@ from pipeline.web.http import (
     OPT_OUT_TOKENS,
     FetchError,
     canonical_url,
+    is_blocklisted,
     opt_out_tokens,
     stage_client,
 )
 from pipeline.web.robots import RobotsCache, agent_token
+from pipeline.web.settings import HttpSettings
 
 LINK_POLICIES = ("same_site", "same_host", "open")
+# A crawl's HTTP defaults: politer than the image fetcher's (one host's pages, in depth).
+CRAWL_HTTP = HttpSettings(user_agent="lait-builder/0.1", max_bytes=5_000_000, retries=2,
+                          backoff_s=1.0, max_retry_after_s=60.0, rate_per_host=1.0,
+                          per_host_concurrency=2, concurrency=8)
 
 
 def site_of(url: str) -> str:
@@ -84,19 +93,20 @@ class CrawlSource(Source):
     Events: ``Keep((page,))`` per page put out, ``Drop("crawl_<reason>")`` per URL taken into
     the crawl but not put out (``robots_disallowed``, ``http_404``, ``timeout``,
     ``opt_out_header``, ``page_limit``, ...).  Links refused by the link policy or depth are
-    not records and are not counted."""
+    not records and are not counted.
+
+    ``blocklist``: an object whose ``blocked(url)`` names the rule kind a URL matches, or None
+    (``filters.page_blocklist.PageBlocklist``, given by the plan: this layer knows no lists)."""
 
     name = "crawl"
 
     def __init__(self, seeds, seeds_per_part: int = 1, link_policy: str = "same_site",
-                 max_depth: int = 2, max_pages: int = 1000,
-                 user_agent: str = "lait-builder/0.1", robots: bool = True,
-                 rate_per_host: float = 1.0, per_host_concurrency: int = 2,
-                 concurrency: int = 8, timeout_s: float = 10.0, max_time_s: float = 30.0,
-                 max_bytes: int = 5_000_000, max_redirects: int = 5, retries: int = 2,
-                 backoff_s: float = 1.0, max_retry_after_s: float = 60.0,
+                 max_depth: int = 2, max_pages: int = 1000, robots: bool = True,
                  content_types=("text/html", "application/xhtml+xml"),
-                 opt_out=OPT_OUT_TOKENS, allow_private: bool = False, allow_networks=()):
+                 opt_out=OPT_OUT_TOKENS, blocklist=None, http: HttpSettings = CRAWL_HTTP,
+                 **http_changes):
+        """``http``: the HTTP settings (user agent, timeouts, caps, retries, politeness,
+        threads, SSRF exceptions); ``http_changes`` change some of them by name."""
         if link_policy not in LINK_POLICIES:
             raise ValueError(f"link_policy must be one of {LINK_POLICIES}")
         self.seeds = list(seeds)
@@ -104,42 +114,34 @@ class CrawlSource(Source):
         self.link_policy = link_policy
         self.max_depth = max_depth
         self.max_pages = max_pages
-        self.user_agent = user_agent
         self.robots = robots
-        self.rate_per_host = rate_per_host
-        self.per_host_concurrency = per_host_concurrency
-        self.concurrency = concurrency
-        self.timeout_s = timeout_s
-        self.max_time_s = max_time_s
-        self.max_bytes = max_bytes
-        self.max_redirects = max_redirects
-        self.retries = retries
-        self.backoff_s = backoff_s
-        self.max_retry_after_s = max_retry_after_s
         self.content_types = [t.lower() for t in content_types]
         self.opt_out = list(opt_out)
-        self.allow_private = allow_private
-        self.allow_networks = list(allow_networks)
-        self._http = self._robots = None
+        self.blocklist = blocklist
+        self.http = http.with_(**http_changes)
+        self._client = self._robots = None
 
     @classmethod
-    def from_config(cls, cc) -> "CrawlSource":
-        """From ``pipeline.config.CrawlConfig``."""
-        return cls(**{k: getattr(cc, k) for k in (
-            "seeds", "seeds_per_part", "link_policy", "max_depth", "max_pages", "user_agent",
-            "robots", "rate_per_host", "per_host_concurrency", "concurrency", "timeout_s",
-            "max_time_s", "max_bytes", "max_redirects", "retries", "backoff_s",
-            "max_retry_after_s", "content_types", "opt_out", "allow_private",
-            "allow_networks")})
+    def from_config(cls, cc, blocklist=None) -> "CrawlSource":
+        """From ``pipeline.config.CrawlConfig`` (and the safety lists' URL check)."""
+        return cls(blocklist=blocklist, http=HttpSettings.of(cc, CRAWL_HTTP), **{
+            k: getattr(cc, k) for k in ("seeds", "seeds_per_part", "link_policy", "max_depth",
+                                        "max_pages", "robots", "content_types", "opt_out")})
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state["_http"] = state["_robots"] = None
+        state["_client"] = state["_robots"] = None
         return state
 
+    def withholds(self, reason: str) -> bool:
+        return is_blocklisted(reason)  # a source samples nothing; said for the record
+
     def setup(self) -> None:
-        self._http, limiter = stage_client(self, "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1")
-        self._robots = RobotsCache(self._http, self.user_agent, limiter) if self.robots else None
+        self._client, limiter = stage_client(
+            self.http, "text/html,application/xhtml+xml;q=0.9,*/*;q=0.1",
+            self.blocklist.blocked if self.blocklist else None)
+        self._robots = (RobotsCache(self._client, self.http.user_agent, limiter)
+                        if self.robots else None)
 
     def parts(self) -> list[str]:
         """Seeds grouped by host (sorted), ``seeds_per_part`` hosts per part, one URL a line."""
@@ -160,7 +162,7 @@ class CrawlSource(Source):
         return host == site or host.endswith("." + site)
 
     def read(self, part: str):
-        if self._http is None:
+        if self._client is None:
             self.setup()
         seeds = [s for s in part.split("\n") if s]
         seen = set()
@@ -172,7 +174,7 @@ class CrawlSource(Source):
                 frontier.append((seed, site_of(seed)))
         put_out = set()  # canonical final URLs of the pages put out (redirects can converge)
         budget = self.max_pages
-        with ThreadPoolExecutor(max(1, self.concurrency), thread_name_prefix="crawl") as pool:
+        with ThreadPoolExecutor(max(1, self.http.concurrency), thread_name_prefix="crawl") as pool:
             for depth in range(self.max_depth + 1):
                 if not frontier:
                     break
@@ -210,16 +212,17 @@ class CrawlSource(Source):
     def _fetch_page(self, url: str):
         """One page: ``(Page, links)`` or a :class:`Drop`.  Runs in a pool thread."""
         try:
-            self._http.policy.check_url(url)
+            # the safety lists first: neither the page nor its host's robots.txt is requested
+            self._client.admit(url)
             if self._robots is not None:
                 self._robots.check(url)
-            resp = self._http.get(url, accept=self._accept, type_name="html",
-                                  max_bytes=self.max_bytes)
+            resp = self._client.get(url, accept=self._accept, type_name="html",
+                                  max_bytes=self.http.max_bytes)
         except FetchError as exc:
             return self.drop(exc.reason)
         except Exception as exc:  # a bug or an odd URL must cost one page, not the part
             return self.error_drop(exc)
-        if self.opt_out and opt_out_tokens(resp.robots_tags, self.opt_out, agent_token(self.user_agent)):
+        if self.opt_out and opt_out_tokens(resp.robots_tags, self.opt_out, agent_token(self.http.user_agent)):
             return self.drop("opt_out_header")
         page = Page(url=resp.url, body=resp.body, content_type=resp.mime,
                     headers=resp.headers, source="crawl", meta={"requested_url": url})
@@ -230,7 +233,7 @@ class CrawlSource(Source):
         except TooDeep:
             return self.drop("html_too_deep")
         try:
-            directives = meta_robots(tree, agent_token(self.user_agent))
+            directives = meta_robots(tree, agent_token(self.http.user_agent))
             links = page_links(tree, resp.url)
         except Exception:
             return self.drop("unparsable")

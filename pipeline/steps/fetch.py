@@ -10,6 +10,10 @@ becomes a counted reason for each candidate that pointed at the image.
 Vector images (SVG) are refused with their own reason (``fetch_svg``) instead of being
 rasterised: they are logos, icons and diagrams, not the natural photos LAIT keeps, and
 rendering untrusted SVG is a needless attack surface.
+
+Safety lists: the image URLs were checked before this step (``url_blocklist``); a redirect to
+a URL the lists name is never followed (``fetch_redirect_blocklist_<kind>``), and such drops
+are counted but never sampled into rejects.parquet nor shown in the report.
 """
 from __future__ import annotations
 
@@ -24,10 +28,12 @@ from pipeline.web.http import (
     FetchError,
     canonical_url,
     check_address,
+    is_blocklisted,
     opt_out_tokens,
     stage_client,
 )
 from pipeline.web.robots import RobotsCache, agent_token
+from pipeline.web.settings import HttpSettings
 
 __all__ = ["ImageFetcher", "FetchError", "check_address"]
 
@@ -36,6 +42,9 @@ Image.MAX_IMAGE_PIXELS = None  # we check the header size ourselves (image_size 
 # Served as these, a body is worth reading; anything else is refused before the body.
 GENERIC_TYPES = ("", "application/octet-stream", "binary/octet-stream")
 SVG_TYPES = ("image/svg+xml", "image/svg")
+
+
+FETCH_HTTP = HttpSettings()  # the image fetcher's HTTP defaults (pipeline.web.settings)
 
 
 def accept_image(mime: str) -> bool:
@@ -48,52 +57,44 @@ class ImageFetcher(GroupStage):
 
     name = "fetch"
 
-    def __init__(self, timeout_s: float = 10.0, max_bytes: int = 20_000_000,
-                 user_agent: str = "lait-builder", concurrency: int = 16, retries: int = 1,
-                 allow_private: bool = False, allow_networks=(), max_redirects: int = 5,
-                 max_time_s: float = 30.0, backoff_s: float = 0.5,
-                 max_retry_after_s: float = 30.0, robots: bool = True,
-                 opt_out=OPT_OUT_TOKENS, rate_per_host: float = 0.0,
-                 per_host_concurrency: int = 0):
-        self.timeout_s = timeout_s
-        self.max_bytes = max_bytes
-        self.user_agent = user_agent
-        self.concurrency = concurrency
-        self.retries = retries
-        self.allow_private = allow_private
-        self.allow_networks = list(allow_networks)
-        self.max_redirects = max_redirects
-        self.max_time_s = max_time_s
-        self.backoff_s = backoff_s
-        self.max_retry_after_s = max_retry_after_s
+    def __init__(self, robots: bool = True, opt_out=OPT_OUT_TOKENS, blocklist=None,
+                 http: HttpSettings = FETCH_HTTP, **http_changes):
+        """``http``: the HTTP settings (user agent, timeouts, caps, retries, politeness,
+        threads, SSRF exceptions); ``http_changes`` change some of them by name."""
         self.robots = robots
         self.opt_out = list(opt_out)
-        self.rate_per_host = rate_per_host
-        self.per_host_concurrency = per_host_concurrency
-        self._http = None
+        # blocked(url) -> rule kind or None (filters.url_blocklist.UrlBlocklist, from the plan)
+        self.blocklist = blocklist
+        self.http = http.with_(**http_changes)
+        self._client = None
         self._robots = None
 
+    @property
+    def concurrency(self) -> int:
+        """Groups fetched at once (the executor runs them in this many threads)."""
+        return self.http.concurrency
+
     @classmethod
-    def from_config(cls, fc) -> "ImageFetcher":
-        """From ``pipeline.config.FetchConfig``."""
-        return cls(timeout_s=fc.timeout_s, max_bytes=fc.max_bytes, user_agent=fc.user_agent,
-                   concurrency=fc.concurrency, retries=fc.retries,
-                   allow_private=fc.allow_private, allow_networks=fc.allow_networks,
-                   max_redirects=fc.max_redirects, max_time_s=fc.max_time_s,
-                   backoff_s=fc.backoff_s, max_retry_after_s=fc.max_retry_after_s,
-                   robots=fc.robots, opt_out=fc.opt_out, rate_per_host=fc.rate_per_host,
-                   per_host_concurrency=fc.per_host_concurrency)
+    def from_config(cls, fc, blocklist=None) -> "ImageFetcher":
+        """From ``pipeline.config.FetchConfig`` (and the safety lists' URL check)."""
+        return cls(robots=fc.robots, opt_out=fc.opt_out, blocklist=blocklist,
+                   http=HttpSettings.of(fc, FETCH_HTTP))
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state["_http"] = state["_robots"] = None  # sockets and locks stay in their worker
+        state["_client"] = state["_robots"] = None  # sockets and locks stay in their worker
         return state
 
+    def withholds(self, reason: str) -> bool:
+        return is_blocklisted(reason)  # a redirect to a listed URL: counted, never sampled
+
     def setup(self) -> None:
-        self._http, limiter = stage_client(self, "image/avif,image/webp,image/png,image/jpeg,image/*;q=0.8")
-        self._agent = agent_token(self.user_agent)
+        self._client, limiter = stage_client(
+            self.http, "image/avif,image/webp,image/png,image/jpeg,image/*;q=0.8",
+            self.blocklist.blocked if self.blocklist else None)
+        self._agent = agent_token(self.http.user_agent)
         if self.robots:
-            self._robots = RobotsCache(self._http, self.user_agent, limiter)
+            self._robots = RobotsCache(self._client, self.http.user_agent, limiter)
 
     def key(self, candidate) -> str:
         return canonical_url(candidate.image_url)
@@ -109,12 +110,12 @@ class ImageFetcher(GroupStage):
         return [Keep((item,))] + [Keep(())] * (len(candidates) - 1)
 
     def fetch(self, url: str) -> ImageItem:
-        if self._http is None:
+        if self._client is None:
             self.setup()
-        self._http.policy.check_url(url)
+        self._client.admit(url)  # lists (url_blocklist ran already: for direct use), SSRF guard
         if self._robots is not None:
             self._robots.check(url)
-        resp = self._http.get(url, accept=self._accept, type_name="image_type")
+        resp = self._client.get(url, accept=self._accept, type_name="image_type")
         if self.opt_out and opt_out_tokens(resp.robots_tags, self.opt_out, self._agent):
             raise FetchError("opt_out")
         item = self.probe(url, resp.body, resp.mime)

@@ -13,6 +13,10 @@ What every request goes through, whoever makes it:
 * **Retries** with exponential backoff on 429, 5xx, timeouts and connection errors,
   honouring ``Retry-After`` (seconds or an HTTP date) up to ``max_retry_after_s``; a server
   that asks for a longer wait is given up on instead of holding a worker.
+* **URL blocklist** (``safety.url_blocklist`` / URL hashes, when the stage passes one): every
+  URL, the first and each redirect target, is checked before it is requested; a match fails
+  with ``url_blocklist_<kind>`` (the first URL) or ``redirect_blocklist_<kind>`` (a redirect
+  target, never followed), reasons a stage counts but never samples (:func:`is_blocklisted`).
 * **Caps**: a redirect cap, a byte cap (the declared ``Content-Length`` and the bytes really
   read), a connect/read timeout and a wall-clock cap per attempt, connect to last byte over
   every redirect hop (:mod:`pipeline.web.deadline` shuts the attempt's socket down when it is spent, so
@@ -39,6 +43,7 @@ from w3lib.url import canonicalize_url
 
 from pipeline.web.deadline import WATCHDOG, Attempt, current_attempt, set_attempt
 from pipeline.web.politeness import HostLimiter
+from pipeline.web.settings import HttpSettings
 
 # X-Robots-Tag / robots meta tokens that opt a page or image out (the config checks against them).
 OPT_OUT_TOKENS = ("noai", "noimageai", "noindex", "noimageindex")
@@ -80,6 +85,23 @@ class FetchError(Exception):
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
+
+
+BLOCKLIST_REASONS = ("url_blocklist_", "redirect_blocklist_")
+
+
+def is_blocklisted(reason: str) -> bool:
+    """Whether a drop reason (``<step>_<FetchError reason>``) is a blocklist match: those are
+    counted, never sampled into rejects.parquet nor shown in the report."""
+    return any(r in reason for r in BLOCKLIST_REASONS)
+
+
+def check_blocklist(url_check, url: str, redirect: bool = False) -> None:
+    """Raises the blocklist's :class:`FetchError` when ``url_check(url)`` names a rule kind
+    (``domain``, ``prefix``, ``regex``, ``hash``); ``url_check`` None: no list."""
+    kind = url_check(url) if url_check is not None else None
+    if kind:
+        raise FetchError(f"{'redirect' if redirect else 'url'}_blocklist_{kind}")
 
 
 class _Blocked(Exception):
@@ -266,26 +288,28 @@ class HttpClient:
     stage's ``setup()``: it holds sockets and locks, which do not pickle.
     """
 
-    def __init__(self, user_agent: str, timeout_s: float = 10.0, max_time_s: float = 30.0,
-                 max_bytes: int = 20_000_000, max_redirects: int = 5, retries: int = 1,
-                 backoff_s: float = 0.5, max_retry_after_s: float = 30.0,
-                 policy: AddressPolicy | None = None, limiter: HostLimiter | None = None,
-                 maxsize: int = 16, accept_header: str = "*/*"):
-        self.timeout_s = timeout_s
-        self.max_time_s = max_time_s
-        self.max_bytes = max_bytes
-        self.max_redirects = max_redirects
-        self.retries = retries
-        self.backoff_s = backoff_s
-        self.max_retry_after_s = max_retry_after_s
-        self.policy = policy or AddressPolicy()
+    def __init__(self, settings: HttpSettings, policy: AddressPolicy | None = None,
+                 limiter: HostLimiter | None = None, accept_header: str = "*/*",
+                 url_check=None):
+        self.settings = settings
+        # url -> a blocklist rule kind or None (filters' UrlBlocklist.blocked), checked at every
+        # hop: a redirect to a listed URL is never followed
+        self.url_check = url_check
+        self.policy = policy or AddressPolicy(settings.allow_networks,
+                                              allow_all=settings.allow_private)
         self.limiter = limiter or HostLimiter()
         self.pool = urllib3.PoolManager(
-            num_pools=256, maxsize=maxsize, block=False, retries=False,
-            headers={"User-Agent": user_agent, "Accept": accept_header,
+            num_pools=256, maxsize=max(1, settings.concurrency), block=False, retries=False,
+            headers={"User-Agent": settings.user_agent, "Accept": accept_header,
                      "Accept-Encoding": "identity"},
         )
         self.pool.pool_classes_by_scheme = _guarded_pool_classes(self.policy)
+
+    def admit(self, url: str) -> None:
+        """The checks before a stage asks anything of a URL's host (robots.txt included): the
+        safety lists, then the SSRF guard; raises :class:`FetchError`."""
+        check_blocklist(self.url_check, url)
+        self.policy.check_url(url)
 
     def get(self, url: str, accept=None, type_name: str = "accepted_type",
             max_bytes: int | None = None) -> Response:
@@ -294,25 +318,25 @@ class HttpClient:
         attempt = 0
         while True:
             try:
-                return self._get_once(url, accept, type_name, max_bytes or self.max_bytes)
+                return self._get_once(url, accept, type_name, max_bytes or self.settings.max_bytes)
             except FetchError as exc:
                 retriable = (exc.reason in ("timeout", "connection_error", "http_429")
                              or exc.reason.startswith("http_5"))
-                if not retriable or attempt >= self.retries:
+                if not retriable or attempt >= self.settings.retries:
                     raise
                 attempt += 1
                 # Jitter comes from a per-URL seed: runs stay reproducible, hosts desynchronise.
-                wait = min(self.backoff_s * 2 ** (attempt - 1), MAX_BACKOFF_S)
+                wait = min(self.settings.backoff_s * 2 ** (attempt - 1), MAX_BACKOFF_S)
                 wait *= 1 + 0.25 * random.Random(f"{url}#{attempt}").random()
                 wait = min(wait, MAX_BACKOFF_S)
                 if exc.retry_after is not None:
-                    if exc.retry_after > self.max_retry_after_s:
+                    if exc.retry_after > self.settings.max_retry_after_s:
                         raise  # the server wants us gone for longer than a worker may wait
                     wait = max(wait, exc.retry_after)
                 time.sleep(wait)
 
     def _get_once(self, url, accept, type_name, max_bytes) -> Response:
-        attempt = Attempt(time.monotonic() + self.max_time_s)
+        attempt = Attempt(time.monotonic() + self.settings.max_time_s)
         set_attempt(attempt)
         WATCHDOG.arm(attempt)
         try:
@@ -331,9 +355,10 @@ class HttpClient:
         return resp
 
     def _hops(self, url, accept, type_name, max_bytes, deadline) -> Response:
-        for _hop in range(self.max_redirects + 1):
+        for hop in range(self.settings.max_redirects + 1):
             if time.monotonic() > deadline:
                 raise FetchError("timeout")
+            check_blocklist(self.url_check, url, redirect=hop > 0)
             self.policy.check_url(url)
             with self.limiter.slot(urlsplit(url).netloc.lower()):
                 resp = self._request(url)
@@ -369,7 +394,8 @@ class HttpClient:
         try:
             return self.pool.request(
                 "GET", url, preload_content=False, redirect=False,
-                timeout=urllib3.Timeout(connect=self.timeout_s, read=self.timeout_s))
+                timeout=urllib3.Timeout(connect=self.settings.timeout_s,
+                                        read=self.settings.timeout_s))
         except _Blocked:
             raise FetchError("blocked_address") from None
         except urllib3.exceptions.NameResolutionError:
@@ -403,15 +429,11 @@ class HttpClient:
         return bytes(buf)
 
 
-def stage_client(stage, accept_header: str):
+def stage_client(settings: HttpSettings, accept_header: str, url_check=None):
     """The HTTP client and per-host limiter that a fetching stage (crawler, image fetcher)
-    builds in ``setup()`` from its own settings: one place for the shared construction."""
-    limiter = HostLimiter(stage.rate_per_host, stage.per_host_concurrency,
-                          max_delay_s=stage.max_retry_after_s)
-    client = HttpClient(
-        stage.user_agent, timeout_s=stage.timeout_s, max_time_s=stage.max_time_s,
-        max_bytes=stage.max_bytes, max_redirects=stage.max_redirects, retries=stage.retries,
-        backoff_s=stage.backoff_s, max_retry_after_s=stage.max_retry_after_s,
-        policy=AddressPolicy(stage.allow_networks, allow_all=stage.allow_private),
-        limiter=limiter, maxsize=max(1, stage.concurrency), accept_header=accept_header)
+    builds in ``setup()`` from its settings: one place for the shared construction."""
+    limiter = HostLimiter(settings.rate_per_host, settings.per_host_concurrency,
+                          max_delay_s=settings.max_retry_after_s)
+    client = HttpClient(settings, limiter=limiter, accept_header=accept_header,
+                        url_check=url_check)
     return client, limiter

@@ -174,29 +174,6 @@ def test_config_is_checked(tmp_path):
     assert isinstance(DedupPass(0, 0).key(pair("a" * 64, None)), str)
 
 
-def test_evaluation_images_are_dropped_with_their_near_duplicates():
-    rng = random.Random(4)
-    ev, other = rng.getrandbits(64), rng.getrandbits(64)
-    copy = flip(ev, [3, 30, 50])  # a copy of the evaluation image, merged with a third one
-    third = flip(copy, [5, 6, 7, 8])
-    pairs = [pair("a" * 64, copy, (500, 500), "copy"), pair("b" * 64, third, (400, 400), "third"),
-             pair("c" * 64, other, (500, 500), "other")]
-    stages = passes(DedupConfig(max_distance=6))
-    stages[-1] = DedupPass(6, 6, exclude=(ev,))
-    kept, events = pairs, []
-    for st in stages:
-        buckets = defaultdict(list)
-        for p in kept:
-            buckets[st.key(p)].append(p)
-        events = [ev_ for k in sorted(buckets) for ev_ in st.reduce(k, buckets[k])]
-        kept = [o for e in events if isinstance(e, Keep) for o in e.outputs]
-    assert [p.candidate.text for p in kept] == ["other"]
-    reasons = sorted(e.reason for e in events if isinstance(e, Drop))
-    assert reasons == ["dedup_evaluation_image"] * 2
-    units = sorted(u[1] for e in events for u in e.units)
-    assert units == ["dedup_evaluation_image", "dedup_evaluation_image", "kept"]
-
-
 def test_hash_sources_folder_shard_and_file(tmp_path):
     import io
     import tarfile

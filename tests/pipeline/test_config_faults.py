@@ -74,7 +74,7 @@ def test_output_dir_read_only_fails_naming_it(tmp_path, monkeypatch):
 def test_retry_backoff_is_capped(monkeypatch):
     waits = []
     monkeypatch.setattr(http_mod.time, "sleep", waits.append)
-    client = http_mod.HttpClient("t", retries=10, backoff_s=5.0)
+    client = http_mod.HttpClient(http_mod.HttpSettings(user_agent="t", retries=10, backoff_s=5.0))
 
     def fail(*a, **kw):
         raise http_mod.FetchError("timeout")

@@ -4,7 +4,7 @@ import pytest
 from pipeline.steps.crawl import CrawlSource, page_links, site_of
 from pipeline.web.http import canonical_url
 from pipeline.core.stage import Drop, Keep
-from tests.faultweb import FaultWeb, body, html
+from tests.faultweb import FaultWeb, body, html, redirect
 
 LOOPBACK = ["127.0.0.1/32"]
 
@@ -180,6 +180,18 @@ def test_crawl_config_section():
     assert cfg.crawl.rate_per_host == 1.0 and cfg.crawl.robots is True  # polite defaults
     src = CrawlSource.from_config(cfg.crawl)
     assert src.parts() == ["https://example.com/"] and src.link_policy == "same_site"
+    # the HTTP settings come from the section, every one of them (pipeline.web.settings)
+    import dataclasses
+
+    from pipeline.steps.fetch import ImageFetcher
+
+    for section, stage in ((cfg.crawl, src), (cfg.fetch, ImageFetcher.from_config(cfg.fetch))):
+        for f in dataclasses.fields(stage.http):
+            want = getattr(section, f.name)
+            assert getattr(stage.http, f.name) == (tuple(want) if isinstance(want, list) else want)
+    assert src.http.rate_per_host == 1.0 and ImageFetcher.from_config(cfg.fetch).concurrency == 16
+    with pytest.raises(TypeError):
+        CrawlSource(["http://x/"], timeout=3)  # a misspelt setting fails at once
     for bad, msg in [({"crawl": {"seeds": ["ftp://x/"]}}, "crawl.seeds"),
                      ({"crawl": {"seeds": ["http://x/"], "link_policy": "any"}}, "crawl.link_policy"),
                      ({"crawl": {"seeds": ["http://x/"], "rate_per_host": -1}}, "crawl.rate_per_host"),
@@ -190,3 +202,26 @@ def test_crawl_config_section():
                      ({}, "input.warc")]:
         with pytest.raises(config.ConfigError, match=msg):
             config.from_dict(bad)
+
+
+class Listed:
+    """A stand-in for the safety lists' URL check (filters.page_blocklist.PageBlocklist)."""
+
+    def blocked(self, url):
+        return "prefix" if "/listed/" in url else None
+
+
+def test_listed_urls_are_never_requested_nor_redirected_to(web):
+    web.routes.update({
+        "/": page("/listed/a.html", "/to_listed.html", "/ok.html"),
+        "/to_listed.html": redirect("/listed/b.html"),
+        "/ok.html": page(),
+        "/listed/a.html": page(), "/listed/b.html": page(), "/listed/seed.html": page(),
+    })
+    pages, drops = crawl(crawler([web.url + "/", web.url + "/listed/seed.html"], blocklist=Listed()))
+    assert sorted(p.url.rsplit("/", 1)[1] for p in pages) == ["", "ok.html"]
+    assert drops == ["crawl_redirect_blocklist_prefix"] + ["crawl_url_blocklist_prefix"] * 2
+    assert not [p for p in web.paths() if p.startswith("/listed/")]
+    assert "/to_listed.html" in web.paths()
+    c = crawler([web.url + "/"])
+    assert c.withholds("crawl_redirect_blocklist_regex") and not c.withholds("crawl_http_404")

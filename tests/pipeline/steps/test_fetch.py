@@ -92,6 +92,19 @@ def test_redirect_followed(http_server, fetcher):
     assert ev.outputs[0].orig_width == 310
 
 
+def test_redirect_to_a_listed_url_is_not_followed(http_server):
+    from tests.pipeline.steps.test_crawl import Listed
+
+    hits = []
+    http_server.routes["/old.jpg"] = redirect_to("/listed/new.jpg")
+    http_server.routes["/listed/new.jpg"] = lambda req: hits.append(req.path) or serve_bytes(jpeg())(req)
+    f = ImageFetcher(timeout_s=0.5, retries=0, allow_private=True, blocklist=Listed())
+    url = http_server.url + "/old.jpg"
+    assert [e.reason for e in f.events(url, [cand(url)])] == ["fetch_redirect_blocklist_prefix"]
+    assert hits == []
+    assert f.withholds("fetch_redirect_blocklist_prefix") and not f.withholds("fetch_http_404")
+
+
 def test_ssrf_guard_refuses_private_addresses():
     for url in ("http://127.0.0.1/x.jpg", "http://169.254.169.254/latest", "http://10.0.0.1/a",
                 "http://[::1]/a"):

@@ -7,6 +7,7 @@ import pytest
 from pipeline.web.http import (AddressPolicy, FetchError, HttpClient, opt_out_tokens,
                            retry_after_seconds)
 from pipeline.web.politeness import HostLimiter
+from pipeline.web.settings import HttpSettings
 from tests.faultweb import FaultWeb, body
 
 
@@ -70,18 +71,21 @@ def test_socket_guard_refuses_what_dns_checks_let_through(web):
     """The peer address is checked after connecting: a name that resolved to an allowed
     address at check time but connects to a refused one (DNS rebinding) is still refused."""
     web.routes["/x"] = body(b"secret", "text/plain")
-    client = HttpClient("t", timeout_s=1, policy=AddressPolicy())  # loopback not allowed
+    client = HttpClient(HttpSettings(user_agent="t", timeout_s=1),
+                        policy=AddressPolicy())  # loopback not allowed
     with pytest.raises(FetchError, match="blocked_address"):
         client._request(web.url + "/x")  # skips check_url, as a rebinding race would
     assert web.paths() == set()
-    ok = HttpClient("t", timeout_s=1, policy=AddressPolicy(["127.0.0.1/32"]))
+    ok = HttpClient(HttpSettings(user_agent="t", timeout_s=1),
+                    policy=AddressPolicy(["127.0.0.1/32"]))
     assert ok.get(web.url + "/x").body == b"secret"
 
 
 def test_redirect_hops_are_checked(web):
     web.routes["/r"] = body(b"", "text/html", 301, {"Location": "http://127.0.0.1:1/../x"})
     web.routes["/r2"] = body(b"", "text/html", 307, {"Location": "http://[::1]:80/"})
-    client = HttpClient("t", timeout_s=1, policy=AddressPolicy(["127.0.0.1/32"]))
+    client = HttpClient(HttpSettings(user_agent="t", timeout_s=1),
+                        policy=AddressPolicy(["127.0.0.1/32"]))
     with pytest.raises(FetchError, match="connection_error"):
         client.get(web.url + "/r")  # allowed address, nothing listening
     with pytest.raises(FetchError, match="blocked_address"):
@@ -133,20 +137,20 @@ def test_slow_headers_are_cut_at_max_time(web):
 
     web.routes["/slow-head"] = drip_headers
     web.routes["/r"] = body(b"", "text/html", 302, {"Location": "/slow-head"})
-    client = HttpClient("t", timeout_s=5, max_time_s=1, retries=0,
+    client = HttpClient(HttpSettings(user_agent="t", timeout_s=5, max_time_s=1, retries=0),
                         policy=AddressPolicy(["127.0.0.1/32"]))
     for path in ("/slow-head", "/r"):  # directly, and behind a redirect hop
         t0 = time.monotonic()
         with pytest.raises(FetchError, match="^timeout$"):
             client.get(web.url + path)
-        assert time.monotonic() - t0 < 3 * client.max_time_s
+        assert time.monotonic() - t0 < 3 * client.settings.max_time_s
 
 
 def test_a_finished_attempt_never_cuts_a_pooled_connection(web):
     """The deadline belongs to one attempt: a kept-alive connection reused after that
     deadline has passed serves the next request whole."""
     web.routes["/ok"] = body(b"x" * 5000, "text/plain")
-    client = HttpClient("t", timeout_s=5, max_time_s=0.3, retries=0,
+    client = HttpClient(HttpSettings(user_agent="t", timeout_s=5, max_time_s=0.3, retries=0),
                         policy=AddressPolicy(["127.0.0.1/32"]))
     assert client.get(web.url + "/ok").body == b"x" * 5000
     time.sleep(0.6)  # past the first attempt's deadline: the watchdog has dealt with it
@@ -171,7 +175,8 @@ def test_an_unreachable_robots_txt_is_asked_for_again_later(web):
     from pipeline.web.robots import UNREACHABLE_TTL_S, RobotsCache
 
     assert 0 < UNREACHABLE_TTL_S <= 600
-    client = HttpClient("t", timeout_s=2, retries=0, policy=AddressPolicy(["127.0.0.1/32"]))
+    client = HttpClient(HttpSettings(user_agent="t", timeout_s=2, retries=0),
+                        policy=AddressPolicy(["127.0.0.1/32"]))
     for ttl, fetches in ((UNREACHABLE_TTL_S, 1), (0.0, 2)):  # 0: as if the TTL had passed
         web.routes["/robots.txt"] = body(b"down", "text/plain", 503)
         robots = RobotsCache(client, "lait-builder")
@@ -198,7 +203,7 @@ def test_a_compressed_bomb_served_anyway_stops_at_the_byte_cap(web, coding):
     from tests.pipeline.steps.test_read import _bomb
 
     web.routes["/bomb.jpg"] = body(_bomb(coding), "image/jpeg", headers={"Content-Encoding": coding})
-    client = HttpClient("t", timeout_s=5, retries=0, max_bytes=1_000_000,
+    client = HttpClient(HttpSettings(user_agent="t", timeout_s=5, retries=0, max_bytes=1_000_000),
                         policy=AddressPolicy(["127.0.0.1/32"]))
     tracemalloc.start()
     try:
