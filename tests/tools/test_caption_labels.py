@@ -48,10 +48,15 @@ def test_the_labels_are_well_formed(path):
         assert split.setdefault(lab["page"], lab["split"]) == lab["split"]
 
 
-@pytest.mark.skipif(not os.path.isdir(PAGES_EN), reason="../shared/data/real_pages_en absent")
-def test_junk_kept_and_good_lost_on_the_labelled_english_pages(labels):
-    items = all_items(sorted({lab["page"] for lab in labels}))
-    result = measure(labels, items)
+@pytest.fixture(scope="module")
+def english(labels):
+    if not os.path.isdir(PAGES_EN):
+        pytest.skip("../shared/data/real_pages_en absent")
+    return measure(labels, all_items(sorted({lab["page"] for lab in labels})))
+
+
+def test_junk_kept_and_good_lost_on_the_labelled_english_pages(english):
+    result = english
     print("\n" + format_table(result))
     print(json.dumps(result["dev"]["all"]))
     dev = result["dev"]["all"]
@@ -60,6 +65,12 @@ def test_junk_kept_and_good_lost_on_the_labelled_english_pages(labels):
     assert dev["good_lost"] <= MAX_GOOD_LOST
     # What is kept is mostly good: more good than junk and vague together.
     assert dev["precision"] > 0.5
+
+
+@pytest.mark.xfail(strict=True, reason="issue 14: good captions lost <= 0.05 is not met on the "
+                   "dev split with sample 4 (0.082; docs/captions.md)")
+def test_the_issues_good_lost_target_on_dev(english):
+    assert english["dev"]["all"]["good_lost"] <= 0.05
 
 
 @pytest.mark.skipif(not os.path.isdir(PAGES_DE), reason="../shared/data/real_pages absent")
