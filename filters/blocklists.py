@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from pipeline.core.errors import ConfigError
-from pipeline.web.http import canonical_url
+from pipeline.web.urls import canonical_url
 
 _HEX = re.compile(r"^([0-9a-fA-F]{32}|[0-9a-fA-F]{64})(?:\s.*)?$")
 

@@ -13,7 +13,7 @@ from pipeline.core.rejects import write_rejects
 from pipeline.core.stats import write_stats
 from pipeline.engines.local import run_local
 from pipeline.jobs import build_jobs, input_source, num_shards
-from pipeline.web.http import is_transient
+from pipeline.web.failures import is_transient
 
 ENGINES = ("beam", "spark", "local")
 

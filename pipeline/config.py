@@ -25,7 +25,8 @@ from filters.text import TextCleanerConfig
 from pipeline.core import overrides as overrides_mod
 from pipeline.core.errors import ConfigError
 from pipeline.steps.crawl import LINK_POLICIES
-from pipeline.web.http import OPT_OUT_TOKENS, USER_AGENT
+from pipeline.web.robots import OPT_OUT_TOKENS
+from pipeline.web.settings import USER_AGENT
 from scoring.score import ScorerConfig
 
 __all__ = ["Config", "ConfigError", "load", "from_dict"]

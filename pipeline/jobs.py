@@ -28,7 +28,7 @@ from pipeline.steps.fetch import ImageFetcher
 from pipeline.steps.read import WarcReader
 from pipeline.steps.write import ShardWriter
 from pipeline.waves import Job, finished_counts, finished_wave_dirs, sink, source
-from pipeline.web.http import canonical_url
+from pipeline.web.urls import canonical_url
 from scoring.best_text import BestText
 from scoring.pairs import ImagePairs
 from scoring.score import Scorer

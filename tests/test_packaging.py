@@ -41,7 +41,8 @@ BUILD_INPUTS = ["setup.py", "pyproject.toml", "MANIFEST.in", "requirements.txt",
                 "constraints.txt", "README.md", *PACKAGES]
 # Run from a checkout to rebuild the shipped models (they need requirements.txt's development
 # lines, e.g. onnx), never by a worker: their imports need not be declared.
-MODEL_BUILDERS = {"tools/build_image_models.py", "tools/train_naturalness.py"}
+MODEL_BUILDERS = {"tools/build_image_models.py", "tools/train_naturalness.py",
+                  "tools/naturalness_head.py"}
 # What a worker loads: the generated image models, the committed naturalness head, the
 # relevance scorer and its label vectors, the word lists.
 SHIPPED = ["filters/models/efficientnet_lite0_int8.onnx", "filters/models/open_nsfw_int8.onnx",

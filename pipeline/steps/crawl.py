@@ -10,7 +10,7 @@ So the pages put out, and the links followed, do not depend on thread timing.
 What is never fetched: a URL robots.txt disallows (robots.txt is fetched once per host per
 worker and obeyed for the robots.txt group naming our user agent's product token), a URL
 beyond ``max_depth`` or ``max_pages``, an off-site link under ``same_site`` / ``same_host``, a
-URL seen before (after :func:`pipeline.web.http.canonical_url`), anything but http(s), any
+URL seen before (after :func:`pipeline.web.urls.canonical_url`), anything but http(s), any
 address the SSRF guard refuses, and a URL the safety lists name (``safety.url_blocklist``, URL
 hashes in ``safety.hash_blocklist``): a page URL is checked before its robots.txt or the page
 is requested (``crawl_url_blocklist_<kind>``), and each redirect target before it is followed
@@ -28,17 +28,12 @@ from selectolax.lexbor import LexborHTMLParser
 
 from pipeline.core.records import Page
 from pipeline.core.stage import Drop, Keep, Source
+from pipeline.web.failures import FetchError, is_blocklisted
 from pipeline.web.html import TooDeep, parsed
-from pipeline.web.http import (
-    OPT_OUT_TOKENS,
-    FetchError,
-    canonical_url,
-    is_blocklisted,
-    opt_out_tokens,
-    stage_client,
-)
-from pipeline.web.robots import RobotsCache, agent_token
+from pipeline.web.http import stage_client
+from pipeline.web.robots import OPT_OUT_TOKENS, RobotsCache, agent_token, opt_out_tokens
 from pipeline.web.settings import HttpSettings
+from pipeline.web.urls import canonical_url
 
 LINK_POLICIES = ("same_site", "same_host", "open")
 # A crawl's HTTP defaults: politer than the image fetcher's (one host's pages, in depth).

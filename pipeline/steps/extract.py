@@ -14,7 +14,7 @@ from pipeline.steps.html_images import find_images, html_dim
 from pipeline.steps.regions import image_role, site_names
 from pipeline.web.charset import looks_undecodable
 from pipeline.web.html import TooDeep, parsed
-from pipeline.web.http import strip_userinfo
+from pipeline.web.urls import strip_userinfo
 
 # A side of surrounding text whose characters are at least this much link text is a list of
 # links (a teaser list, a headline grid, navigation), not prose about the image.

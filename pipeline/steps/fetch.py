@@ -23,17 +23,12 @@ from PIL import Image
 
 from pipeline.core.records import ImageItem
 from pipeline.core.stage import GroupStage, Keep
-from pipeline.web.http import (
-    OPT_OUT_TOKENS,
-    FetchError,
-    canonical_url,
-    check_address,
-    is_blocklisted,
-    opt_out_tokens,
-    stage_client,
-)
-from pipeline.web.robots import RobotsCache, agent_token
+from pipeline.web.address import check_address
+from pipeline.web.failures import FetchError, is_blocklisted
+from pipeline.web.http import stage_client
+from pipeline.web.robots import OPT_OUT_TOKENS, RobotsCache, agent_token, opt_out_tokens
 from pipeline.web.settings import HttpSettings
+from pipeline.web.urls import canonical_url
 
 __all__ = ["ImageFetcher", "FetchError", "check_address"]
 

@@ -5,6 +5,10 @@ Parsing is Protego's (Scrapy's parser: wildcards, ``$``, longest-match precedenc
 4xx (no file) allows everything; a 5xx, a timeout or a refused connection means the host is
 treated as fully disallowed (it may be overloaded) and is reported as ``robots_unreachable``,
 for :data:`UNREACHABLE_TTL_S`; then robots.txt is asked for again.
+
+The page-level opt-outs live here too: :func:`opt_out_tokens` reads ``X-Robots-Tag`` headers
+and robots meta tags, which the crawler and the image fetcher check against
+:data:`OPT_OUT_TOKENS` (the config's ``respect_opt_out`` list is checked against it too).
 """
 from __future__ import annotations
 
@@ -14,9 +18,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 from protego import Protego
 
-from pipeline.web.http import FetchError, HttpClient
+from pipeline.web.failures import FetchError
+from pipeline.web.http import HttpClient
 
 MAX_ROBOTS_BYTES = 512_000  # RFC 9309: crawlers must parse at least the first 500 KiB
+# X-Robots-Tag / robots meta tokens that opt a page or image out (the config checks against them).
+OPT_OUT_TOKENS = ("noai", "noimageai", "noindex", "noimageindex")
+# Directives that take a value after a colon: "max-image-preview: large" names no crawler.
+VALUED_DIRECTIVES = ("max-snippet", "max-image-preview", "max-video-preview", "unavailable_after")
 
 
 def robots_url(url: str) -> str:
@@ -27,6 +36,28 @@ def robots_url(url: str) -> str:
 def agent_token(user_agent: str) -> str:
     """The product token robots.txt groups name: ``"lait-builder/0.1 (+url)"`` -> ``lait-builder``."""
     return user_agent.split("/")[0].split()[0].strip() or "*"
+
+
+def opt_out_tokens(header_values, tokens=OPT_OUT_TOKENS, agent: str = "") -> list[str]:
+    """The opt-out tokens found in ``X-Robots-Tag`` values (or meta robots contents).
+
+    A value may be scoped to one crawler (``"googlebot: noindex, nofollow"``): it then counts
+    only when it names ``agent`` (our product token) or ``*``."""
+    found = []
+    agent = agent.lower()
+    for value in header_values:
+        value = value.strip().lower()
+        head, sep, rest = value.partition(":")
+        head = head.strip()
+        if sep and head and "," not in head and " " not in head and head not in VALUED_DIRECTIVES:
+            if head not in ("*", agent):
+                continue  # addressed to another crawler
+            value = rest
+        for tok in value.replace(";", ",").split(","):
+            tok = tok.strip()
+            if tok in tokens and tok not in found:
+                found.append(tok)
+    return found
 
 
 # How long a host whose robots.txt could not be fetched stays off limits before robots.txt is

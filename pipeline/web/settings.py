@@ -11,6 +11,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+# The config's default user agent (crawl: and fetch:): the product token robots.txt groups
+# name, with where to read about the crawler.
+USER_AGENT = "lait-builder/0.1 (+https://github.com/lait-builder)"
+
 
 @dataclass(frozen=True)
 class HttpSettings:

@@ -177,7 +177,7 @@ def test_cli_prints_one_json_line_per_file(image_models, tmp_path):
 
 
 def test_trainer_learns_from_folders(image_models, tmp_path):
-    from tools.train_naturalness import train
+    from tools.naturalness_head import train
 
     nat, other = tmp_path / "natural", tmp_path / "other"
     nat.mkdir()
@@ -207,7 +207,7 @@ def test_bad_config_fails_fast():
 def test_make_data_names_never_clash():
     """KDE's wallpapers are all images/<size>.jpg: one source's files must not overwrite each
     other's crops, and sources with distinct names keep them (the committed head's data)."""
-    from tools.train_naturalness import _stems
+    from tools.naturalness_data import _stems
 
     assert _stems(["/a/Aqua.jpg", "/b/Dune.jpg"]) == ["Aqua", "Dune"]
     clash = _stems(["/w/Grey/images/2560x1600.jpg", "/w/Kite/images/2560x1600.jpg", "/w/x.png"])
@@ -217,7 +217,7 @@ def test_make_data_names_never_clash():
 def test_every_source_weighs_the_same_within_its_class():
     import numpy as np
 
-    from tools.train_naturalness import source_weights
+    from tools.naturalness_head import source_weights
 
     y = np.array([1, 1, 1, 1, 0, 0, 0])
     src = np.array(["a", "a", "a", "b", "c", "c", "d"])

@@ -2,7 +2,7 @@
 import pytest
 
 from pipeline.steps.crawl import CrawlSource, page_links, site_of
-from pipeline.web.http import canonical_url
+from pipeline.web.urls import canonical_url
 from pipeline.core.stage import Drop, Keep
 from tests.faultweb import FaultWeb, body, html, redirect
 

@@ -5,7 +5,9 @@ import time
 import pytest
 from PIL import Image
 
-from pipeline.steps.fetch import FetchError, ImageFetcher, check_address
+from pipeline.steps.fetch import ImageFetcher
+from pipeline.web.address import check_address
+from pipeline.web.failures import FetchError
 from pipeline.core.records import Candidate
 from tests.conftest import serve_bytes
 

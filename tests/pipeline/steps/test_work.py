@@ -4,7 +4,7 @@ import pickle
 import pytest
 
 from pipeline.config import from_dict
-from pipeline.web.http import canonical_url
+from pipeline.web.urls import canonical_url
 from pipeline.jobs import build_jobs
 from pipeline.core.records import Candidate
 from pipeline.steps.work import WorkSink, WorkSource

@@ -4,9 +4,11 @@ import time
 
 import pytest
 
-from pipeline.web.http import (AddressPolicy, FetchError, HttpClient, opt_out_tokens,
-                           retry_after_seconds)
+from pipeline.web.address import AddressPolicy
+from pipeline.web.failures import FetchError, is_transient, retry_after_seconds
+from pipeline.web.http import HttpClient
 from pipeline.web.politeness import HostLimiter
+from pipeline.web.robots import opt_out_tokens
 from pipeline.web.settings import HttpSettings
 from tests.faultweb import FaultWeb, body
 
@@ -159,8 +161,6 @@ def test_a_finished_attempt_never_cuts_a_pooled_connection(web):
 
 
 def test_network_failures_are_transient_the_resource_s_own_are_not():
-    from pipeline.web.http import is_transient
-
     for reason in ("timeout", "connection_error", "dns_error", "http_429", "http_500",
                    "http_503", "robots_unreachable", "truncated"):
         assert is_transient(reason), reason
