@@ -37,7 +37,8 @@ def plan(base: dict, setting: str, stage1: str, stage2: str, steps: int, stage1_
                          2: {**s2, "shards": stage2, "steps": steps - stage1_steps, "init_from": None}}
     elif setting in ("single", "mixed"):
         shards = stage2 if setting == "single" else f"{stage1},{stage2}"
-        raw["stages"] = {1: {**s2, "shards": shards, "steps": steps, "init_from": None}}
+        # one stage: nothing to carry an optimiser state over from
+        raw["stages"] = {1: {**s2, "shards": shards, "steps": steps, "init_from": None, "carry_optimizer": False}}
     else:
         raise ConfigError(f"unknown setting {setting!r} (have: {', '.join(SETTINGS)})")
     raw["seed"] = seed

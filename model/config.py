@@ -97,6 +97,7 @@ class StageConfig:
     val_every: int = 100
     val_size: int = 128              # validation pairs (each with its two in-batch negatives)
     match_keep: float = 1.0          # noisy stage: share of pairs per batch that ITC/ITM learn from
+    carry_optimizer: bool = False    # stage >= 2: go on with the previous stage's AdamW state
 
 
 @dataclass
@@ -174,6 +175,9 @@ class Config:
             if s.match_keep < 1.0 and not (self.pretrain.itc_weight and self.pretrain.itm):
                 raise ConfigError(f"stages.{n}.match_keep < 1 needs pretrain.itc_weight > 0 (the "
                                   "contrastive loss chooses the pairs) and pretrain.itm")
+            if s.carry_optimizer and (n == min(self.stages) or s.init_from):
+                raise ConfigError(f"stages.{n}.carry_optimizer continues the previous stage's optimiser "
+                                  "state: it needs a previous stage in the config and no init_from")
             if s.val_every <= 0 or s.val_size < 2:
                 raise ConfigError(f"stages.{n}: val_every must be positive and val_size at least 2")
         return self

@@ -26,6 +26,21 @@ from .encoder import minilm_dir, resolve_bert_dir
 
 log = logging.getLogger(__name__)
 IGNORE = -100
+# Image members a webdataset sample may carry: the pipeline writes `.jpg`
+# (pipeline/steps/write.py); img2dataset and other tools write `.png`, `.jpeg`, `.webp`.
+IMAGE_EXTS = ("jpg", "jpeg", "png", "webp")
+
+
+def image_bytes(sample: dict) -> bytes:
+    """The encoded image of a webdataset sample (dict of extension -> bytes), whichever of
+    IMAGE_EXTS it has (case-insensitive; the first in that order if several); a ValueError
+    naming the sample's keys when it has none."""
+    by_ext = {k.lower(): k for k in sample if isinstance(k, str) and not k.startswith("__")}
+    for ext in IMAGE_EXTS:
+        if ext in by_ext:
+            return sample[by_ext[ext]]
+    raise ValueError(f"no image member (looked for {', '.join('.' + e for e in IMAGE_EXTS)}; "
+                     f"the sample has {', '.join('.' + k for k in sorted(by_ext)) or 'nothing'})")
 
 
 # --- shards and tokens -----------------------------------------------------------------------
@@ -110,7 +125,7 @@ def decode_sample(s: dict, cfg: Config, tok: Tokenizer, text_only: bool = False)
         return out
     if cfg.model.visual == "pixels":
         size = cfg.model.image_size
-        im = Image.open(io.BytesIO(s["jpg"])).convert("RGB").resize((size, size), Image.BILINEAR)
+        im = Image.open(io.BytesIO(image_bytes(s))).convert("RGB").resize((size, size), Image.BILINEAR)
         out["image"] = np.asarray(im, dtype=np.uint8).transpose(2, 0, 1).copy()
         return out
     if "regions.npz" not in s:

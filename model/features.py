@@ -36,6 +36,8 @@ from tqdm import tqdm
 from filters.efficientnet import EfficientNetLite0
 from pipeline.steps.write import PARQUET_DIR, parquet_files
 
+from .data import image_bytes
+
 log = logging.getLogger(__name__)
 
 
@@ -164,11 +166,10 @@ def extract_shard(src: str, dst: str, extractor, batch_size: int = 32, dtype=np.
     with tarfile.open(tmp, "w", format=tarfile.USTAR_FORMAT) as tf:
         for key, members in _samples(src):
             counts["samples"] += 1
-            img = next((d for m, d in members if m.name.rsplit(".", 1)[-1].lower() in ("jpg", "jpeg", "png", "webp")), None)
             im = None
             try:
-                if img is None:
-                    raise ValueError("no image member")
+                # member name "<key>.<ext>" -> {ext: bytes}, the shape image_bytes reads
+                img = image_bytes({m.name[len(key) + 1:]: d for m, d in members})
                 im = Image.open(io.BytesIO(img))
                 im.load()
                 im = im.convert("RGB")

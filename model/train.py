@@ -126,19 +126,35 @@ def load_checkpoint(path: str, model: torch.nn.Module, opts=(), strict: bool = T
     with open(os.path.join(path, "state.json")) as f:
         state = json.load(f)
     if opts:
-        tensors = load_file(os.path.join(path, "optim.safetensors")) if os.path.exists(
-            os.path.join(path, "optim.safetensors")) else {}
-        for oi, (opt, _) in enumerate(opts):
-            meta = state["optimizers"][oi]
-            st: dict = {}
-            for k, v in tensors.items():
-                o, pi, name = k.split(".", 2)
-                if int(o) == oi:
-                    st.setdefault(int(pi), {})[name] = v
-            for pi, sc in meta["scalars"].items():
-                st.setdefault(int(pi), {}).update(sc)
-            opt.load_state_dict({"state": st, "param_groups": meta["param_groups"]})
+        load_optimizers(path, opts, state)
     return state
+
+
+def load_optimizers(path: str, opts, state: dict, keep_hyper: bool = False) -> None:
+    """Load the optimisers' states saved by save_checkpoint at `path` (state = its state.json).
+    keep_hyper: keep each param group's own hyper-parameters (weight decay, betas, ...) and take
+    only the per-parameter state (AdamW's moments and step counts) from the checkpoint."""
+    tensors = load_file(os.path.join(path, "optim.safetensors")) if os.path.exists(
+        os.path.join(path, "optim.safetensors")) else {}
+    saved = state.get("optimizers", [])
+    if len(saved) != len(opts):
+        raise ConfigError(f"{path} holds {len(saved)} optimiser state(s), this run has {len(opts)}")
+    for oi, (opt, _) in enumerate(opts):
+        meta = saved[oi]
+        st: dict = {}
+        for k, v in tensors.items():
+            o, pi, name = k.split(".", 2)
+            if int(o) == oi:
+                st.setdefault(int(pi), {})[name] = v
+        for pi, sc in meta["scalars"].items():
+            st.setdefault(int(pi), {}).update(sc)
+        groups = meta["param_groups"]
+        if keep_hyper:
+            if [len(g["params"]) for g in groups] != [len(g["params"]) for g in opt.param_groups]:
+                raise ConfigError(f"{path}: optimiser {oi} has other parameter groups than this run's")
+            groups = [{**{k: v for k, v in mine.items() if k != "params"}, "params": g["params"]}
+                      for mine, g in zip(opt.param_groups, groups)]
+        opt.load_state_dict({"state": st, "param_groups": groups})
 
 
 # --- the loop ----------------------------------------------------------------------------------
@@ -192,6 +208,18 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
             raise ConfigError(f"stage {stage} starts from {src}, which has no checkpoint: run the earlier stage first")
         load_checkpoint(src, model)
         log.info("stage %d starts from %s", stage, src)
+        if s.carry_optimizer:
+            # AdamW's moments and step count go on from the previous stage's end (its last/
+            # checkpoint is written at its final step), so there is no fresh-state restart.
+            prev = max(n for n in cfg.stages if n < stage)
+            plast = os.path.join(stage_dir(cfg, prev), "last")
+            with open(os.path.join(plast, "state.json")) as f:
+                pstate = json.load(f)
+            if pstate.get("step") != cfg.stage(prev).steps:
+                raise ConfigError(f"stage {stage} carries the optimiser of {plast}, which is at step "
+                                  f"{pstate.get('step')}, not stage {prev}'s last ({cfg.stage(prev).steps})")
+            load_optimizers(plast, opts, pstate, keep_hyper=True)
+            log.info("stage %d carries the optimiser state of %s", stage, plast)
     if start >= s.steps:
         log.info("stage %d already done (%d steps)", stage, start)
         return {"step": start}

@@ -5,6 +5,7 @@ import tarfile
 
 import numpy as np
 import pytest
+from PIL import Image
 
 import model_synth as synth
 from model.features import GridExtractor, OnnxDetector, run_features
@@ -110,3 +111,59 @@ def test_onnx_detector(tmp_path, raw_dir):
     assert len(few["labels"]) == 10                       # at least min_regions (VL-BERT: 10)
     stats = run_features(raw_dir, str(tmp_path / "out"), det, progress=False, dtype=np.float32)
     assert stats["with_regions"] == 12
+
+
+def _format_shard(d: str) -> dict:
+    """A shard as other tools write it: one sample each as .png, .webp, .JPEG and .jpg (the
+    pipeline's own), and one with no image member. Returns key -> the image's pixels."""
+    os.makedirs(os.path.join(d, "shards"))
+    rng = np.random.default_rng(3)
+    pixels = {}
+    with tarfile.open(os.path.join(d, "shards", "00000.tar"), "w") as tf:
+        def add(name, data):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+        for i, (ext, fmt, opts) in enumerate([("png", "PNG", {}), ("webp", "WEBP", {"lossless": True}),
+                                              ("JPEG", "JPEG", {"quality": 95}), ("jpg", "JPEG", {"quality": 95})]):
+            im = synth.draw(*synth.combo(i), rng)
+            buf = io.BytesIO()
+            im.save(buf, fmt, **opts)
+            key = f"k{i}"
+            pixels[key] = np.asarray(im.convert("RGB").resize((128, 128), Image.BILINEAR))
+            add(f"{key}.{ext}", buf.getvalue())
+            add(f"{key}.txt", " ".join(synth.combo(i)).encode())
+        add("k9.txt", b"red circle")
+        add("k9.json", b"{}")
+    return pixels
+
+
+def test_png_webp_jpeg_samples_decode_and_get_regions(tmp_path):
+    """The trainer (pixels mode) and `lait features` read whichever image member a sample has,
+    not only the pipeline's .jpg; a sample without one is a counted bad sample whose error
+    names the members it has."""
+    from model.config import from_dict
+    from model.data import decode_sample, image_bytes, read_samples, tokenizer_for
+    from model_synth import tiny_raw
+    raw_dir = str(tmp_path / "raw")
+    pixels = _format_shard(raw_dir)
+    raw = tiny_raw(str(tmp_path), raw_dir + "/shards")
+    raw["model"].update(visual="pixels", pixel_backbone="tiny", image_size=128, pixel_pool=1, pixel_sample=8)
+    raw["pretrain"] = {"moc_weight": 0.0, "mrfr_weight": 0.0}
+    cfg = from_dict(raw)
+    got = {s["key"]: s["image"] for s in read_samples(raw_dir + "/shards", cfg, tokenizer_for(cfg))}
+    assert sorted(got) == ["k0", "k1", "k2", "k3"]                   # k9 has no image: skipped
+    for key in ("k0", "k1"):                                           # png, lossless webp: exact
+        assert np.array_equal(got[key].transpose(1, 2, 0), pixels[key])
+    for key in ("k2", "k3"):                                           # jpeg: close
+        assert np.abs(got[key].transpose(1, 2, 0).astype(int) - pixels[key]).mean() < 8
+    with pytest.raises(ValueError, match=r"no image member .*\.json, \.txt"):
+        decode_sample({"__key__": "k9", "txt": b"red circle", "json": b"{}"}, cfg, tokenizer_for(cfg))
+    assert image_bytes({"__key__": "x", "PNG": b"a", "jpg": b"b"}) == b"b"   # .jpg first, any case
+    # lait features: regions for every image format, the imageless sample counted and copied.
+    out = str(tmp_path / "feat")
+    stats = run_features(raw_dir, out, GridExtractor(grid=2, device="cpu"), progress=False)
+    assert stats == {**stats, "samples": 5, "with_regions": 4, "bad_image": 1}
+    names = [n for n, _ in _members(os.path.join(out, "shards", "00000.tar"))]
+    assert [n for n in names if n.endswith(".regions.npz")] == [f"k{i}.regions.npz" for i in range(4)]
+    assert "k9.txt" in names and "k9.regions.npz" not in names

@@ -145,3 +145,41 @@ def test_seeded_runs_are_identical(data_dir, tmp_path):
         train(from_dict(raw), 1, progress=False)
         outs.append(load_file(str(tmp_path / name / "run" / "stage1" / "final" / "model.safetensors")))
     assert all(torch.equal(outs[0][k], outs[1][k]) for k in outs[0])
+
+
+def test_stage2_can_carry_the_optimiser_state(data_dir, tmp_path):
+    """stages.2.carry_optimizer: stage 2 goes on with stage 1's AdamW moments and step count
+    (its own hyper-parameters kept); off (the default), stage 2 starts a fresh AdamW."""
+    from model.config import ConfigError
+    raw = tiny_raw(str(tmp_path), data_dir + "/shards")
+    raw["stages"][1].update(steps=3, batch_size=4, log_every=1)
+    raw["stages"][2].update(steps=2, batch_size=4, log_every=1, warmup_steps=0,
+                            weight_decay=0.05, carry_optimizer=True)
+    cfg = from_dict(raw)
+    train(cfg, 1, progress=False)
+    s1 = load_file(str(tmp_path / "run" / "stage1" / "last" / "optim.safetensors"))
+    # What stage 2 starts from: stage 1's state, this stage's weight decay.
+    model = ImageBERT(cfg)
+    opts = build_optimizers(model, cfg.stage(2))
+    from model.train import load_optimizers
+    state = json.load(open(tmp_path / "run" / "stage1" / "last" / "state.json"))
+    load_optimizers(str(tmp_path / "run" / "stage1" / "last"), opts, state, keep_hyper=True)
+    adam = opts[0][0]
+    assert [g["weight_decay"] for g in adam.param_groups] == [0.05, 0.0]
+    first = adam.param_groups[0]["params"][0]
+    assert torch.equal(adam.state[first]["exp_avg"], s1["0.0.exp_avg"])
+    train(cfg, 2, progress=False)
+    s2 = load_file(str(tmp_path / "run" / "stage2" / "last" / "optim.safetensors"))
+    assert float(s2["0.0.step"]) == 5.0                     # 3 steps of stage 1 + 2 of stage 2
+    assert _records(cfg, 2)[0]["lr"] == pytest.approx(1e-4)  # warmup_steps 0: the peak at once
+    saved = json.load(open(tmp_path / "run" / "stage2" / "last" / "state.json"))["optimizers"][0]
+    assert saved["param_groups"][0]["weight_decay"] == 0.05
+    # It needs a previous stage, and no other starting checkpoint.
+    bad = tiny_raw(str(tmp_path), data_dir + "/shards")
+    bad["stages"][1]["carry_optimizer"] = True
+    with pytest.raises(ConfigError, match="carry_optimizer"):
+        from_dict(bad)
+    bad = tiny_raw(str(tmp_path), data_dir + "/shards")
+    bad["stages"][2].update(carry_optimizer=True, init_from=str(tmp_path / "elsewhere"))
+    with pytest.raises(ConfigError, match="carry_optimizer"):
+        from_dict(bad)
