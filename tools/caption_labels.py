@@ -9,9 +9,13 @@ each page of the set is a different site), for images the extractor of the time 
 ``missed: true``, and for a later sample its number (``sample: 2``: 220 more items of the
 check pages, drawn at random from every item the extractor finds with page roles off, and
 labelled after the rules they measure were written; ``sample: 4``: 360 more items of the dev
-pages, drawn by ``draw`` with seed 20261128).  ``tests/data/real_pages_labels.jsonl``
-holds 200 items of the 110 mostly German ``../shared/data/real_pages`` drawn the same way, all
-``check``: no rule was tuned on them.  Labels are keyed on page, image URL, source and raw text, so they outlive
+pages, drawn by ``draw`` with seed 20261128; ``sample: 5, stratified: "region"``: 240 more
+dev items, a stratified sample of the items of images in the site's menu (``nav``, 120),
+header (60) and footer (60), ``region`` saying which, drawn by ``draw --regions`` with seed
+20261129 (before they were labelled) and reported only on its own, never in the split's
+figures).  ``tests/data/real_pages_labels.jsonl`` holds 200 items of the 110 mostly German
+``../shared/data/real_pages`` drawn the same way, all ``check``: no rule was tuned on them.
+Labels are keyed on page, image URL, source and raw text, so they outlive
 code changes: an item the current code no longer extracts counts as ``not extracted``.
 
 ``measure()`` runs extraction and the text step over the labelled pages and reports, per split
@@ -21,6 +25,8 @@ and the precision of what is kept (good / labelled kept).
     python -m tools.caption_labels measure [--show --split dev] [--pages de]
     python -m tools.caption_labels dump OUT.jsonl     # every item with its decision (to label)
     python -m tools.caption_labels draw OUT.jsonl --seed 20261128 --n 360   # a new sample
+    python -m tools.caption_labels draw OUT.jsonl --seed 20261129 \
+        --regions nav=120,header=60,footer=60                              # sample 5
 
 ``draw`` is how sample 4 was drawn: every item the extractor finds on the dev pages with page
 roles off (kept and dropped alike, furniture included), minus those already labelled, N drawn
@@ -106,6 +112,28 @@ def draw(seed: int, n: int, split: str = "dev") -> list[dict]:
     """N unlabelled items of the ``split`` pages, drawn at random from every item the extractor
     finds with page roles off (see the module docstring)."""
     import random
+    items = unlabelled(split)
+    return random.Random(seed).sample(items, min(n, len(items)))
+
+
+def draw_regions(seed: int, quotas: dict, split: str = "dev") -> list[dict]:
+    """A stratified sample (how sample 5 was drawn): for each region of ``quotas``
+    (``{"nav": 120, "header": 60, "footer": 60}``), that many unlabelled items of images in
+    that region (all of them if fewer), drawn at random with the seed, region by region in the
+    order given, from every item the extractor finds with page roles off."""
+    import random
+    rng = random.Random(seed)
+    items = unlabelled(split)
+    out = []
+    for region, n in quotas.items():
+        pool = [it for it in items if it["region"] == region]
+        out.extend(rng.sample(pool, min(n, len(pool))))
+    return out
+
+
+def unlabelled(split: str = "dev") -> list[dict]:
+    """Every item the extractor finds with page roles off on the ``split`` pages (kept and
+    dropped alike, furniture included), minus those already labelled, in page order."""
     extract = Extractor(page_roles=False)
     cleaner = TextCleaner()
     cleaner.setup()
@@ -134,7 +162,7 @@ def draw(seed: int, n: int, split: str = "dev") -> list[dict]:
                               "region": cand.meta.get("region"),
                               "w": cand.meta.get("img_width"), "h": cand.meta.get("img_height"),
                               "own": own[cand.image_url], "title": cand.page_title[:80]})
-    return random.Random(seed).sample(items, min(n, len(items)))
+    return items
 
 
 def read_labels(path: str = LABELS) -> list[dict]:
@@ -167,9 +195,16 @@ def measure(labels: list[dict], items: list[dict]) -> dict:
         item = _find(lab, by_key, by_image)
         state = "missing" if item is None else ("kept" if item["kept"] else "dropped")
         # A later sample is also reported on its own ("check-s2": drawn and labelled after
-        # the rules it measures were written).
-        groups = (lab["split"], "all") + ((f"{lab['split']}-s{lab['sample']}",)
-                                          if lab.get("sample") else ())
+        # the rules it measures were written).  A stratified sample (sample 5: items of
+        # header, footer and menu images) is reported only on its own and per stratum
+        # ("dev-s5", "dev-s5-nav"): it is no random draw, so it stays out of the split's
+        # headline figures.
+        if lab.get("stratified"):
+            base = f"{lab['split']}-s{lab['sample']}"
+            groups = (base, f"{base}-{lab[lab['stratified']]}")
+        else:
+            groups = (lab["split"], "all") + ((f"{lab['split']}-s{lab['sample']}",)
+                                              if lab.get("sample") else ())
         for split in groups:
             for src in (lab["source"], "all"):
                 counts[split][src][(lab["label"], state)] += 1
@@ -208,13 +243,13 @@ def lost_and_leaked(labels: list[dict], items: list[dict]) -> tuple[list, list]:
 
 
 def format_table(result: dict) -> str:
-    lines = [f"{'split':6} {'source':12} {'good':>5} {'junk':>5} {'vague':>5} "
+    lines = [f"{'split':13} {'source':12} {'good':>5} {'junk':>5} {'vague':>5} "
              f"{'junk kept':>9} {'good lost':>9} {'precision':>9}"]
     for split in sorted(result, key=lambda k: (k == "all", k)):
         for src in ("alt", "caption", "title", "surrounding", "all"):
             r = result[split].get(src)
             if r:
-                lines.append(f"{split:6} {src:12} {r['n_good']:>5} {r['n_junk']:>5} "
+                lines.append(f"{split:13} {src:12} {r['n_good']:>5} {r['n_junk']:>5} "
                              f"{r['n_vague']:>5} {r['junk_kept']:>9.3f} {r['good_lost']:>9.3f} "
                              f"{r['precision']:>9.3f}")
     return "\n".join(lines)
@@ -236,10 +271,14 @@ def main(argv=None) -> int:
     dr.add_argument("out")
     dr.add_argument("--seed", type=int, required=True)
     dr.add_argument("--n", type=int, default=360)
+    dr.add_argument("--regions", default="",
+                    help="a stratified draw instead: region=N,... (nav=120,header=60,footer=60)")
     args = ap.parse_args(argv)
     if args.cmd == "draw":
+        quotas = {r: int(n) for r, n in (q.split("=") for q in args.regions.split(",") if q)}
+        drawn = draw_regions(args.seed, quotas) if quotas else draw(args.seed, args.n)
         with open(args.out, "w", encoding="utf-8") as f:
-            for it in draw(args.seed, args.n):
+            for it in drawn:
                 f.write(json.dumps(it, ensure_ascii=False) + "\n")
         return 0
     if args.cmd == "dump":

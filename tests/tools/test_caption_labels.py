@@ -39,7 +39,12 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in (2, 3, 4)
+        assert lab.get("sample", 2) in (2, 3, 4, 5)
+        # sample 5 is the stratified one (header / footer / menu images): it says so and names
+        # each item's stratum, so that measure() keeps it out of the split's figures
+        assert (lab.get("sample") == 5) == (lab.get("stratified") == "region"), lab
+        if lab.get("stratified"):
+            assert lab["region"] in ("nav", "header", "footer") and lab["split"] == "dev"
     counts = Counter(lab["label"] for lab in labels)
     assert len(labels) >= 200 and min(counts.values()) >= 35, counts
     # one split per page (each page of the set is a different site)
