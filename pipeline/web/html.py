@@ -97,7 +97,8 @@ class ParsedPage:
     def __init__(self, body: bytes, content_type: str, max_depth: int = MAX_DEPTH):
         self.html, self.codec, self.how = decode_html(body, content_type)
         # Read as valid UTF-8 (or ASCII), the body is the text's UTF-8 bytes: the depth scan
-        # reads it as is instead of encoding the text again (a tenth of the extract step).
+        # and the parser (which encodes a str to UTF-8 first) read it as is instead of
+        # encoding the text again, twice (a tenth of the extract step).
         self._utf8 = body if self.how == "utf8" else None
         self.max_depth = max_depth
         self._tree = None
@@ -109,11 +110,11 @@ class ParsedPage:
         if self._too_deep is None:
             self._too_deep = nesting_depth(self._utf8 or self.html,
                                            self.max_depth) > self.max_depth
-            self._utf8 = None
         if self._too_deep:
             raise TooDeep(f"elements nest deeper than {self.max_depth}")
         if self._tree is None:
-            self._tree = LexborHTMLParser(self.html)
+            self._tree = LexborHTMLParser(self._utf8 or self.html)
+            self._utf8 = None
         return self._tree
 
 
