@@ -235,6 +235,14 @@ def choose_urls(images: list["ImageRef"], base: str = "") -> None:
 
 # Frame kinds; a link's kind is negative: -(the index of its first token + 1).
 _PLAIN, _BLOCK, _FIGURE, _FIGCAPTION, _PICTURE, _ADJ_CAPTION = range(6)
+# What the walk does with an element, by tag: one dict lookup instead of a chain of tests
+# per element (a page has thousands).  Below _A it is entered; unlisted tags are plain.
+_DO_PLAIN, _DO_BLOCK, _DO_FIGURE, _DO_FIGCAPTION, _DO_PICTURE, _DO_A, _DO_IMG, _DO_BREAK, \
+    _DO_SOURCE, _DO_SKIP, _DO_EMPTY_TEXT = range(11)
+_ACTION = {**{t: _DO_BLOCK for t in BLOCK_TAGS}, **{t: _DO_SKIP for t in SKIP_TAGS},
+           "figure": _DO_FIGURE, "figcaption": _DO_FIGCAPTION, "picture": _DO_PICTURE,
+           "a": _DO_A, "img": _DO_IMG, "br": _DO_BREAK, "hr": _DO_BREAK,
+           "source": _DO_SOURCE, "-text": _DO_EMPTY_TEXT}
 
 
 def _after_figure(node, fig_id: int) -> bool:
@@ -297,45 +305,39 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
                         figures[-1][1] = len(tokens)  # the figure's first figcaption ends
                     add(" ")
             continue
+        text = node.text_content  # None unless a text node: most nodes are, skip their tag
+        if text is not None:
+            add(text)
+            node = node.next
+            continue
         tag = node.tag
-        if tag == "-text":
-            add(node.text_content or "")
-        elif tag == "img":
-            attrs = node.attributes
-            lazy, lazy_attr = lazy_url(attrs, base)
-            images.append(ImageRef(
-                len(images), resolve(base, attrs.get("src")), lazy, lazy_attr,
-                first_srcset_url(attrs.get("srcset")),
-                pictures[-1][0] if pictures else "", attrs, len(tokens), blocks[-1],
-                figures[-1] if figures else None, links > 0, region=region_of(stack, memo)))
-        elif tag == "br" or tag == "hr":
-            add(" ")
-        elif tag == "source":
-            if pictures and not pictures[-1][0] and node.parent.tag == "picture":
-                attrs = node.attributes
-                pictures[-1][0] = resolve(base, first_srcset_url(
-                    attrs.get("srcset") or attrs.get("data-srcset")))
-        elif tag not in SKIP_TAGS and tag[0] not in "-_":
-            child = node.child
+        do = _ACTION.get(tag, _DO_PLAIN)
+        if do <= _DO_A:
+            if do == _DO_PLAIN and tag[0] in "-_":  # a comment, a doctype
+                node = node.next
+                continue
+            child = node.first_child  # not .child, an alias that costs a second lookup
             kind = _PLAIN
-            if tag in BLOCK_TAGS:
+            if do == _DO_PLAIN:
+                pass
+            elif do <= _DO_FIGCAPTION:
                 add(" ")
                 blocks.append([len(tokens), -1])
                 kind = _BLOCK
-                if tag == "figure":
+                if do == _DO_FIGURE:
                     figures.append([-1, -1])
                     kind = _FIGURE
-                elif tag == "figcaption":
+                elif do == _DO_FIGCAPTION:
                     kind = _FIGCAPTION
                     if figures and figures[-1][0] < 0:
                         figures[-1][0] = len(tokens)
                     elif last_figure[1] is not None and _after_figure(node, last_figure[0]):
                         kind = _ADJ_CAPTION
                         last_figure[1][0] = len(tokens)
-            elif tag == "picture":
+            elif do == _DO_PICTURE:
                 pictures.append([""])
                 kind = _PICTURE
-            elif tag == "a":
+            else:  # a link
                 links += 1
                 kind = -len(tokens) - 1  # a link's frame holds where its text starts
             if containers and node.mem_id in containers:
@@ -355,6 +357,23 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
                 push((node, kind))
                 node = None
                 continue
+        elif do == _DO_IMG:
+            attrs = node.attributes
+            lazy, lazy_attr = lazy_url(attrs, base)
+            images.append(ImageRef(
+                len(images), resolve(base, attrs.get("src")), lazy, lazy_attr,
+                first_srcset_url(attrs.get("srcset")),
+                pictures[-1][0] if pictures else "", attrs, len(tokens), blocks[-1],
+                figures[-1] if figures else None, links > 0, region=region_of(stack, memo)))
+        elif do == _DO_BREAK:
+            add(" ")
+        elif do == _DO_SOURCE:
+            if pictures and not pictures[-1][0] and node.parent.tag == "picture":
+                attrs = node.attributes
+                pictures[-1][0] = resolve(base, first_srcset_url(
+                    attrs.get("srcset") or attrs.get("data-srcset")))
+        elif do == _DO_EMPTY_TEXT:
+            add("")  # a text node without data (as before: a token all the same)
         node = node.next
     blocks[0][1] = len(tokens)
     return tokens, images, link_spans
