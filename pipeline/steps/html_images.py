@@ -39,6 +39,7 @@ _DATA_SRC_RE = re.compile(r"^data-(?:[\w-]*src[\w-]*|source[\w-]*|original[\w-]*
 # Elements other than <img> that lazy-loading scripts turn into one: an image URL in a lazy
 # attribute and an alt-like attribute ("<div data-src=... data-alt=...>").
 LAZY_CONTAINER_CSS = "[data-alt]:not(img)"
+_SITE_NAME_CSS = 'meta[property="og:site_name"]'
 # File names that only hold the place of a lazily loaded image (leer.gif, shim.gif,
 # lazyload-transparent-image-data.gif, 1x1.trans.gif, missing-image.svg, ...).
 _PLACEHOLDER_RE = re.compile(
@@ -49,6 +50,9 @@ _IMAGE_URL_RE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|bmp)(?:$|[?&#%/])", re
 _URL_JUNK_RE = re.compile(r"[\t\n\r]")
 _PLAIN_URL_RE = re.compile(r"^https?://[^/\s#?\\@\[\]]+(?:[/?][^\s#\\]*)?$")
 _DIM_RE = re.compile(r"^\s*(\d{1,6})(?:\.\d+)?\s*(?:px)?\s*$", re.I)
+# A <base> element exists only where the source has a start tag named so (any case): the
+# regex costs a third less than the tree-wide query it spares on the pages without one.
+_BASE_TAG_RE = re.compile("<[bB][aA][sS][eE]")
 _ESCAPED_ENTITY_RE = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]{2,8});")
 
 
@@ -424,7 +428,7 @@ def find_images(text: str, page_url: str, surrounding_chars: int = 300,
     with ``texts=False`` the texts are left for :meth:`PageImages.fill`, image by image.
     ``tree``: ``text`` already parsed (it is only read)."""
     tree = LexborHTMLParser(text) if tree is None else tree
-    base_node = tree.css_first("base[href]")
+    base_node = tree.css_first("base[href]") if _BASE_TAG_RE.search(text) else None
     base = resolve(page_url, base_node.attributes.get("href")) if base_node else ""
     base = base or page_url
     title_node = tree.css_first("head > title") or tree.css_first("title")
@@ -438,7 +442,11 @@ def find_images(text: str, page_url: str, surrounding_chars: int = 300,
                      lang=lang, base=base, surrounding_chars=surrounding_chars,
                      max_text_chars=max_text_chars)
     if "og:site_name" in text:  # a query costs a tenth of a walk: only where it can match
-        site_node = tree.css_first('meta[property="og:site_name"]')
+        # The head comes first in document order: a match there is the page's first, found
+        # without a query over the whole tree.
+        head = tree.head
+        site_node = (head.css_first(_SITE_NAME_CSS) if head is not None else None) \
+            or tree.css_first(_SITE_NAME_CSS)
         if site_node is not None:
             out.site_name = collapse(site_node.attributes.get("content"))
     body = tree.body or root
