@@ -207,6 +207,11 @@ class PageImages:
 
 def lazy_url(attrs: dict, base: str) -> tuple[str, str]:
     """``(url, attribute)`` of the first usable lazy-loading attribute, or ``("", "")``."""
+    for name in attrs:  # every attribute read below is a data-* one; most images have none
+        if name[:5] == "data-":
+            break
+    else:
+        return "", ""
     for name in LAZY_URL_ATTRS:
         if attrs.get(name):
             url = resolve(base, attrs[name])
