@@ -33,11 +33,27 @@ _FLAT = frozenset(
 # svg and math, elements closed by "/>" are removed first (in HTML "<div/>" opens a div).
 _SKIP_RE = re.compile(rb"<!--|<(script|style|textarea|xmp|noembed|noframes|title|svg|math)\b")
 _SELF_CLOSED_RE = re.compile(rb"<[a-z][^<>]*/>")
+
+
+def _trie(words: list[bytes]) -> bytes:
+    """A regex matching exactly ``words``, as a trie ("b(?:ase(?:font)?|r)"): the regex
+    engine then tries a few first letters at each tag, not every name in turn."""
+    words = sorted(set(words))
+    if words == [b""]:
+        return b""
+    groups: dict[bytes, list[bytes]] = {}
+    for w in words:
+        if w:
+            groups.setdefault(w[:1], []).append(w[1:])
+    alts = [re.escape(c) + _trie(rest) for c, rest in sorted(groups.items())]
+    body = alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
+    return b"(?:" + body + b")?" if b"" in words else body
+
+
 # A tag of an element that builds depth: its close mark ("/" or ""), and nothing for the
 # _FLAT ones (a name is flat only as a whole: "<brx>" counts).  Matching only these, one
 # byte each, keeps the Python loop below to the tags that count (a third of them).
-_STEP_RE = re.compile(rb"<(/?)(?!(?:" + b"|".join(sorted(_FLAT, key=len, reverse=True))
-                      + rb")(?![a-z0-9:-]))[a-z]")
+_STEP_RE = re.compile(rb"<(/?)(?!" + _trie(list(_FLAT)) + rb"(?![a-z0-9:-]))[a-z]")
 
 
 class TooDeep(ValueError):
