@@ -331,10 +331,10 @@ class WarcReader(Source):
             return self.drop("not_html")
         if declared is not None and declared - body_at > self.max_page_bytes:
             return self.drop("page_too_large")  # the rest of the record is never read
-        block = head + record.reader.read()
-        if declared is not None and len(block) < declared:
+        rest = record.reader.read()
+        if declared is not None and len(head) + len(rest) < declared:
             return self.drop("truncated")
-        body = block[body_at:]
+        body = head[body_at:] + rest  # one copy of the page, not two (head + rest, then cut)
         if len(body) > self.max_page_bytes:
             return self.drop("page_too_large")
         try:
