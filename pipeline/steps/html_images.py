@@ -272,7 +272,7 @@ _PLAIN, _BLOCK, _FIGURE, _FIGCAPTION, _PICTURE, _ADJ_CAPTION = range(6)
 # What the walk does with an element, by tag: one dict lookup instead of a chain of tests
 # per element (a page has thousands).  Below _A it is entered; unlisted tags are plain.
 _DO_PLAIN, _DO_BLOCK, _DO_FIGURE, _DO_FIGCAPTION, _DO_PICTURE, _DO_A, _DO_IMG, _DO_BREAK, \
-    _DO_SOURCE, _DO_SKIP = range(10)
+    _DO_SOURCE, _DO_SKIP, _DO_EMPTY_TEXT = range(11)
 _ACTION = {**{t: _DO_BLOCK for t in BLOCK_TAGS}, **{t: _DO_SKIP for t in SKIP_TAGS},
            "figure": _DO_FIGURE, "figcaption": _DO_FIGCAPTION, "picture": _DO_PICTURE,
            "a": _DO_A, "img": _DO_IMG, "br": _DO_BREAK, "hr": _DO_BREAK,
@@ -294,11 +294,10 @@ def _tag_ids() -> dict[int, int]:
     return out
 
 
-# Lexbor's fixed ids: the text node's, the non-elements' (document, comment, doctype: passed
-# over) and the known HTML names' (below 0x1000; see _tag_ids).
-_TEXT_ID, _KNOWN_IDS = 2, 0x1000
-_NOT_ELEMENT_IDS = frozenset((3, 4, 5))
-_ACTION_ID = _tag_ids()
+# Lexbor's fixed ids: the known HTML names' (below 0x1000; see _tag_ids), a text node's (2:
+# one without data) and the other non-elements' (document, comment, doctype: passed over).
+_KNOWN_IDS = 0x1000
+_ACTION_ID = {**_tag_ids(), 2: _DO_EMPTY_TEXT, 3: _DO_SKIP, 4: _DO_SKIP, 5: _DO_SKIP}
 
 
 def _after_figure(node, fig_id: int) -> bool:
@@ -361,16 +360,13 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
                         figures[-1][1] = len(tokens)  # the figure's first figcaption ends
                     add(" ")
             continue
-        tag_id = node.tag_id
-        if tag_id == _TEXT_ID:  # most nodes are text
-            add(node.text_content or "")  # a text node without data: a token all the same
+        text = node.text_content  # None unless a text node: most nodes are
+        if text is not None:
+            add(text)
             node = node.next
             continue
-        do = _ACTION_ID.get(tag_id, _DO_PLAIN)
+        do = _ACTION_ID.get(node.tag_id, _DO_PLAIN)
         if do <= _DO_A:
-            if do == _DO_PLAIN and tag_id in _NOT_ELEMENT_IDS:  # a comment, a doctype
-                node = node.next
-                continue
             child = node.first_child  # not .child, an alias that costs a second lookup
             kind = _PLAIN
             if do == _DO_PLAIN:
@@ -427,6 +423,8 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
                 attrs = node.attributes
                 pictures[-1][0] = resolve(base, first_srcset_url(
                     attrs.get("srcset") or attrs.get("data-srcset")))
+        elif do == _DO_EMPTY_TEXT:
+            add("")  # a text node without data (as before: a token all the same)
         node = node.next
     blocks[0][1] = len(tokens)
     return tokens, images, link_spans
