@@ -276,7 +276,28 @@ _DO_PLAIN, _DO_BLOCK, _DO_FIGURE, _DO_FIGCAPTION, _DO_PICTURE, _DO_A, _DO_IMG, _
 _ACTION = {**{t: _DO_BLOCK for t in BLOCK_TAGS}, **{t: _DO_SKIP for t in SKIP_TAGS},
            "figure": _DO_FIGURE, "figcaption": _DO_FIGCAPTION, "picture": _DO_PICTURE,
            "a": _DO_A, "img": _DO_IMG, "br": _DO_BREAK, "hr": _DO_BREAK,
-           "source": _DO_SOURCE, "-text": _DO_EMPTY_TEXT}
+           "source": _DO_SOURCE}
+
+
+def _tag_ids() -> dict[int, int]:
+    """``_ACTION`` keyed by lexbor's tag id: reading ``tag_id`` costs an element a quarter less
+    than ``tag``, which decodes the element's name into a new str every time.  The ids of
+    the HTML names lexbor knows are fixed small numbers; a name it does not know gets an id
+    made from an address (per document), never one of these."""
+    make = LexborHTMLParser("").create_node
+    out = {}
+    for name, do in _ACTION.items():
+        node = make(name)
+        if node.tag != name or node.tag_id >= _KNOWN_IDS or node.tag_id in out:
+            raise RuntimeError(f"lexbor has no fixed tag id for <{name}>")
+        out[node.tag_id] = do
+    return out
+
+
+# Lexbor's fixed ids: the known HTML names' (below 0x1000; see _tag_ids), a text node's (2:
+# one without data) and the other non-elements' (document, comment, doctype: passed over).
+_KNOWN_IDS = 0x1000
+_ACTION_ID = {**_tag_ids(), 2: _DO_EMPTY_TEXT, 3: _DO_SKIP, 4: _DO_SKIP, 5: _DO_SKIP}
 
 
 def _after_figure(node, fig_id: int) -> bool:
@@ -339,17 +360,13 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
                         figures[-1][1] = len(tokens)  # the figure's first figcaption ends
                     add(" ")
             continue
-        text = node.text_content  # None unless a text node: most nodes are, skip their tag
+        text = node.text_content  # None unless a text node: most nodes are
         if text is not None:
             add(text)
             node = node.next
             continue
-        tag = node.tag
-        do = _ACTION.get(tag, _DO_PLAIN)
+        do = _ACTION_ID.get(node.tag_id, _DO_PLAIN)
         if do <= _DO_A:
-            if do == _DO_PLAIN and tag[0] in "-_":  # a comment, a doctype
-                node = node.next
-                continue
             child = node.first_child  # not .child, an alias that costs a second lookup
             kind = _PLAIN
             if do == _DO_PLAIN:

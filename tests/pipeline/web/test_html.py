@@ -83,3 +83,6 @@ def test_depth_counts_what_nests_and_nothing_else():
     assert nesting_depth(script) == 1
     assert nesting_depth("<div>" * (MAX_DEPTH + 1)) == MAX_DEPTH + 1
     assert nesting_depth("<div>" * MAX_DEPTH) == MAX_DEPTH
+    # Close tags bound the start tags, never hide depth: many of them, still too deep.
+    assert nesting_depth("<div>" * (MAX_DEPTH + 1) + "</div>" * 5000) == MAX_DEPTH + 1
+    assert nesting_depth("<div>x</div>" * 5000) <= MAX_DEPTH
