@@ -10,7 +10,8 @@ from collections import Counter
 from pipeline.core.errors import ConfigError
 from pipeline.core.records import Candidate, Page
 from pipeline.core.stage import Drop, Keep, MapStage
-from pipeline.steps.html_images import find_images, html_dim
+from pipeline.steps.html_images import find_images
+from pipeline.steps.image_urls import html_dim
 from pipeline.steps.regions import image_role, site_names
 from pipeline.web.charset import looks_undecodable
 from pipeline.web.html import TooDeep, parsed
@@ -28,7 +29,7 @@ FURNITURE = frozenset("nav header footer comments share ad newsletter cookie log
 class Extractor(MapStage):
     """Turns an HTML page into candidates: one per (image URL, text source) with text.
 
-    Images: every ``<img>`` with a usable http(s) URL (see :func:`pipeline.steps.html_images.choose_urls`), resolved
+    Images: every ``<img>`` with a usable http(s) URL (see :func:`pipeline.steps.image_urls.choose_urls`), resolved
     against ``<base href>`` and the page URL.  Texts, in order of preference: ``alt``, the
     enclosing ``<figure>``'s ``<figcaption>`` (``caption``), the img's ``title``, and the text
     around the image inside its nearest block element (``surrounding``: up to

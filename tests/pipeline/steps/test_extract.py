@@ -10,7 +10,8 @@ import pytest
 
 from pipeline.config import ConfigError, ExtractConfig
 from pipeline.steps.extract import Extractor
-from pipeline.steps.html_images import find_images, resolve
+from pipeline.steps.html_images import find_images
+from pipeline.steps.image_urls import resolve
 from pipeline.core.records import TEXT_SOURCES, Candidate, Page
 from pipeline.core.stage import Drop, Keep
 

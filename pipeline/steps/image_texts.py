@@ -1,0 +1,147 @@
+"""An image's record (:class:`ImageRef`), a page's images (:class:`PageImages`) and the texts an
+image's candidate is built from: alt, title, figcaption, the text before and after it, and
+how much of that text is link text.
+
+The walk (:mod:`pipeline.steps.html_images`) only notes token positions; the texts are cut
+from its token list here, image by image, so an image that is never a candidate (an icon)
+never has its surrounding text read.
+"""
+from __future__ import annotations
+
+import html
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+
+_ESCAPED_ENTITY_RE = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]{2,8});")
+
+
+def collapse(text: str | None) -> str:
+    """Whitespace runs (incl. no-break space) -> one space; twice-escaped entities decoded."""
+    if not text:
+        return ""
+    text = " ".join(text.split())
+    # The parser decoded entities once; "&amp;eacute;" in the source leaves "&eacute;" behind.
+    if "&" in text and _ESCAPED_ENTITY_RE.search(text):
+        text = " ".join(html.unescape(text).split())
+    return text
+
+
+def cut(text: str, limit: int, keep_end: bool = False) -> str:
+    """At most ``limit`` chars of collapsed ``text`` (its end if ``keep_end``), whole words."""
+    if len(text) <= limit:
+        return text
+    if keep_end:
+        part = text[-limit:]
+        if text[-limit - 1] != " " and " " in part:
+            part = part.split(" ", 1)[1]
+        return part.strip()
+    part = text[:limit]
+    if text[limit] != " " and " " in part:
+        part = part.rsplit(" ", 1)[0]
+    return part.strip()
+
+
+@dataclass(slots=True)  # one per <img>: slots make them cheaper to build and read
+class ImageRef:
+    """One ``<img>`` as found on a page, before texts are turned into candidates."""
+
+    index: int  # position among the page's <img> elements (document order)
+    src_url: str  # the resolved src ("" when missing or unusable)
+    lazy_url: str  # the first usable lazy-loading URL (see lazy_url)
+    lazy_attr: str
+    srcset_url: str  # the first URL of the img's srcset, as written (resolved when used)
+    picture_url: str  # the first URL of its <picture>'s first <source srcset>
+    attrs: dict
+    pos: int = 0  # token position of the image
+    block: list | None = None  # [start, end) tokens of the nearest block element
+    figure: list | None = None  # [start, end) tokens of the enclosing figure's figcaption
+    in_link: bool = False
+    alt: str = ""
+    title: str = ""
+    caption: str = ""
+    before: str = ""
+    after: str = ""
+    url: str = ""  # the chosen absolute URL, "" when none is usable
+    url_attr: str = ""
+    window: tuple = (0, 0, 0)  # token range [lo, pos) before and [pos, hi) after it
+    container: bool = False  # a lazy container element, not an <img>
+    region: str = ""  # the page region it sits in (pipeline/steps/regions.py), "" in the content
+
+
+@dataclass
+class PageImages:
+    title: str = ""
+    lang: str = ""
+    base: str = ""
+    site_name: str = ""  # <meta property="og:site_name">: an alt saying just this is a logo
+    images: list[ImageRef] = field(default_factory=list)
+    # The walk's text tokens and link spans, for fill(): texts are made only for the images
+    # that need them (an icon's surrounding text is never read).
+    tokens: list = field(default_factory=list, repr=False)
+    spans: list = field(default_factory=list, repr=False)
+    ends: list = field(default_factory=list, repr=False)
+    surrounding_chars: int = 300
+    max_text_chars: int = 1000
+
+    def fill(self, img: ImageRef) -> ImageRef:
+        """Sets the image's alt, title, caption and surrounding texts (with link shares)."""
+        tokens, limit = self.tokens, self.max_text_chars
+        img.alt = cut(collapse(img.attrs.get("alt")), limit)
+        img.title = cut(collapse(img.attrs.get("title")), limit)
+        fig = img.figure
+        if fig is not None and fig[1] >= 0:
+            img.caption = cut(collapse("".join(tokens[fig[0]:fig[1]])), limit)
+        if img.url:
+            chars = self.surrounding_chars
+            img.before, lo = _before(tokens, img.block[0], img.pos, chars)
+            img.after, hi = _after(tokens, img.pos, img.block[1], chars)
+            img.window = (lo, img.pos, hi)
+        return img
+
+    def links(self, img: ImageRef, after: bool) -> tuple[float, int]:
+        """``(share of link text, number of links)`` of the image's before / after text."""
+        lo, pos, hi = img.window
+        if after:
+            return _link_share(img.after, self.tokens, self.spans, self.ends, pos, hi)
+        return _link_share(img.before, self.tokens, self.spans, self.ends, lo, pos)
+
+
+def _link_share(text: str, tokens: list[str], spans: list[tuple[int, int]], ends: list[int],
+                lo: int, hi: int) -> tuple[float, int]:
+    """The share of the non-space characters of ``text`` (tokens[lo:hi], collapsed) that
+    are link text, and the number of links with text there.  ``spans`` close in document
+    order, so ``ends`` (their ends) is sorted: a bisection finds the first one that counts."""
+    total = len(text) - text.count(" ")
+    if total <= 0 or not spans:
+        return 0.0, 0
+    linked = n = 0
+    j = bisect_right(ends, lo)
+    while j < len(spans) and spans[j][0] < hi:
+        s, e = spans[j]
+        got = len("".join("".join(tokens[max(s, lo):min(e, hi)]).split()))
+        linked += got
+        n += got > 0
+        j += 1
+    return min(1.0, linked / total), n
+
+
+def _before(tokens: list[str], start: int, pos: int, limit: int) -> tuple[str, int]:
+    """The text before ``pos`` in the block, and the first token index it read."""
+    got, n, i = [], 0, pos - 1
+    while i >= start and n <= limit:
+        got.append(tokens[i])
+        n += len(tokens[i].strip())
+        i -= 1
+    return cut(collapse("".join(reversed(got))), limit, keep_end=True), i + 1
+
+
+def _after(tokens: list[str], pos: int, end: int, limit: int) -> tuple[str, int]:
+    """The text after ``pos`` in the block, and the token index after the last it read."""
+    got, n, i = [], 0, pos
+    while i < end and n <= limit:
+        got.append(tokens[i])
+        n += len(tokens[i].strip())
+        i += 1
+    return cut(collapse("".join(got)), limit), i
