@@ -39,6 +39,7 @@ class DedupEvaluation(MapStage):
         self.max_distance = max_distance
         self.resize_longest = resize_longest
         self.max_pixels = max_pixels
+        self._decode = ImageDecode(resize_longest, store=False)  # the decode step's own code
         self._index = None
 
     @classmethod
@@ -63,8 +64,7 @@ class DedupEvaluation(MapStage):
             self.setup()
         if item.orig_width * item.orig_height > self.max_pixels:
             return [item]  # never decoded: image_size drops it (too_many_pixels)
-        if item.pixels is None and isinstance(
-                ImageDecode(self.resize_longest, store=False).process(item), Drop):
+        if item.pixels is None and isinstance(self._decode.process(item), Drop):
             return [item]  # image_decode tries again and counts the failure
         item.meta["phash"] = phash(item.pixels)
         if self._index.matches(int(item.meta["phash"], 16)):
