@@ -37,9 +37,8 @@ from pipeline.web.urls import canonical_url
 
 LINK_POLICIES = ("same_site", "same_host", "open")
 # A crawl's HTTP defaults: politer than the image fetcher's (one host's pages, in depth).
-CRAWL_HTTP = HttpSettings(user_agent="lait-builder/0.1", max_bytes=5_000_000, retries=2,
-                          backoff_s=1.0, max_retry_after_s=60.0, rate_per_host=1.0,
-                          per_host_concurrency=2, concurrency=8)
+CRAWL_HTTP = HttpSettings(max_bytes=5_000_000, retries=2, backoff_s=1.0, max_retry_after_s=60.0,
+                          rate_per_host=1.0, per_host_concurrency=2, concurrency=8)
 
 
 def site_of(url: str) -> str:

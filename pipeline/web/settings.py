@@ -18,7 +18,7 @@ USER_AGENT = "lait-builder/0.1 (+https://github.com/lait-builder)"
 
 @dataclass(frozen=True)
 class HttpSettings:
-    user_agent: str = "lait-builder"  # sent with every request, matched against robots.txt
+    user_agent: str = USER_AGENT  # sent with every request; robots.txt groups match its token
     timeout_s: float = 10.0  # connect and read timeout of each request
     max_time_s: float = 30.0  # wall clock of one attempt, every redirect hop and the body
     max_bytes: int = 20_000_000  # larger responses are refused
