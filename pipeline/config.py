@@ -8,8 +8,6 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 import math
-import types
-import typing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +21,7 @@ from filters.naturalness import NaturalnessConfig
 from filters.nsfw import NsfwConfig
 from filters.text import TextCleanerConfig
 from pipeline.core import overrides as overrides_mod
+from pipeline.core import typed_config
 from pipeline.core.errors import ConfigError
 from pipeline.steps.crawl import LINK_POLICIES
 from pipeline.web.robots import OPT_OUT_TOKENS
@@ -336,64 +335,6 @@ def _check_networks(name: str, networks) -> None:
             raise ConfigError(f"{name}: {n!r} is not an IP network (e.g. 127.0.0.1/32)") from None
 
 
-def _build(cls, data: Any, path: str):
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path or 'config'}: expected a mapping, got {type(data).__name__}")
-    hints = typing.get_type_hints(cls)
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise ConfigError(f"{path or 'config'}: unknown key(s) {unknown}; known: {sorted(names)}")
-    kwargs = {}
-    for key, value in data.items():
-        where = f"{path}.{key}" if path else key
-        hint = hints[key]
-        if dataclasses.is_dataclass(hint):
-            kwargs[key] = _build(hint, value or {}, where)
-        else:
-            kwargs[key] = _coerce(hint, value, where)
-    return cls(**kwargs)
-
-
-def _coerce(hint, value, where):
-    origin = typing.get_origin(hint)
-    if origin is list:
-        (inner,) = typing.get_args(hint)
-        if isinstance(value, (str, int, float)):
-            value = [value]
-        if not isinstance(value, list):
-            raise ConfigError(f"{where}: expected a list")
-        return [_coerce(inner, v, where) for v in value]
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise ConfigError(f"{where}: expected a mapping")
-        return dict(value)
-    if origin in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(hint) if a is not type(None)]
-        if value is None:
-            return None
-        return _coerce(args[0], value, where)
-    if hint is bool:
-        if not isinstance(value, bool):
-            raise ConfigError(f"{where}: expected true or false, got {value!r}")
-        return value
-    if hint is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{where}: expected a number, got {value!r}")
-        if not math.isfinite(value):  # .inf / .nan pass every range check, then break a run
-            raise ConfigError(f"{where}: expected a finite number, got {value!r}")
-        return float(value)
-    if hint is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{where}: expected an integer, got {value!r}")
-        return value
-    if hint is str:
-        if not isinstance(value, str):
-            raise ConfigError(f"{where}: expected a string, got {value!r}")
-        return value
-    return value
-
-
 # Sections renamed with their step (README "Changelog"): old name -> new name.
 RENAMED_SECTIONS = {"aggregate": "text_share"}
 
@@ -405,7 +346,7 @@ def from_dict(data: dict[str, Any]) -> Config:
             if new in data:
                 raise ConfigError(f"give {new}: or its old name {old}:, not both")
             data[new] = data.pop(old)
-    return _build(Config, data, "").check()
+    return typed_config.build(Config, data).check()
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):

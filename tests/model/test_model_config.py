@@ -36,6 +36,12 @@ def test_unknown_key_fails_with_dotted_name():
     ({"data": {"max_len": 100, "max_regions": 100}}, "text tokens"),
     ({"retrieval": {"loss": "hinge"}}, "bce, ce or triplet"),
     ({"stages": {1: {"decay": "step"}}}, "decay"),
+    # the shared typed loader (pipeline/core/typed_config.py): what the pipeline's config checks
+    ({"stages": {"one": {"steps": 3}}}, "integer keys"),
+    ({"stages": [1, 2]}, "stages: expected a mapping"),
+    ({"stages": {1: {"lr": float("nan")}}}, "stages.1.lr: expected a finite"),
+    ({"stages": {1: {"betas": 0.9}}}, "stages.1.betas: expected a list"),
+    ({"data": {"vocab": 3}}, "data.vocab: expected a string"),
 ])
 def test_bad_values_fail_fast(raw, msg):
     with pytest.raises(ConfigError, match=msg):
