@@ -89,7 +89,8 @@ def items_of_page(name: str, extract, cleaner, folder: str = PAGES_EN) -> list[d
     for cand in ev.outputs:
         for side, piece in cleaner._pieces(cand):
             text, reason, meta, _ = cleaner.clean(piece, cand.page_lang or "",
-                                                  cleaner.own_text(cand))
+                                                  cleaner.own_text(cand),
+                                                  cand.meta.get("file_name", ""))
             out.append({"page": name, "image_url": cand.image_url, "source": cand.text_source,
                         "text": piece, "side": side, "kept": text is not None,
                         "reason": reason, "clean": text or "", "edits": meta["text_edits"],
