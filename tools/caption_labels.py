@@ -272,12 +272,15 @@ def main(argv=None) -> int:
     dr.add_argument("out")
     dr.add_argument("--seed", type=int, required=True)
     dr.add_argument("--n", type=int, default=360)
+    dr.add_argument("--split", choices=("dev", "check"), default="dev",
+                    help="the pages to draw from (sample 6: check)")
     dr.add_argument("--regions", default="",
                     help="a stratified draw instead: region=N,... (nav=120,header=60,footer=60)")
     args = ap.parse_args(argv)
     if args.cmd == "draw":
         quotas = {r: int(n) for r, n in (q.split("=") for q in args.regions.split(",") if q)}
-        drawn = draw_regions(args.seed, quotas) if quotas else draw(args.seed, args.n)
+        drawn = draw_regions(args.seed, quotas, args.split) if quotas else \
+            draw(args.seed, args.n, args.split)
         with open(args.out, "w", encoding="utf-8") as f:
             for it in drawn:
                 f.write(json.dumps(it, ensure_ascii=False) + "\n")
