@@ -458,17 +458,25 @@ class TextCleaner(BatchMapStage):
             return self.drop("empty")
         page_lang = cand.page_lang or ""
         min_words = self.config.min_words
-        own, name = self.own_text(cand), cand.meta.get("file_name", "")
+        own = None  # own_text(cand), asked only of a text that is short or named
         got = []
         for side, sentence in pieces:
             result = results[(sentence, page_lang)]
             # A text naming its picture's file is judged as a name (_named); its result is
             # the candidate's own, not the batch's (the same text may sit by another file).
-            if name and self._may_name(result, own) and named_by_file(sentence, name):
-                result = self._named(sentence, page_lang)
-            elif result[0] is not None and result[2].get("n_words", min_words) < min_words \
-                    and not own:
-                result = self._short(result)  # kept only as a picture's own text (own_text)
+            if result[0] is None:
+                if result[1] in self._name_reasons and named_by_file(
+                        sentence, cand.meta.get("file_name", "")):
+                    result = self._named(sentence, page_lang)
+            elif result[2].get("n_words", min_words) < min_words:
+                if own is None:
+                    own = self.own_text(cand)
+                if own:
+                    pass
+                elif named_by_file(sentence, cand.meta.get("file_name", "")):
+                    result = self._named(sentence, page_lang)
+                else:
+                    result = self._short(result)  # kept only as a picture's own text
             got.append((side, sentence, result))
         if len(pieces) == 1 and got[0][2][0] is None:  # most candidates: one text, dropped
             return self._drop(got[0][2][1])
