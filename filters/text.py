@@ -211,6 +211,7 @@ class TextCleaner(BatchMapStage):
         self._reasons: dict[str, str] = {}
         self._name_reasons = frozenset(self.reason(w) for w in ("all_caps", "oov",
                                                                  "not_target"))
+        self._not_target = self.reason("not_target")
         self._drops: dict[str, Drop] = {}
         self._cache: OrderedDict = OrderedDict()
 
@@ -278,8 +279,13 @@ class TextCleaner(BatchMapStage):
         as all capitals, out of vocabulary or another language, or kept shorter than
         ``min_words`` where that counts (not ``own``)."""
         if result[0] is None:
-            return result[1] in self._name_reasons
+            return result[1] in self._name_reasons and self._nameable(result)
         return not own and result[2].get("n_words", self.config.min_words) < self.config.min_words
+
+    def _nameable(self, result: tuple) -> bool:
+        """A drop a name could undo: all capitals or out of vocabulary, or another language
+        at three words or fewer (the lang rule lets only such names by)."""
+        return result[1] != self._not_target or result[2].get("n_words", 99) <= 3
 
     def _named(self, text: str, page_lang: str) -> tuple:
         """The result of a text that names its picture's file (filters/file_names.py): the
@@ -465,8 +471,8 @@ class TextCleaner(BatchMapStage):
             # A text naming its picture's file is judged as a name (_named); its result is
             # the candidate's own, not the batch's (the same text may sit by another file).
             if result[0] is None:
-                if result[1] in self._name_reasons and named_by_file(
-                        sentence, cand.meta.get("file_name", "")):
+                if result[1] in self._name_reasons and self._nameable(result) and \
+                        named_by_file(sentence, cand.meta.get("file_name", "")):
                     result = self._named(sentence, page_lang)
             elif result[2].get("n_words", min_words) < min_words:
                 if own is None:
