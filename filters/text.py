@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from wordfreq import available_languages, zipf_frequency
 
+from filters.file_names import named_by_file
 from filters.language import LanguageId, primary_subtag
 from filters.sentences import sentences_next_to_image
 from filters.text_facts import TextFacts
@@ -113,10 +114,10 @@ class _Ctx:
     """What the rules see of the cleaner and of the text being cleaned, one per text."""
 
     __slots__ = ("cleaner", "config", "meta", "page_lang", "facts", "ft", "text", "norm",
-                 "norm_words")
+                 "norm_words", "named")
 
     def __init__(self, cleaner: "TextCleaner", page_lang: str, norm: str = "",
-                 norm_words: int = 0):
+                 norm_words: int = 0, named: bool = False):
         self.cleaner = cleaner
         self.config: TextCleanerConfig = cleaner.config  # an attribute: rules read it often
         self.meta: dict = {"text_edits": []}
@@ -127,6 +128,9 @@ class _Ctx:
         # The whitespace-normalised text and its number of words (len(norm.split())), known
         # from the normalisation: the length rule counts no text twice.
         self.norm, self.norm_words = norm, norm_words
+        # The text names its picture's file (filters/file_names.py): it may be one word, all
+        # capitals (title-cased) and out of vocabulary.
+        self.named = named
 
     @property
     def lid(self) -> LanguageId:
@@ -205,6 +209,9 @@ class TextCleaner(BatchMapStage):
         self._lang_at = names.index("lang") if "lang" in names else len(names)
         self._length_at = names.index("length") if "length" in names else len(names)
         self._reasons: dict[str, str] = {}
+        self._name_reasons = frozenset(self.reason(w) for w in ("all_caps", "oov",
+                                                                 "not_target"))
+        self._not_target = self.reason("not_target")
         self._drops: dict[str, Drop] = {}
         self._cache: OrderedDict = OrderedDict()
 
@@ -249,11 +256,13 @@ class TextCleaner(BatchMapStage):
 
     # one text ------------------------------------------------------------------------------
 
-    def clean(self, text: str, page_lang: str = "",
-              own: bool = False) -> tuple[str | None, str, dict, int]:
+    def clean(self, text: str, page_lang: str = "", own: bool = False,
+              file_name: str = "") -> tuple[str | None, str, dict, int]:
         """``(cleaned text or None, drop reason or "", meta, index of the deciding rule)``.
 
-        ``own``: the text is a picture's own (see :meth:`own_text`), which may be shorter."""
+        ``own``: the text is a picture's own (see :meth:`own_text`), which may be shorter;
+        ``file_name``: its picture's file name (a text naming it is judged as in
+        :meth:`_named`)."""
         if self._zipf is None:
             self.setup()
         key = (text, page_lang)
@@ -261,7 +270,35 @@ class TextCleaner(BatchMapStage):
         if result is None:
             result = self._begin(text, page_lang, len(self.rules))
             self._store(key, result)
+        if file_name and self._may_name(result, own) and named_by_file(text, file_name):
+            return _fresh(self._named(text, page_lang))
         return _fresh(self._short(result) if not own else result)
+
+    def _may_name(self, result: tuple, own: bool) -> bool:
+        """Whether a text's result could change were it its picture's file's name: dropped
+        as all capitals, out of vocabulary or another language, or kept shorter than
+        ``min_words`` where that counts (not ``own``)."""
+        if result[0] is None:
+            return result[1] in self._name_reasons and self._nameable(result)
+        return not own and result[2].get("n_words", self.config.min_words) < self.config.min_words
+
+    def _nameable(self, result: tuple) -> bool:
+        """A drop a name could undo: all capitals or out of vocabulary, or another language
+        at three words or fewer (the lang rule lets only such names by)."""
+        return result[1] != self._not_target or result[2].get("n_words", 99) <= 3
+
+    def _named(self, text: str, page_lang: str) -> tuple:
+        """The result of a text that names its picture's file (filters/file_names.py): the
+        rules run with ``named`` set, so such a text may be all capitals (title-cased: an
+        edit), out of vocabulary and, of three words or fewer, of no target language; and it
+        counts as the picture's own text wherever it sits (two words are enough: "Bourbon
+        Balls" beside ``Bourbon-Balls-4-150x150.jpg``).  Rare; cached apart."""
+        key = (text, page_lang, True)
+        result = self._cached(key)
+        if result is None:
+            result = self._begin(text, page_lang, len(self.rules), named=True)
+            self._store(key, result)
+        return result
 
     @staticmethod
     def own_text(cand: Candidate) -> bool:
@@ -304,16 +341,16 @@ class TextCleaner(BatchMapStage):
                 except KeyError:
                     break
 
-    def _begin(self, text: str, page_lang: str, stop: int):
+    def _begin(self, text: str, page_lang: str, stop: int, named: bool = False):
         """Normalises ``text`` and runs the rules before index ``stop``: a result tuple when
         that decides the text, else the ``_Ctx`` (holding the text) to go on from ``stop``."""
         parts = text[: self.config.max_input_chars].split()
         text = " ".join(parts)
         if text.isascii():
-            ctx = _Ctx(self, page_lang, text, len(parts))
+            ctx = _Ctx(self, page_lang, text, len(parts), named)
         else:
             text = unicodedata.normalize("NFC", text)
-            ctx = _Ctx(self, page_lang)
+            ctx = _Ctx(self, page_lang, named=named)
         if not (text[:1].isalpha() or HAS_LETTER.search(text)):  # isalpha: a letter to HAS_LETTER
             return None, self._reason("empty"), ctx.meta, -1
         text, reason, at = self._run(text, ctx, 0, stop)
@@ -427,22 +464,33 @@ class TextCleaner(BatchMapStage):
             return self.drop("empty")
         page_lang = cand.page_lang or ""
         min_words = self.config.min_words
-        if len(pieces) == 1:  # most candidates: one text, and most of those are dropped
-            result = results[(pieces[0][1], page_lang)]
+        own = None  # own_text(cand), asked only of a text that is short or named
+        got = []
+        for side, sentence in pieces:
+            result = results[(sentence, page_lang)]
+            # A text naming its picture's file is judged as a name (_named); its result is
+            # the candidate's own, not the batch's (the same text may sit by another file).
             if result[0] is None:
-                return self._drop(result[1])
-            # Shorter than min_words: kept only as a picture's own text (own_text).
-            if result[2].get("n_words", min_words) < min_words and not self.own_text(cand):
-                return self._drop(self._reason("too_short"))
+                if result[1] in self._name_reasons and self._nameable(result) and \
+                        named_by_file(sentence, cand.meta.get("file_name", "")):
+                    result = self._named(sentence, page_lang)
+            elif result[2].get("n_words", min_words) < min_words:
+                if own is None:
+                    own = self.own_text(cand)
+                if own:
+                    pass
+                elif named_by_file(sentence, cand.meta.get("file_name", "")):
+                    result = self._named(sentence, page_lang)
+                else:
+                    result = self._short(result)  # kept only as a picture's own text
+            got.append((side, sentence, result))
+        if len(pieces) == 1 and got[0][2][0] is None:  # most candidates: one text, dropped
+            return self._drop(got[0][2][1])
         outputs, best = [], (-2, "")
         # A sentence on each side of the image: each is counted (unit "sentence"), so a side
         # dropped beside a kept one shows in the funnel under its own reason.
         units = Counter() if len(pieces) > 1 else None
-        for side, sentence in pieces:
-            result = results[(sentence, page_lang)]
-            if result[0] is not None and result[2].get("n_words", min_words) < min_words \
-                    and not self.own_text(cand):
-                result = self._short(result)
+        for side, sentence, result in got:
             text, reason, meta, at = result
             if units is not None:
                 units[reason or "kept"] += 1

@@ -33,7 +33,8 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 | 11 | spam           | drop       | a word or phrase of `wordlists/spam_en.txt`                   | text_spam               |
 | 12 | punctuation    | edit, drop | emoji removed, runs of punctuation collapsed (`!!!` -> `!`);  | text_punctuation        |
 |    |                |            | dropped when letters are under half of the non-space chars    |                         |
-| 13 | all_caps       | drop       | >= 3 words of 2+ letters and >= 80% of them upper case        | text_all_caps           |
+| 13 | all_caps       | drop, edit | >= 3 words of 2+ letters and >= 80% of them upper case; a     | text_all_caps           |
+|    |                |            | text naming its picture's file is title-cased instead         |                         |
 | 14 | hashtags       | edit       | a run of hashtags ending a caption is cut (`Lemon tart with   | text_hashtags           |
 |    |                |            | berries #baking #dessert #recipe`), when words are left       |                         |
 | 15 | keyword_list   | drop       | >= 5 separator-split segments of <= 2.5 words on average, or  | text_keyword_list       |
@@ -70,6 +71,11 @@ text (alt, title, figcaption) outside the page's furniture (``text.min_words_own
 text step decides per candidate with ``TextCleaner.own_text``): in a header, footer,
 navigation or author box, and as surrounding text, two-word texts are brand, station and
 author names, menu labels and credits ("Purina Beyond", "Rooster 101.9", "In Focus").
+
+A text naming its picture's file (``filters/file_names.py``: "Bourbon Balls" beside
+``Bourbon-Balls-4-150x150.jpg``) is judged as its picture's name (``ctx.named``; the text step
+decides it per candidate, ``TextCleaner._named``): own text wherever it sits, all capitals
+title-cased, not judged by its vocabulary nor, up to three words, by fastText's language.
 
 Rules 19-21 use the cleaner's configuration and models through ``ctx`` and write
 ``meta["n_words"]``, ``meta["lang"]``, ``meta["lang_conf"]`` and ``meta["oov_ratio"]``.
@@ -569,6 +575,11 @@ def all_caps(text, ctx=None):
         return text
     words = [w for w in letter_words(text, cls) if len(w) >= 2]
     if len(words) >= 3 and sum(map(str.isupper, words)) * 5 >= len(words) * 4:
+        if ctx is not None and ctx.named:
+            # The picture's file says the same ("ANDREW LLOYD WEBBER" on
+            # andrew-lloyd-webber-hot1.jpg): a name set in capitals, title-cased.
+            return " ".join(w[:1] + w[1:].lower() if w.isupper() else w
+                            for w in text.split())
         return _reject("all_caps")
     return text
 
@@ -759,6 +770,10 @@ def lang(text, ctx):
                 and _known_words(text, ctx, ctx.page_lang):
             ctx.meta["lang_by"] = "vocabulary"
             return text
+        if ctx.named and ctx.meta.get("n_words", 99) <= 3 and ctx.page_lang in cfg.targets:
+            # A name of a few words ("Barcelona") has no language; its file names it.
+            ctx.meta["lang_by"] = "file_name"
+            return text
         return _reject("not_target")
     if cfg.second_opinion:  # unsure: langdetect decides
         ld, _ = ctx.lid.langdetect(text)
@@ -807,7 +822,7 @@ def oov(text, ctx):
     n_oov = sum(map(float(ctx.config.zipf_threshold).__gt__, map(zipf.__getitem__, words)))
     ratio = n_oov / len(words)
     ctx.meta["oov_ratio"] = round(ratio, 4)
-    if ratio > ctx.config.max_oov_ratio and not (
+    if ratio > ctx.config.max_oov_ratio and not ctx.named and not (
             len(words) <= 3 and _NAME_RE.match(text.rstrip(" -–—|:;,."))):
         return _reject("oov")
     return text
@@ -826,7 +841,7 @@ RULES: list[Rule] = [
     Rule("adult", adult, "drop"),
     Rule("spam", spam, "drop"),
     Rule("punctuation", punctuation, "edit, drop"),
-    Rule("all_caps", all_caps, "drop"),
+    Rule("all_caps", all_caps, "edit, drop"),
     Rule("hashtags", hashtags, "edit"),
     Rule("keyword_list", keyword_list, "drop"),
     Rule("repeated_words", repeated_words, "edit, drop"),

@@ -13,7 +13,8 @@ pages, drawn by ``draw`` with seed 20261128; ``sample: 5, stratified: "region"``
 dev items, a stratified sample of the items of images in the site's menu (``nav``, 120),
 header (60) and footer (60), ``region`` saying which, drawn by ``draw --regions`` with seed
 20261129 (before they were labelled) and reported only on its own, never in the split's
-figures).  ``tests/data/real_pages_labels.jsonl`` holds 200 items of the 110 mostly German
+figures; ``sample: 6``: 200 more check items drawn by ``draw --split check`` with seed
+20261130, labelled before anything was measured on them).  ``tests/data/real_pages_labels.jsonl`` holds 200 items of the 110 mostly German
 ``../shared/data/real_pages`` drawn the same way, all ``check``: no rule was tuned on them.
 Labels are keyed on page, image URL, source and raw text, so they outlive
 code changes: an item the current code no longer extracts counts as ``not extracted``.
@@ -89,7 +90,8 @@ def items_of_page(name: str, extract, cleaner, folder: str = PAGES_EN) -> list[d
     for cand in ev.outputs:
         for side, piece in cleaner._pieces(cand):
             text, reason, meta, _ = cleaner.clean(piece, cand.page_lang or "",
-                                                  cleaner.own_text(cand))
+                                                  cleaner.own_text(cand),
+                                                  cand.meta.get("file_name", ""))
             out.append({"page": name, "image_url": cand.image_url, "source": cand.text_source,
                         "text": piece, "side": side, "kept": text is not None,
                         "reason": reason, "clean": text or "", "edits": meta["text_edits"],
@@ -271,12 +273,15 @@ def main(argv=None) -> int:
     dr.add_argument("out")
     dr.add_argument("--seed", type=int, required=True)
     dr.add_argument("--n", type=int, default=360)
+    dr.add_argument("--split", choices=("dev", "check"), default="dev",
+                    help="the pages to draw from (sample 6: check)")
     dr.add_argument("--regions", default="",
                     help="a stratified draw instead: region=N,... (nav=120,header=60,footer=60)")
     args = ap.parse_args(argv)
     if args.cmd == "draw":
         quotas = {r: int(n) for r, n in (q.split("=") for q in args.regions.split(",") if q)}
-        drawn = draw_regions(args.seed, quotas) if quotas else draw(args.seed, args.n)
+        drawn = draw_regions(args.seed, quotas, args.split) if quotas else \
+            draw(args.seed, args.n, args.split)
         with open(args.out, "w", encoding="utf-8") as f:
             for it in drawn:
                 f.write(json.dumps(it, ensure_ascii=False) + "\n")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from filters.file_names import named_by_file
 from pipeline.core.errors import ConfigError
 from pipeline.core.records import Candidate, Page
 from pipeline.core.stage import Drop, Keep, MapStage
@@ -42,7 +43,9 @@ class Extractor(MapStage):
     (:mod:`pipeline.steps.regions`): an image whose role is spacer, tracker, avatar, icon, logo,
     badge or ad yields no candidate.  Surrounding text comes only from prose next to the image
     in the page's content: a side inside a region (navigation, comments, related, ...) or made
-    mostly of link text (a teaser list, a headline grid) is discarded.  Alt, title and caption
+    mostly of link text (a teaser list, a headline grid) is discarded, except a teaser card's
+    title (one link) beside its picture, and in any region one naming the picture's file
+    (:mod:`filters.file_names`).  Alt, title and caption
     are kept in any region; the region is in ``meta["region"]`` ("content" outside them).
 
     Drops, one per page: ``extract_undecodable`` (the body decodes to mostly replacement or
@@ -152,7 +155,10 @@ class Extractor(MapStage):
             if not self.page_roles:
                 why = ""
             elif img.region in FURNITURE:
-                why = "region"
+                # A teaser card's title naming the picture's file is its picture's name
+                # even in a menu ("Basil Chicken in Coconut Curry Sauce" on
+                # Basil-Chicken-in-Coconut-Curry-Sauce-Featured-1-500x500.jpg).
+                why = "" if self._named_title(found, img, text, after) else "region"
             else:
                 link_share, n_links = found.links(img, after)
                 if link_share >= MAX_SIDE_LINK_SHARE:
@@ -170,6 +176,16 @@ class Extractor(MapStage):
                 units["side_kept"] += 1
                 sides.append(text)
         return sides[0], sides[1]
+
+
+    @staticmethod
+    def _named_title(found, img, text: str, after: bool) -> bool:
+        """Whether a side is one link's text (a teaser card's title) naming the image's file
+        (:func:`filters.file_names.named_by_file`)."""
+        if not named_by_file(text, file_name(img.url)):
+            return False
+        link_share, n_links = found.links(img, after)
+        return n_links == 1 and link_share >= MAX_SIDE_LINK_SHARE
 
 
 def file_name(url: str) -> str:

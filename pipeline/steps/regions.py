@@ -17,7 +17,8 @@ an image is not fetched and none of its texts becomes a candidate (each role is 
 reason, ``extract_image_<role>``).  Every picture in an author box is an avatar, whatever its
 size; an image whose alt is the site's name (``og:site_name`` or the host's name) is its logo.
 An image of the site's header, footer or menu is furniture unless declared, named or asked of
-its server at 300 px or more (the image step's minimum); so is one in a theme folder
+its server at 300 px or more (the image step's minimum) or its alt describes a picture in
+sentence case ("A plate of spaghetti carbonara with bacon and Parmesan"); so is one in a theme folder
 (``/themes/``), and ``logo(s)``, ``promo(s)``, ``icons``, ``buttons``, ``badges`` and
 ``gravatar`` folders name their roles.
 """
@@ -204,6 +205,24 @@ def _picture_size(width: int | None, height: int | None, url: str) -> bool:
     return min(width or _PICTURE, height or _PICTURE) >= _PICTURE // 2
 
 
+_FUNCTION_WORDS = frozenset("a an the of with on in at and from by for to over under into "
+                            "near beside holding".split())
+
+
+def _describes(alt: str) -> bool:
+    """Whether an alt reads like a description of a picture ("A plate of spaghetti carbonara
+    with bacon and Parmesan"), not a label or a headline (a site's, a brand's, a menu's:
+    "Brit + Co", "The Navy's New Robot Looks and Swims Just Like a Shark"): five words or
+    more in sentence case (two lower-case words or more besides function words, and one of
+    those), no "Site - tagline" separator."""
+    words = alt.split()
+    if len(words) < 5 or " - " in alt or " | " in alt:
+        return False
+    lower = [w for w in words[1:] if w[:1].islower()]
+    n_function = sum(w in _FUNCTION_WORDS for w in lower)
+    return n_function >= 1 and len(lower) - n_function >= 2
+
+
 def _tracker_hint(low: str) -> bool:
     """What every _TRACKER_URL_RE match holds, as a chain of ``in`` tests (several times
     cheaper than the pattern, or any() over a tuple): most URLs hold none of it."""
@@ -385,7 +404,8 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
             return "icon" if role == "social" else role
     if width is not None and height is not None and width <= _SMALL and height <= _SMALL:
         return "avatar" if region in ("comments", "author") else "icon"
-    if region in _MASTHEAD_REGIONS and not _picture_size(width, height, url):
+    if region in _MASTHEAD_REGIONS and not _picture_size(width, height, url) \
+            and not (alt and _describes(alt)):
         # The site's header, footer or menu: logos, press and partner logos, promos ("Brit +
         # Co", "Government of Jamaica", "Subscribe to GQ"); a picture there declared (or
         # named) at the image step's size or more is a menu's feature picture, kept.

@@ -56,7 +56,8 @@ def reference_event(cleaner: TextCleaner, cand: Candidate):
     outputs, best = [], (-2, "")
     for side, sentence in pieces:
         text, reason, meta, at = cleaner.clean(sentence, cand.page_lang or "",
-                                               cleaner.own_text(cand))
+                                               cleaner.own_text(cand),
+                                               cand.meta.get("file_name", ""))
         if text is None:
             best = max(best, (at, reason))
             continue

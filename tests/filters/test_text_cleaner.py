@@ -342,3 +342,27 @@ def test_control_characters_are_repaired(cleaner):
     (c,) = out.outputs
     assert c.text == "A red boat on the lake at sunset with friends"
     assert "markup" in c.meta["text_edits"]
+
+
+def test_a_text_naming_its_pictures_file_is_judged_as_the_pictures_name(cleaner):
+    # surrounding text of two words is kept when the file says the same (docs/captions.md,
+    # "Fourth pass"), not otherwise
+    named = cand("", source="surrounding", before="", after="Bourbon Balls",
+                 file_name="Bourbon-Balls-4-150x150.jpg")
+    ev = run(cleaner, named)
+    assert isinstance(ev, Keep) and ev.outputs[0].text == "Bourbon Balls"
+    other = cand("", source="surrounding", before="", after="Bourbon Balls",
+                 file_name="DSC00954.jpg")
+    assert run(cleaner, other) == Drop("text_too_short")
+    # all capitals: title-cased, an edit; out of vocabulary: kept
+    ev = run(cleaner, cand("ANDREW LLOYD WEBBER", file_name="andrew-lloyd-webber-hot1.jpg"))
+    assert ev.outputs[0].text == "Andrew Lloyd Webber"
+    assert ev.outputs[0].meta["text_edits"] == ["all_caps"]
+    assert run(cleaner, cand("ANDREW LLOYD WEBBER", file_name="x.jpg")) == Drop("text_all_caps")
+    text, _, _, _ = cleaner.clean("Alexandria Douziech RetracingNarratives", "en", True,
+                                  "Alexandria-Douziech_-RetracingNarratives.jpg")
+    assert text == "Alexandria Douziech RetracingNarratives"
+    assert cleaner.clean("Alexandria Douziech RetracingNarratives", "en", True)[1] == "text_oov"
+    # one word is not enough, whatever the file says
+    assert run(cleaner, cand("", source="surrounding", before="", after="Barcelona",
+                             file_name="city-guide-barcelona.jpg")) == Drop("text_too_short")

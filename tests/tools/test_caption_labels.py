@@ -13,14 +13,14 @@ from tools.caption_labels import (LABELS, LABELS_DE, PAGES_DE, PAGES_EN, TARGETS
                                   format_table, measure, read_labels)
 
 # Issue 14's targets: junk kept <= 0.08 and good captions lost (dropped or not extracted) <=
-# 0.05.  On the dev split with sample 4 (360 more items, third pass) junk kept is 0.026 and
-# good lost 0.082: the good-lost target is NOT met (most of the loss is pictures declared at
-# 100 px or less, or 48 px header thumbnails, which the image step could never keep), so the
-# test bounds what holds, 0.09, and docs/captions.md says so.  The held-out sets (the English
-# check split, the mostly German real_pages) are printed, not bounded: they miss both targets
-# (docs/captions.md, "Figures" and "Third pass").
-MAX_JUNK_KEPT = 0.08
-MAX_GOOD_LOST = 0.09
+# 0.05.  On the dev split (fourth pass) junk kept is 0.028 and good lost 0.064: the good-lost
+# target is NOT met (10 of the 18 lost are pictures served at 100 px or less, or 48 px header
+# thumbnails, which the image step could never keep), so the test bounds what holds, with a
+# small margin, and docs/captions.md says so.  The held-out sets (the English check split,
+# the mostly German real_pages) are printed, not bounded: they miss both targets
+# (docs/captions.md, "Figures", "Third pass" and "Fourth pass").
+MAX_JUNK_KEPT = 0.04
+MAX_GOOD_LOST = 0.07
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +39,7 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in (2, 3, 4, 5)
+        assert lab.get("sample", 2) in (2, 3, 4, 5, 6)
         # sample 5 is the stratified one (header / footer / menu images): it says so and names
         # each item's stratum, so that measure() keeps it out of the split's figures
         assert (lab.get("sample") == 5) == (lab.get("stratified") == "region"), lab
@@ -73,7 +73,7 @@ def test_junk_kept_and_good_lost_on_the_labelled_english_pages(english):
 
 
 @pytest.mark.xfail(strict=True, reason="issue 14: good captions lost <= 0.05 is not met on the "
-                   "dev split with sample 4 (0.082; docs/captions.md)")
+                   "dev split (0.064 in the fourth pass; docs/captions.md)")
 def test_the_issues_good_lost_target_on_dev(english):
     assert english["dev"]["all"]["good_lost"] <= 0.05
 

@@ -190,6 +190,30 @@ def test_images_of_the_site_header_footer_and_menu_are_furniture(html):
     assert isinstance(ev, Drop) and units(ev)[("image", "extract_image_furniture")] == 1
 
 
+@pytest.mark.parametrize("alt,role", [
+    # a description in sentence case is a picture's (docs/captions.md, "Fourth pass") ...
+    ("A plate of spaghetti carbonara with bacon and Parmesan", ""),
+    # ... a headline, a label or a site's tagline is not
+    ("The Navy's New Robot Looks and Swims Just Like a Shark", "furniture"),
+    ("The Airbnb Blog - Company news, travel tips, and featured listings", "furniture"),
+    ("Subscribe to GQ", "furniture"),
+])
+def test_a_menu_image_whose_alt_describes_a_picture_is_no_furniture(alt, role):
+    assert image_role("https://e.com/i/p.jpg?w=184", {"alt": alt}, 184, 184, "nav") == role
+
+
+def test_a_teaser_title_naming_the_file_is_kept_beside_a_menu_picture():
+    html = ("<nav><div><a href='/r/basil'><img src='/u/Basil-Chicken-in-Coconut-Curry-Sauce-"
+            "Featured-1-500x500.jpg' width='500' height='500'></a> <a href='/r/basil'>Basil "
+            "Chicken in Coconut Curry Sauce</a></div><div><a href='/r/x'><img src='/u/IMG_1.jpg'"
+            " width='500' height='500'></a> <a href='/r/x'>Basil Chicken in Coconut Curry "
+            "Sauce</a></div></nav>")
+    ev = event(html)
+    assert [(c.text_source, c.image_url.rsplit("/", 1)[-1][:5]) for c in ev.outputs] == \
+        [("surrounding", "Basil")]
+    assert units(ev)[("side", "extract_side_region")] == 1
+
+
 @pytest.mark.parametrize("img", [
     "<img src='/up/yucca-leaves-1200x1053.jpg' alt='Yucca tree leaves'>",
     "<img src='/up/capitol.jpg?w=1920&h=1080&crop=1' alt='Texas State Capitol'>",

@@ -1,0 +1,80 @@
+"""Whether a text names its picture's file: "Bourbon Balls" beside ``Bourbon-Balls-4-150x150.jpg``,
+"ANDREW LLOYD WEBBER" on ``andrew-lloyd-webber-hot1.jpg``.
+
+A site that names a picture's file after what it shows has told what the picture is, and a
+text that says the same is the picture's own name: a related-recipes card's dish name, a
+person's name in capitals.  The text step judges such a text as its picture's own wherever
+it sits (two words are enough), title-cases it when in capitals and does not judge it by its
+vocabulary or, up to three words, its language (``filters/text.py``, ``TextCleaner._named``);
+the extract step keeps a teaser card's title naming its picture's file beside a menu's
+picture (``pipeline/steps/extract.py``).  It does not make a header's or menu's image a
+picture: logos are named after their brand too ("Purina Beyond" on
+``BrandBox_PurinaBeyond.jpg``; docs/captions.md, "Fourth pass").
+
+Agreement: the text has two content words or more (letters, 3 or more, not a stop word: one
+word is too often a brand's, a station's or a button's name, "Delicious" on
+``bookmarks/delicious.gif``), and every one is a word of the file name, or one of the two
+starts the other with at most two letters more, both of 5 letters or more ("enchilada" /
+"enchiladas"); a text of more than four content words may miss one in five.
+"""
+from __future__ import annotations
+
+import re
+
+_SPLIT_RE = re.compile(r"[^a-z]+")
+_CAMEL_RE = re.compile(r"([a-z])([A-Z])")
+_WORD_RE = re.compile(r"[^\W\d_]{3,}")
+_ID_RE = re.compile(r"\b(?=\w*\d)(?=\w*[^\W\d_])\w{6,}\b")
+# Words that say nothing of the picture, in a text or a file name.
+_STOP = frozenset("the and with for from into onto this that its his her their our your "
+                  "are was were has have had not but der die das und mit von les des une "
+                  "pour avec".split())
+_CACHE: dict[str, frozenset] = {}
+
+
+def file_words(name: str) -> frozenset:
+    """The lowercase letter words (3 letters or more) of a file name, camelCase split
+    ("Alexandria-Douziech_-RetracingNarratives.jpg" -> alexandria, douziech, retracing,
+    narratives), cached by name."""
+    hit = _CACHE.get(name)
+    if hit is None:
+        stem = name.rsplit(".", 1)[0] if "." in name else name
+        hit = frozenset(w for w in _SPLIT_RE.split(_CAMEL_RE.sub(r"\1 \2", stem).lower())
+                        if len(w) >= 3 and w not in _STOP)
+        if len(_CACHE) > 50000:
+            _CACHE.clear()
+        _CACHE[name] = hit
+    return hit
+
+
+def _matches(word: str, words: frozenset) -> bool:
+    if word in words:
+        return True
+    if len(word) < 5:
+        return False
+    for w in words:
+        if len(w) >= 5 and abs(len(w) - len(word)) <= 2 and (
+                w.startswith(word) or word.startswith(w)):
+            return True
+    return False
+
+
+def named_by_file(text: str, name: str) -> bool:
+    """Whether ``text`` says what the file ``name`` is named after (see the docstring)."""
+    if not text or not name:
+        return False
+    words = file_words(name)
+    # A word of the text matches a file word only if the text holds that word's first five
+    # letters (or all of a shorter one): a test in C that rules out most texts at once.
+    low = text.lower()
+    if not words or not any(w[:5] in low for w in words):
+        return False
+    if _ID_RE.search(text):  # an id or hash ("8bPqxyodoUk"): the text is a file's name
+        return False
+    # camelCase split as the file's ("RetracingNarratives" in a text and a file alike)
+    own = [w for w in (m.lower() for m in _WORD_RE.findall(
+        _CAMEL_RE.sub(r"\1 \2", text) if not text.islower() else text)) if w not in _STOP]
+    if not 2 <= len(own) <= 12:  # one word is too often a brand's or a button's name
+        return False
+    hits = sum(_matches(w, words) for w in own)
+    return hits == len(own) if len(own) <= 4 else hits * 5 >= len(own) * 4

@@ -1,0 +1,34 @@
+"""A text naming its picture's file (filters/file_names.py)."""
+import pytest
+
+from filters.file_names import file_words, named_by_file
+
+
+def test_file_words_split_names_camel_case_and_drop_numbers_and_stop_words():
+    assert file_words("Alexandria-Douziech_-RetracingNarratives.jpg") == \
+        {"alexandria", "douziech", "retracing", "narratives"}
+    assert file_words("Bourbon-Balls-4-150x150.jpg") == {"bourbon", "balls"}
+    assert file_words("the-end.png") == {"end"}
+
+
+@pytest.mark.parametrize("text,name", [
+    ("Bourbon Balls", "Bourbon-Balls-4-150x150.jpg"),
+    ("Enchilada Suizas", "chicken-enchiladas-suizas-verdes-4-150x150.jpg"),  # plural, extra words
+    ("ANDREW LLOYD WEBBER", "andrew-lloyd-webber-hot1.jpg"),
+    ("Alexandria Douziech RetracingNarratives", "Alexandria-Douziech_-RetracingNarratives.jpg"),
+    ("Basil Chicken in Coconut Curry Sauce", "Basil-Chicken-in-Coconut-Curry-Sauce-Featured-1.jpg"),
+])
+def test_texts_naming_their_file(text, name):
+    assert named_by_file(text, name)
+
+
+@pytest.mark.parametrize("text,name", [
+    ("Delicious", "delicious.gif"),  # one word: a brand's or a button's name
+    ("Brit + Co", "britco.png"),  # "brit" is too short to match "britco" by its start
+    ("michael muthee 8bPqxyodoUk unsplash", "michael-muthee-8bPqxyodoUk-unsplash-360x240.jpg"),
+    ("Deviled Strawberries", "DSC00954-258x344.png"),
+    ("Bourbon Balls recipe", "Bourbon-Balls-4-150x150.jpg"),  # "recipe" is not in the name
+    ("", "a.jpg"), ("Bourbon Balls", ""),
+])
+def test_texts_not_naming_their_file(text, name):
+    assert not named_by_file(text, name)
