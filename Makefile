@@ -8,19 +8,19 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # Debian packages: real photos, clip art and wallpaper artwork (image-model calibration, the
 # naturalness classifier's train / val / test sources, tools/image_sources.py; GCompris's
-# photos and Tux Paint's photo stamps for the relevance scorer's real captions,
-# tools/relevance_data.py; Battle for Wesnoth's paintings, Stellarium's deep-sky photos,
-# panoramas and constellation art, KStars' handbook screenshots and Extreme Tux Racer's renders
-# for the naturalness classifier, tools/image_sources_wide.py; about 1 GB to download), the browser
-# that renders the report in the tests, WordNet (rebuilding
-# scoring/data/imagenet_label_text.json: tools/build_label_text.py) and QEMU's user-mode
-# emulator (tests/filters/test_portable.py runs the int8 models on an emulated AVX2 CPU
-# without VNNI, whatever CPU runs the tests).
+# photos, Tux Paint's photo stamps, Scratch's background photos and Kalzium's photos of lab
+# tools for the relevance scorer's real captions, tools/relevance_data.py; Battle for Wesnoth's
+# paintings, Stellarium's deep-sky photos, panoramas and constellation art, KStars' handbook
+# screenshots and Extreme Tux Racer's renders for the naturalness classifier,
+# tools/image_sources_wide.py; about 1 GB to download), the browser that renders the report in
+# the tests, WordNet (rebuilding scoring/data/imagenet_label_text.json:
+# tools/build_label_text.py) and QEMU's user-mode emulator (tests/filters/test_portable.py runs
+# the int8 models on an emulated AVX2 CPU without VNNI, whatever CPU runs the tests).
 IMAGE_PKGS  := mate-backgrounds openclipart-png opencv-doc plasma-workspace-wallpapers \
                lomiri-wallpapers-16.04 lomiri-wallpapers-20.04 ukui-wallpapers gnome-backgrounds \
                palapeli-data wesnoth-1.16-data gcompris-qt-data stellarium-data kstars-data \
                extremetuxracer-data tuxpaint-stamps-default hugin-data fotoxx-common \
-               colobot-common-textures
+               colobot-common-textures scratch kalzium-data
 SYSTEM_PKGS := $(IMAGE_PKGS) chromium wordnet-base qemu-user
 MODELS := filters/models/.built
 FASTLID := $(VENV)/.fastlid

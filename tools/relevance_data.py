@@ -7,18 +7,21 @@ three ways as ``tools/image_sources.py`` does, each source in one split only:
 
 - ``train``: what the scorer is fitted on (with the generated sample web);
 - ``val``: what the recipe (features, regularisation, operating point) is chosen on;
-- ``test``: scored once, at the end (``tests/scoring/test_relevance_real.py``).
+- ``test``: scored once, at the end (``tests/tools/test_eval_relevance.py``).
 
 The sample web's photos (MATE, scikit-image, scikit-learn, matplotlib) are training sources,
 since the sample web trains the scorer.  Tux Paint's photo stamps (``tuxpaint-stamps-default``:
 real photographs cut out onto a transparent background, which the pipeline lays on white) are
-split by their folders: mammals, other animals, plants -> train; food, seasonal / sports /
-town / natural forces, space -> val; birds, household / medical / people, vehicles /
-military, hobbies -> test.  The first test split (GCompris ``erase``,
-``explore_world_music``, ``categorization``, ``solar_system``, Palapeli) was scored once with
-the first real-data recipe and is a training source since (docs/scoring.md).  Off limits (an
-independent evaluation): the KDE Plasma and lomiri wallpapers and every package issue 15
-names (``tuxpaint-data`` among them; the stamps are another package).
+split by their folders: food, seasonal / sports / town / natural forces, space -> val; every
+other folder -> train.  Kalzium's photos of lab tools, Stellarium's deep-sky photos and photo
+landscapes, Hugin's and Fotoxx's manual photos -> train.  The test split (third round,
+2026-11-24): Scratch's background photos (``scratch``: beaches, parks, streets, sports grounds,
+rooms) and GCompris ``louis-braille``'s photos, which nothing has trained or tuned on.  The
+earlier test splits (GCompris ``erase`` ... Palapeli; then the Tux Paint birds, household,
+vehicles and hobbies folders) were each scored with one recipe and are training sources since
+(docs/scoring.md).  Off limits (an independent evaluation): the KDE Plasma and lomiri
+wallpapers and every package issue 15 names (``tests/off_limits.py``; ``tuxpaint-data`` among
+them; the stamps are another package).
 
 Paths: ``/abs/file``, ``python:<module>/<path inside the package>`` (scikit-image, ...), or
 ``/abs/file.rcc:<inner path>`` for a file packed in a Qt resource file (``tools/rcc.py``).

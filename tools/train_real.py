@@ -40,7 +40,7 @@ from tools.eval_relevance import evaluate, image_facts, make_pair, neutral_url, 
 from tools.relevance_data import SPLITS
 from tools.train_scorer import ImageAnalyser, export_sampleweb, labelled_pairs
 
-MATCH_FEATURES = ["label_entropy", "label_margin", "label_p1", *WN_FEATURES, *NEIGHBOUR_FEATURES,
+MATCH_FEATURES = ["label_entropy", "label_margin", "label_p1", "natural", *WN_FEATURES, *NEIGHBOUR_FEATURES,
                   "col_any", "col_mean", "col_min"]
 TEXT_KINDS = ("own", "junk", "filename")
 MATCH_KINDS = ("own", "cross")
