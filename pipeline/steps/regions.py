@@ -284,8 +284,14 @@ def _name_facts(url: str) -> tuple:
 # copies.  A folder's token is its whole name, or its end for "logo" ("foollogo").
 _DIR_ROLES = {"themes": "furniture", "theme": "furniture", "logo": "logo", "logos": "logo",
               "promo": "ad", "promos": "ad", "gravatar": "avatar", "icons": "icon",
-              "buttons": "icon", "badges": "badge"}
-_DIR_HINTS = ("theme", "logo", "promo", "gravatar", "icons", "buttons", "badges")
+              "buttons": "icon", "badges": "badge",
+              # fifth pass: a site's header graphics ("img/head/special-report-slide.png",
+              # "global/header/us/hdr-politics.gif", "site-header"), sprite sheets
+              "head": "furniture", "header": "furniture", "headers": "furniture",
+              "sprite": "icon", "sprites": "icon"}
+_DIR_HINTS = ("theme", "logo", "promo", "gravatar", "icons", "buttons", "badges", "/head",
+              "sprite")
+_DIR_SPLIT_RE = re.compile(r"[_-]")
 _DIR_CACHE: dict[str, str] = {}
 
 
@@ -293,7 +299,8 @@ def _dir_role(low: str) -> str:
     """The role the folders of a (lowercased) image URL name, or ""."""
     # A chain of ``in`` tests first (as _tracker_hint): most URLs hold none of the hints.
     if not ("theme" in low or "logo" in low or "promo" in low or "gravatar" in low
-            or "icons" in low or "buttons" in low or "badges" in low):
+            or "icons" in low or "buttons" in low or "badges" in low or "/head" in low
+            or "sprite" in low):
         return ""
     path = low.split("?", 1)[0].split("#", 1)[0]
     start = path.find("//")
@@ -303,8 +310,13 @@ def _dir_role(low: str) -> str:
     hit = _DIR_CACHE.get(path)
     if hit is None:
         hit = ""
-        for tok in path.split("/"):
-            role = _DIR_ROLES.get(tok) or ("logo" if tok.endswith("logo") else "")
+        for folder in path.split("/"):
+            # a folder's name, or a word of it ("landing_banners", "site-header")
+            for tok in (folder, *_DIR_SPLIT_RE.split(folder)) if ("_" in folder or "-" in folder) \
+                    else (folder,):
+                role = _DIR_ROLES.get(tok) or ("logo" if tok.endswith("logo") else "")
+                if role:
+                    break
             if role:
                 hit = role
                 break
