@@ -416,6 +416,11 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
             return "icon" if role == "social" else role
     if width is not None and height is not None and width <= _SMALL and height <= _SMALL:
         return "avatar" if region in ("comments", "author") else "icon"
+    if region == "ad" and not (alt and _describes(alt)):
+        # An image inside an ad slot (class / id "ad", "sponsored", "dfp" ...) is the ad's,
+        # unless its alt describes a picture (a sponsored story's stock photo, "Father
+        # multi-tasking with young son at kitchen table").
+        return "ad"
     if region in _MASTHEAD_REGIONS and not _picture_size(width, height, url) \
             and not (alt and _describes(alt)):
         # The site's header, footer or menu: logos, press and partner logos, promos ("Brit +
