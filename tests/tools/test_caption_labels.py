@@ -10,17 +10,19 @@ from collections import Counter
 import pytest
 
 from tools.caption_labels import (LABELS, LABELS_DE, PAGES_DE, PAGES_EN, TARGETS_DE, all_items,
-                                  format_table, measure, read_labels)
+                                  format_table, measure, read_labels, served_size, thumbnails)
 
 # Issue 14's targets: junk kept <= 0.08 and good captions lost (dropped or not extracted) <=
-# 0.05.  On the dev split (fourth pass) junk kept is 0.028 and good lost 0.064: the good-lost
-# target is NOT met (10 of the 18 lost are pictures served at 100 px or less, or 48 px header
-# thumbnails, which the image step could never keep), so the test bounds what holds, with a
-# small margin, and docs/captions.md says so.  The held-out sets (the English check split,
-# the mostly German real_pages) are printed, not bounded: they miss both targets
-# (docs/captions.md, "Figures", "Third pass" and "Fourth pass").
-MAX_JUNK_KEPT = 0.04
-MAX_GOOD_LOST = 0.07
+# 0.05.  On the dev split (fifth pass: random samples 1, 2, 4 and 7) junk kept is 0.026 and
+# good lost 0.069: the good-lost target is NOT met (12 of the 23 lost are pictures declared,
+# named or asked of their server at 100 px or less, which the image step, 300 px both ways,
+# could never keep; without those pictures' good items good lost is 0.035), so the test
+# bounds what holds, with a small margin, and docs/captions.md says so.  The held-out sets
+# (the English check split, the mostly German real_pages) are printed, not bounded: they miss
+# both targets (docs/captions.md, "Figures", "Third pass" to "Fifth pass").
+MAX_JUNK_KEPT = 0.035
+MAX_GOOD_LOST = 0.075
+MAX_GOOD_LOST_REACHABLE = 0.045
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +59,8 @@ def test_the_labels_are_well_formed(path):
 def english(labels):
     if not os.path.isdir(PAGES_EN):
         pytest.skip("../shared/data/real_pages_en absent")
-    return measure(labels, all_items(sorted({lab["page"] for lab in labels})))
+    pages = sorted({lab["page"] for lab in labels})
+    return measure(labels, all_items(pages), thumbnails(pages))
 
 
 def test_junk_kept_and_good_lost_on_the_labelled_english_pages(english):
@@ -65,15 +68,19 @@ def test_junk_kept_and_good_lost_on_the_labelled_english_pages(english):
     print("\n" + format_table(result))
     print(json.dumps(result["dev"]["all"]))
     dev = result["dev"]["all"]
-    assert dev["n_good"] >= 280 and dev["n_junk"] >= 760
+    assert dev["n_good"] >= 330 and dev["n_junk"] >= 910
     assert dev["junk_kept"] <= MAX_JUNK_KEPT
     assert dev["good_lost"] <= MAX_GOOD_LOST
+    # reported beside the headline, never instead of it: good lost without the good items of
+    # pictures served at 100 px or less (they cannot reach the image step's 300 px)
+    assert 0 < dev["n_good_thumb"] < dev["n_good"]
+    assert dev["good_lost_reachable"] <= MAX_GOOD_LOST_REACHABLE
     # What is kept is mostly good: more good than junk and vague together.
     assert dev["precision"] > 0.5
 
 
 @pytest.mark.xfail(strict=True, reason="issue 14: good captions lost <= 0.05 is not met on the "
-                   "dev split (0.064 in the fourth pass; docs/captions.md)")
+                   "dev split (0.069 in the fifth pass; docs/captions.md)")
 def test_the_issues_good_lost_target_on_dev(english):
     assert english["dev"]["all"]["good_lost"] <= 0.05
 
@@ -106,3 +113,19 @@ def test_measure_counts_kept_dropped_and_missing_items():
     assert (r["junk_kept"], r["good_lost"], r["good_not_extracted"], r["precision"]) == \
         (0.5, 0.5, 0, 0.5)
     assert os.path.basename(LABELS) == "real_pages_en_labels.jsonl"
+    # a good item of a thumbnail counts in good lost, and apart in good_lost_reachable
+    r = measure(labels, items, {("p", "u")})["dev"]["all"]
+    assert (r["good_lost"], r["n_good_thumb"], r["good_lost_reachable"]) == (0.5, 2, 0.0)
+    other = labels + [{"page": "p", "image_url": "v", "source": "alt", "text": "a good one",
+                       "label": "good", "split": "dev"}]
+    r = measure(other, items, {("p", "u")})["dev"]["all"]
+    assert (r["n_good"], r["n_good_thumb"], r["good_lost_reachable"]) == (3, 2, 1.0)
+
+
+def test_served_size_reads_declared_named_and_asked_sizes():
+    assert served_size("https://x.org/a.jpg", 96, 72) == (96, 72)
+    assert served_size("https://x.org/pic-150x100.jpg", None, None) == (150, 100)
+    assert served_size("https://x.org/a.jpg?rect=0,0,420,420&w=48&h=48&fm=webp", None,
+                       None) == (48, 48)
+    assert served_size("https://x.org/a.jpg?h=52", None, None) == (None, 52)
+    assert served_size("https://x.org/a.jpg", None, None) == (None, None)
