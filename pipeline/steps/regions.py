@@ -262,6 +262,9 @@ def _name_facts(url: str) -> tuple:
     extra = [t.rstrip("0123456789") for t in tokens if t[-1:].isdigit()]
     extra += ["icon" for t in tokens if t.endswith("icon") and t not in ("silicon", "lexicon")]
     extra += ["logo" for t in tokens if t.endswith("logo") and len(t) > 4]
+    # "poobanner2", "topbanner": a banner named as one (fifth pass)
+    extra += ["ad" for t in tokens
+              if len(t) > 6 and t.rstrip("0123456789").endswith("banner")]
     # A role word split in two: "profile-pic", "author_pic", "user-pic", "head-shot".
     extra += [a + b for a, b in zip(tokens, tokens[1:])]
     spacer = bool(tokens) and all(t in _SPACER_WORDS or t.isdigit() for t in tokens) \
@@ -288,9 +291,9 @@ _DIR_ROLES = {"themes": "furniture", "theme": "furniture", "logo": "logo", "logo
               # fifth pass: a site's header graphics ("img/head/special-report-slide.png",
               # "global/header/us/hdr-politics.gif", "site-header"), sprite sheets
               "head": "furniture", "header": "furniture", "headers": "furniture",
-              "sprite": "icon", "sprites": "icon"}
+              "sprite": "icon", "sprites": "icon", "banner": "ad"}  # "oth_banner"
 _DIR_HINTS = ("theme", "logo", "promo", "gravatar", "icons", "buttons", "badges", "/head",
-              "sprite")
+              "sprite", "banner")
 _DIR_SPLIT_RE = re.compile(r"[_-]")
 _DIR_CACHE: dict[str, str] = {}
 
@@ -300,7 +303,7 @@ def _dir_role(low: str) -> str:
     # A chain of ``in`` tests first (as _tracker_hint): most URLs hold none of the hints.
     if not ("theme" in low or "logo" in low or "promo" in low or "gravatar" in low
             or "icons" in low or "buttons" in low or "badges" in low or "/head" in low
-            or "sprite" in low):
+            or "sprite" in low or "banner" in low):
         return ""
     path = low.split("?", 1)[0].split("#", 1)[0]
     start = path.find("//")
