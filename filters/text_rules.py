@@ -49,8 +49,9 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 | 19 | dateline       | drop       | a text opening with a date (`Apr 7, 2009 This week's ...`,    | text_dateline           |
 |    |                |            | `7. März 2021`): post metadata, dated teasers; not a caption's|                         |
 |    |                |            | own dateline followed by a colon or dash                      |                         |
-| 20 | lead_in        | drop       | a text ending in a colon: a label (`Share this on:`); one     | text_lead_in,           |
-|    |                |            | ending in an ellipsis: a teaser cut short (`Signs point...`)  | text_truncated          |
+| 20 | lead_in        | drop       | a text ending in a colon: a label (`Share this on:`), or in   | text_lead_in,           |
+|    |                |            | "here" (`... click here.`); one ending in an ellipsis: a      | text_truncated          |
+|    |                |            | teaser cut short (`Signs point...`)                           |                         |
 | 21 | length         | drop       | words outside [min_words, max_words] or chars outside         | text_too_short,         |
 |    |                |            | [min_chars, max_chars]; from min_words_own words for a        | text_too_long           |
 |    |                |            | picture's own text outside the page's furniture (see below)   |                         |
@@ -733,6 +734,10 @@ def lead_in(text, ctx=None):
         return _reject("lead_in")
     if end == "…" or (end == "." and text.endswith("...")):
         return _reject("lead_in" if text.rstrip(" .…").endswith(":") else "truncated")
+    # One ending in "here" points at a link ("please click here.", "See who's on the hot seat
+    # HERE."): dev, 4 junk, nothing else (fifth pass).
+    if end in "eE.!" and text[-6:].lower().endswith((" here", " here.", " here!")):
+        return _reject("lead_in")
     return text
 
 
