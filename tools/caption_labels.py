@@ -174,12 +174,17 @@ def unlabelled(split: str = "dev") -> list[dict]:
 # images of 300 px and more both ways (docs/captions.md, "Decisions").
 THUMB_PX = 100
 _ASKED_RE = re.compile(r"[?&;,](w|width|h|height)[=_](\d{1,4})(?!\d)")
+# a size anywhere in the file name ("MakeWith100x100BettyCrockerCakeMix.jpeg")
+_NAMED_RE = re.compile(r"(?<!\d)(\d{2,4})x(\d{2,4})(?!\d)")
 
 
 def served_size(url: str, width: int | None, height: int | None) -> tuple:
     """``(width, height)`` an image is declared, named or asked at (None where unknown)."""
     if width is None and height is None:
         size = _name_facts(url)[1]
+        if size is None:
+            m = _NAMED_RE.search(url.split("?", 1)[0].rsplit("/", 1)[-1])
+            size = (int(m.group(1)), int(m.group(2))) if m else None
         if size is not None:
             width, height = size
     for key, value in _ASKED_RE.findall(url):

@@ -13,16 +13,16 @@ from tools.caption_labels import (LABELS, LABELS_DE, PAGES_DE, PAGES_EN, TARGETS
                                   format_table, measure, read_labels, served_size, thumbnails)
 
 # Issue 14's targets: junk kept <= 0.08 and good captions lost (dropped or not extracted) <=
-# 0.05.  On the dev split (fifth pass: random samples 1, 2, 4 and 7) junk kept is 0.026 and
-# good lost 0.069: the good-lost target is NOT met (12 of the 23 lost are pictures declared,
+# 0.05.  On the dev split (fifth pass: random samples 1, 2, 4 and 7) junk kept is 0.023 and
+# good lost 0.069: the good-lost target is NOT met (13 of the 23 lost are pictures declared,
 # named or asked of their server at 100 px or less, which the image step, 300 px both ways,
-# could never keep; without those pictures' good items good lost is 0.035), so the test
+# could never keep; without those pictures' good items good lost is 0.032), so the test
 # bounds what holds, with a small margin, and docs/captions.md says so.  The held-out sets
 # (the English check split, the mostly German real_pages) are printed, not bounded: they miss
 # both targets (docs/captions.md, "Figures", "Third pass" to "Fifth pass").
-MAX_JUNK_KEPT = 0.035
+MAX_JUNK_KEPT = 0.03
 MAX_GOOD_LOST = 0.075
-MAX_GOOD_LOST_REACHABLE = 0.045
+MAX_GOOD_LOST_REACHABLE = 0.04
 
 
 @pytest.fixture(scope="module")
@@ -125,6 +125,7 @@ def test_measure_counts_kept_dropped_and_missing_items():
 def test_served_size_reads_declared_named_and_asked_sizes():
     assert served_size("https://x.org/a.jpg", 96, 72) == (96, 72)
     assert served_size("https://x.org/pic-150x100.jpg", None, None) == (150, 100)
+    assert served_size("https://x.org/MakeWith100x100CakeMix.jpeg", None, None) == (100, 100)
     assert served_size("https://x.org/a.jpg?rect=0,0,420,420&w=48&h=48&fm=webp", None,
                        None) == (48, 48)
     assert served_size("https://x.org/a.jpg?h=52", None, None) == (None, 52)
