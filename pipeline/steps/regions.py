@@ -289,11 +289,14 @@ _DIR_ROLES = {"themes": "furniture", "theme": "furniture", "logo": "logo", "logo
               "promo": "ad", "promos": "ad", "gravatar": "avatar", "icons": "icon",
               "buttons": "icon", "badges": "badge",
               # fifth pass: a site's header graphics ("img/head/special-report-slide.png",
-              # "global/header/us/hdr-politics.gif", "site-header"), sprite sheets
+              # "global/header/us/hdr-politics.gif"), sprite sheets, banner folders
               "head": "furniture", "header": "furniture", "headers": "furniture",
-              "sprite": "icon", "sprites": "icon", "banner": "ad"}  # "oth_banner"
+              "sprite": "icon", "sprites": "icon", "banner": "ad"}
+# A word of a folder's name that names its role ("site-header", "oth_banner"); the other roles
+# take the whole name only ("theme-park" is no theme).
+_DIR_WORD_ROLES = {"header": "furniture", "banner": "ad"}
 _DIR_HINTS = ("theme", "logo", "promo", "gravatar", "icons", "buttons", "badges", "/head",
-              "sprite", "banner")
+              "header", "sprite", "banner")
 _DIR_SPLIT_RE = re.compile(r"[_-]")
 _DIR_CACHE: dict[str, str] = {}
 
@@ -303,7 +306,7 @@ def _dir_role(low: str) -> str:
     # A chain of ``in`` tests first (as _tracker_hint): most URLs hold none of the hints.
     if not ("theme" in low or "logo" in low or "promo" in low or "gravatar" in low
             or "icons" in low or "buttons" in low or "badges" in low or "/head" in low
-            or "sprite" in low or "banner" in low):
+            or "header" in low or "sprite" in low or "banner" in low):
         return ""
     path = low.split("?", 1)[0].split("#", 1)[0]
     start = path.find("//")
@@ -314,12 +317,10 @@ def _dir_role(low: str) -> str:
     if hit is None:
         hit = ""
         for folder in path.split("/"):
-            # a folder's name, or a word of it ("landing_banners", "site-header")
-            for tok in (folder, *_DIR_SPLIT_RE.split(folder)) if ("_" in folder or "-" in folder) \
-                    else (folder,):
-                role = _DIR_ROLES.get(tok) or ("logo" if tok.endswith("logo") else "")
-                if role:
-                    break
+            role = _DIR_ROLES.get(folder) or ("logo" if folder.endswith("logo") else "")
+            if not role and ("_" in folder or "-" in folder):
+                role = next((_DIR_WORD_ROLES[w] for w in _DIR_SPLIT_RE.split(folder)
+                             if w in _DIR_WORD_ROLES), "")
             if role:
                 hit = role
                 break
@@ -419,11 +420,6 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
             return "icon" if role == "social" else role
     if width is not None and height is not None and width <= _SMALL and height <= _SMALL:
         return "avatar" if region in ("comments", "author") else "icon"
-    if region == "ad" and not (alt and _describes(alt)):
-        # An image inside an ad slot (class / id "ad", "sponsored", "dfp" ...) is the ad's,
-        # unless its alt describes a picture (a sponsored story's stock photo, "Father
-        # multi-tasking with young son at kitchen table").
-        return "ad"
     if region in _MASTHEAD_REGIONS and not _picture_size(width, height, url) \
             and not (alt and _describes(alt)):
         # The site's header, footer or menu: logos, press and partner logos, promos ("Brit +

@@ -341,6 +341,12 @@ def test_image_and_side_units_balance_and_reach_stats_funnel_and_report(tmp_path
     ("https://e.com/global/v3/promo/politico-337x120.png", "ad"),
     ("https://e.com/wp-content/uploads/gravatar/cassie-m-marshall.jpg", "avatar"),
     ("https://e.com/static/icons/arrow.png", "icon"),
+    # fifth pass: header graphics, sprite sheets, banner folders
+    ("https://e.com/static/all/img/head/special-report-slide.png", "furniture"),
+    ("https://e.com/.element/img/3.0/global/header/us/hdr-politics.gif", "furniture"),
+    ("https://e.com/img/site-header/top.png", "furniture"),
+    ("https://images.e.com/global/v4/sprites/x.gif", "icon"),
+    ("https://e.com/src/images/oth_banner/200701_top10_r.jpg", "ad"),
 ])
 def test_the_folders_of_a_sites_design_files_name_a_role(url, role):
     assert image_role(url, {}, None, None, "") == role
@@ -354,3 +360,17 @@ def test_the_folders_of_a_sites_design_files_name_a_role(url, role):
     "https://e.com/photos/x.jpg?src=/themes/a.png"])
 def test_folder_roles_read_whole_folder_names_of_the_path(url):
     assert image_role(url, {}, 600, 400, "") == ""
+
+
+@pytest.mark.parametrize("url", [
+    "https://e.com/theme-park/ride.jpg", "https://e.com/talking-head/anchor.jpg",
+    "https://e.com/headlines/storm.jpg", "https://e.com/uploads/2023/05/header-cake.jpg",
+    "https://e.com/uploads/banner-ridge-trail.jpg"])
+def test_only_header_and_banner_are_read_as_words_of_a_folder_name(url):
+    assert image_role(url, {}, None, None, "") == ""
+
+
+def test_a_file_named_as_a_banner_is_an_ad():
+    assert image_role("https://e.com/S1600-R/poobanner2%5B1%5D.JPG", {}, None, None,
+                      "aside") == "ad"
+    assert image_role("https://e.com/uploads/banner.jpg", {}, None, None, "") == ""
