@@ -14,14 +14,18 @@ dev items, a stratified sample of the items of images in the site's menu (``nav`
 header (60) and footer (60), ``region`` saying which, drawn by ``draw --regions`` with seed
 20261129 (before they were labelled) and reported only on its own, never in the split's
 figures; ``sample: 6``: 200 more check items drawn by ``draw --split check`` with seed
-20261130, labelled before anything was measured on them).  ``tests/data/real_pages_labels.jsonl`` holds 200 items of the 110 mostly German
+20261130, labelled before anything was measured on them; ``sample: 7``: 250 more dev items
+drawn by ``draw`` with seed 20261131, labelled before anything was measured on them).  ``tests/data/real_pages_labels.jsonl`` holds 200 items of the 110 mostly German
 ``../shared/data/real_pages`` drawn the same way, all ``check``: no rule was tuned on them.
 Labels are keyed on page, image URL, source and raw text, so they outlive
 code changes: an item the current code no longer extracts counts as ``not extracted``.
 
 ``measure()`` runs extraction and the text step over the labelled pages and reports, per split
 and per source: the share of junk items kept, the share of good items dropped or not extracted,
-and the precision of what is kept (good / labelled kept).
+and the precision of what is kept (good / labelled kept).  Beside good lost, never instead of
+it, the table's ``lost >100`` column gives good lost without the good items of pictures declared,
+named or asked of their server at 100 px or less both ways (:func:`thumbnails`): the image step
+keeps pictures of 300 px and more, so no caption of theirs can become a pair.
 
     python -m tools.caption_labels measure [--show --split dev] [--pages de]
     python -m tools.caption_labels dump OUT.jsonl     # every item with its decision (to label)
