@@ -72,7 +72,7 @@ class ExtractConfig:
 
     surrounding_chars: int = 300  # text kept before and after an image, each side
     max_text_chars: int = 1000  # longer alt/title/caption texts are cut here
-    # Page regions and image roles (pipeline/steps/regions.py): furniture gives no candidates.
+    # Page regions and image roles (pipeline/steps/regions.py, image_roles.py): furniture gives no candidates.
     # false: every image and every side of surrounding text, as read (for comparisons).
     page_roles: bool = True
 

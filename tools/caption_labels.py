@@ -53,7 +53,7 @@ from filters.text import TextCleaner, TextCleanerConfig
 from pipeline.core.records import Page
 from pipeline.core.stage import Keep
 from pipeline.steps.extract import Extractor
-from pipeline.steps.regions import _name_facts
+from pipeline.steps.image_roles import _name_facts
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGES_EN = os.path.join(HERE, "..", "shared", "data", "real_pages_en")

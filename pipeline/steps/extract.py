@@ -13,7 +13,7 @@ from pipeline.core.records import Candidate, Page
 from pipeline.core.stage import Drop, Keep, MapStage
 from pipeline.steps.html_images import find_images
 from pipeline.steps.image_urls import html_dim
-from pipeline.steps.regions import image_role, site_names
+from pipeline.steps.image_roles import image_role, site_names
 from pipeline.web.charset import looks_undecodable
 from pipeline.web.html import TooDeep, parsed
 from pipeline.web.urls import strip_userinfo

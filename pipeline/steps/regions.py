@@ -1,6 +1,6 @@
-"""Page regions and image roles: what an image is, from the markup alone, before any fetch.
+"""Page regions: which part of a page (menu, header, comments, ads, ...) an image sits in.
 
-**Regions.**  Text from a page's furniture is no caption: navigation, the site header and
+Text from a page's furniture is no caption: navigation, the site header and
 footer, asides and sidebars, comments, related / share / social / ad / newsletter / cookie
 boxes, author boxes.  An image's region is that of its innermost ancestor that names one, by
 tag (``nav``, ``aside``, ``header``, ``footer``), ARIA role, or a token of its ``class`` /
@@ -11,23 +11,11 @@ page-wide wrapper such as ``<div class="has-sidebar">`` holds the content too). 
 image's ancestors are read, each once per page (reading attributes is the costly part of a
 walk over every element).
 
-**Image roles.**  Spacers, trackers, avatars, icons, logos, badges / seals and ad banners are
-recognised from the declared size, the URL and the image's own attributes and region; such
-an image is not fetched and none of its texts becomes a candidate (each role is its own drop
-reason, ``extract_image_<role>``).  Every picture in an author box is an avatar, whatever its
-size; an image whose alt is the site's name (``og:site_name`` or the host's name) is its logo.
-An image of the site's header, footer or menu is furniture unless declared, named or asked of
-its server at 300 px or more (the image step's minimum) or its alt describes a picture in
-sentence case ("A plate of spaghetti carbonara with bacon and Parmesan"); so is one in a theme folder
-(``/themes/``) or a header folder (``/img/head/``, ``/header/``, ``site-header``), and
-``logo(s)``, ``promo(s)``, ``icons``, ``buttons``, ``badges``, ``sprite(s)``, ``banner`` and
-``gravatar`` folders name their roles (as does a file named as a banner, ``topbanner.gif``).
+What an image is (spacer, tracker, logo, ...) is in ``pipeline/steps/image_roles.py``.
 """
 from __future__ import annotations
 
-import posixpath
 import re
-from urllib.parse import urlsplit
 
 # class / id token -> region.  Tokens are whole parts of a class or id name.
 _TOKEN_REGION = {}
@@ -66,8 +54,10 @@ _STATE_PREFIXES = ("has-", "has_", "with-", "no-", "is-", "show-", "hide-", "js-
 # Class names with these words name a layout wrapper, whatever else they say.
 _LAYOUT_WORDS = frozenset("wrap wrapper container layout content contents inner outer body "
                           "main page".split())
-_SPLIT_RE = re.compile(r"[^a-z0-9]+")
-_CAMEL_RE = re.compile(r"([a-z0-9])([A-Z])")
+# Token splitting shared with image_roles.py: class / id / file names split at non-alphanumerics
+# and camelCase ("commentList" -> comment, list).
+SPLIT_RE = re.compile(r"[^a-z0-9]+")
+CAMEL_RE = re.compile(r"([a-z0-9])([A-Z])")
 _CLASS_CACHE: dict[str, str] = {}
 
 
@@ -80,7 +70,7 @@ def class_region(value: str) -> str:
     for name in value.split():
         if name.lower().startswith(_STATE_PREFIXES):
             continue
-        toks = _SPLIT_RE.split(_CAMEL_RE.sub(r"\1 \2", name).lower())
+        toks = SPLIT_RE.split(CAMEL_RE.sub(r"\1 \2", name).lower())
         if not _LAYOUT_WORDS.isdisjoint(toks):
             continue  # "content-sidebar-wrap" wraps the content as well as the sidebar
         for tok in toks:
@@ -142,295 +132,3 @@ def region_of(ancestors: list, memo: dict) -> str:
                 region = r
         memo[key] = (region, in_content)
     return region
-
-
-# Image roles ---------------------------------------------------------------------------------
-_ROLE_TOKENS = {}
-for _role, _words in {
-    "tracker": "pixel pixels beacon tracking tracker atrk utm",
-    "avatar": "avatar avatars gravatar headshot headshots userpic biopic mugshot authorpic "
-              "profilepic",
-    "icon": "icon icons ico icn sprite sprites arrow arrows btn button bullet chevron emoji "
-            "smiley smilies stars rating caret spinner loader loading throbber bul",
-    "logo": "logo logos wordmark masthead",
-    "badge": "badge badges seal appstore playstore googleplay certified trustmark",
-    "social": "facebook twitter pinterest linkedin instagram youtube rss digg reddit tumblr "
-              "whatsapp email mail share fb",
-    "ad": "ad ads advert banner300 adserver doubleclick",
-}.items():
-    for _w in _words.split():
-        _ROLE_TOKENS[_w] = _role
-# Hosts and paths of tracking pixels and ad servers (the file name says nothing there).
-_TRACKER_URL_RE = re.compile(
-    r"quantserve|quantcount|scorecardresearch|doubleclick|/b/ss/|/__utm|facebook\.com/tr"
-    r"|(?<=[\w-])/pixel(?:[/?]|\.(?:gif|png))|/beacon|/impression|/track[/?]|/ad/|/ads/|adserver|ord=\d|;sz=\d"
-    r"|pixel\.wp\.com|/p-[\w-]{8,}\.gif|stats\.wp\.com|/count\?|/counter", re.I)
-# File names made of these words (and numbers) only: spacers ("1x1.trans.gif", "clear.gif").
-_SPACER_WORDS = frozenset("spacer blank clear trans transparent 1x1 shim pixel dot empty "
-                          "placeholder".split())
-_ALT_ROLE_RE = re.compile(r"^(?:\w+ )?(?:logo|icon|avatar|badge)$|^avatar\b|\blogo$"
-                          r"|^(?:\w+ ){0,2}(?:logo|icon)\b", re.I)
-# Standard ad banner sizes (IAB), declared or written in the file name.
-_AD_SIZES = frozenset("300x250 728x90 160x600 300x600 468x60 320x50 970x250 970x90 120x600 "
-                      "234x60 120x90 120x60 125x125 336x280 250x250 200x200 180x150 "
-                      "300x50 300x100 320x100".split()) - {"200x200"}
-_AD_BANNERS = frozenset(s for s in _AD_SIZES if s.split("x")[0] != s.split("x")[1])
-_SMALL = 48  # a declared size at most this, both ways: an icon or an avatar, not a picture
-_TINY = 2  # a declared size at most this, both ways: a tracking pixel or a spacer
-# A declared size at most this, both ways: a thumbnail too small for the image step, which
-# keeps images of 300 px and more (a display size of 100 px is at most 200 px on a 2x
-# screen).  A size written in the file name ("generic-96x96.gif") counts as declared.
-_THUMB = 100
-# The regions whose images are the site's own furniture unless declared as large as a picture
-# the image step keeps (its minimum side, 300 px).
-_MASTHEAD_REGIONS = frozenset(("header", "footer", "nav"))
-_PICTURE = 300
-_NAMED_SIZE_RE = re.compile(r"^(\d{2,4})x(\d{2,4})$")
-
-
-_QUERY_WIDTH_RE = re.compile(r"[?&;,](?:w|width|resize)[=_](\d{2,4})")
-
-
-def _query_width(url: str) -> int:
-    """The width an image URL asks its server for (``?w=1920``, ``,w_800``), else 0."""
-    m = _QUERY_WIDTH_RE.search(url) if "w" in url else None
-    return int(m.group(1)) if m else 0
-
-
-def _picture_size(width: int | None, height: int | None, url: str) -> bool:
-    """Declared (or named, or asked of the server) at 300 px or more one way and at 150 px or
-    more the other (300 on a 2x screen): a picture the image step may keep, not a wide logo
-    ("Brit + Co", 300x144)."""
-    if max(width or 0, height or 0) < _PICTURE and _query_width(url) < _PICTURE:
-        return False
-    return min(width or _PICTURE, height or _PICTURE) >= _PICTURE // 2
-
-
-_FUNCTION_WORDS = frozenset("a an the of with on in at and from by for to over under into "
-                            "near beside holding".split())
-
-
-def _describes(alt: str) -> bool:
-    """Whether an alt reads like a description of a picture ("A plate of spaghetti carbonara
-    with bacon and Parmesan"), not a label or a headline (a site's, a brand's, a menu's:
-    "Brit + Co", "The Navy's New Robot Looks and Swims Just Like a Shark"): five words or
-    more in sentence case (two lower-case words or more besides function words, and one of
-    those), no "Site - tagline" separator."""
-    words = alt.split()
-    if len(words) < 5 or " - " in alt or " | " in alt:
-        return False
-    lower = [w for w in words[1:] if w[:1].islower()]
-    n_function = sum(w in _FUNCTION_WORDS for w in lower)
-    return n_function >= 1 and len(lower) - n_function >= 2
-
-
-def _tracker_hint(low: str) -> bool:
-    """What every _TRACKER_URL_RE match holds, as a chain of ``in`` tests (several times
-    cheaper than the pattern, or any() over a tuple): most URLs hold none of it."""
-    return ("pixel" in low or "track" in low or "/ad" in low or "quant" in low
-            or "count" in low or "beacon" in low or "/p-" in low or "ord=" in low
-            or "sz=" in low or "doubleclick" in low or "scorecard" in low or "__utm" in low
-            or "/b/ss/" in low or "facebook.com/tr" in low or "impression" in low
-            or "stats.wp" in low)
-_NAME_CACHE: dict[str, tuple] = {}
-_CLASS_ROLE_CACHE: dict[str, frozenset] = {}
-
-
-def url_tokens(url: str) -> list[str]:
-    """The lowercase word tokens of a URL's file name (camelCase split)."""
-    name = posixpath.basename(urlsplit(url).path)
-    return _SPLIT_RE.split(_CAMEL_RE.sub(r"\1 \2", name.rsplit(".", 1)[0]).lower())
-
-
-def _name_facts(url: str) -> tuple:
-    """``(tokens, named size or None)`` of a URL's file name, cached by name (logos and
-    icons repeat across the pages of a site)."""
-    path = url.split("?", 1)[0].split("#", 1)[0]
-    name = path[path.rfind("/") + 1:]
-    hit = _NAME_CACHE.get(name)
-    if hit is not None:
-        return hit
-    stem = name.rsplit(".", 1)[0]
-    if not stem.islower():
-        stem = _CAMEL_RE.sub(r"\1 \2", stem).lower()
-    tokens = [t for t in _SPLIT_RE.split(stem) if t]
-    size = None
-    for t in tokens:
-        m = _NAMED_SIZE_RE.match(t)
-        if m:
-            size = (int(m.group(1)), int(m.group(2)))
-    # "bul2" -> "bul", "icon18" -> "icon"; "windowsicon", "sitelogo" end in a role word.
-    extra = [t.rstrip("0123456789") for t in tokens if t[-1:].isdigit()]
-    extra += ["icon" for t in tokens if t.endswith("icon") and t not in ("silicon", "lexicon")]
-    extra += ["logo" for t in tokens if t.endswith("logo") and len(t) > 4]
-    # "poobanner2", "topbanner": a banner named as one (fifth pass)
-    extra += ["ad" for t in tokens
-              if len(t) > 6 and t.rstrip("0123456789").endswith("banner")]
-    # A role word split in two: "profile-pic", "author_pic", "user-pic", "head-shot".
-    extra += [a + b for a, b in zip(tokens, tokens[1:])]
-    spacer = bool(tokens) and all(t in _SPACER_WORDS or t.isdigit() for t in tokens) \
-        and not all(t.isdigit() for t in tokens)
-    roles = {_ROLE_TOKENS[t] for t in tokens + extra if t in _ROLE_TOKENS}
-    # A social network's name among many words is a picture's subject or a Pinterest version
-    # ("salisbury-steak-recipe-pinterest-blog-150x150.jpg"), not a share button.
-    if "social" in roles and sum(t.isalpha() and len(t) > 2 for t in tokens) > 3:
-        roles.discard("social")
-    roles = frozenset(roles)
-    hit = (frozenset(tokens), size, spacer, roles)
-    if len(_NAME_CACHE) > 50000:
-        _NAME_CACHE.clear()
-    _NAME_CACHE[name] = hit
-    return hit
-
-
-# Folders of a site's own design files: a theme's images (logos, backgrounds, buttons; a
-# site's pictures live under uploads / media), logo, promo, icon and badge folders, Gravatar
-# copies.  A folder's token is its whole name, or its end for "logo" ("foollogo").
-_DIR_ROLES = {"themes": "furniture", "theme": "furniture", "logo": "logo", "logos": "logo",
-              "promo": "ad", "promos": "ad", "gravatar": "avatar", "icons": "icon",
-              "buttons": "icon", "badges": "badge",
-              # fifth pass: a site's header graphics ("img/head/special-report-slide.png",
-              # "global/header/us/hdr-politics.gif"), sprite sheets, banner folders
-              "head": "furniture", "header": "furniture", "headers": "furniture",
-              "sprite": "icon", "sprites": "icon", "banner": "ad"}
-# A word of a folder's name that names its role ("site-header", "oth_banner"); the other roles
-# take the whole name only ("theme-park" is no theme).
-_DIR_WORD_ROLES = {"header": "furniture", "banner": "ad"}
-_DIR_HINTS = ("theme", "logo", "promo", "gravatar", "icons", "buttons", "badges", "/head",
-              "header", "sprite", "banner")
-_DIR_SPLIT_RE = re.compile(r"[_-]")
-_DIR_CACHE: dict[str, str] = {}
-
-
-def _dir_role(low: str) -> str:
-    """The role the folders of a (lowercased) image URL name, or ""."""
-    # A chain of ``in`` tests first (as _tracker_hint): most URLs hold none of the hints.
-    if not ("theme" in low or "logo" in low or "promo" in low or "gravatar" in low
-            or "icons" in low or "buttons" in low or "badges" in low or "/head" in low
-            or "header" in low or "sprite" in low or "banner" in low):
-        return ""
-    path = low.split("?", 1)[0].split("#", 1)[0]
-    start = path.find("//")
-    path = path[path.find("/", start + 2 if start >= 0 else 0):path.rfind("/")]
-    if not any(h in path for h in _DIR_HINTS):
-        return ""
-    hit = _DIR_CACHE.get(path)
-    if hit is None:
-        hit = ""
-        for folder in path.split("/"):
-            role = _DIR_ROLES.get(folder) or ("logo" if folder.endswith("logo") else "")
-            if not role and ("_" in folder or "-" in folder):
-                role = next((_DIR_WORD_ROLES[w] for w in _DIR_SPLIT_RE.split(folder)
-                             if w in _DIR_WORD_ROLES), "")
-            if role:
-                hit = role
-                break
-        if len(_DIR_CACHE) > 50000:
-            _DIR_CACHE.clear()
-        _DIR_CACHE[path] = hit
-    return hit
-
-
-def _class_roles(value: str) -> frozenset:
-    """The roles (avatar, icon, logo, badge) an image's own class or id names."""
-    hit = _CLASS_ROLE_CACHE.get(value)
-    if hit is None:
-        roles = set()
-        for name in value.split():
-            for tok in _SPLIT_RE.split(_CAMEL_RE.sub(r"\1 \2", name).lower()):
-                r = _ROLE_TOKENS.get(tok)
-                if r in ("avatar", "icon", "logo", "badge"):
-                    roles.add(r)
-        hit = frozenset(roles)
-        if len(_CLASS_ROLE_CACHE) > 50000:
-            _CLASS_ROLE_CACHE.clear()
-        _CLASS_ROLE_CACHE[value] = hit
-    return hit
-
-
-def _letters(text: str) -> str:
-    # filter() with str.isalpha runs in C: a generator cost a Python step per character, for
-    # every image's alt.
-    return "".join(filter(str.isalpha, text.lower()))
-
-
-def site_names(page_url: str, site_name: str = "") -> frozenset:
-    """The letters of a page's site names: its ``og:site_name`` ("Poppy Cooks" ->
-    "poppycooks") and its host's label before the public suffix (``www.poppycooks.com`` ->
-    "poppycooks", ``bbc.co.uk`` -> "bbc"); names shorter than 4 letters are left out."""
-    try:
-        host = urlsplit(page_url).hostname or ""
-    except ValueError:
-        host = ""
-    labels = host.split(".")
-    if len(labels) >= 3 and len(labels[-1]) == 2 and len(labels[-2]) <= 3:
-        labels = labels[:-1]  # bbc.co.uk, abc.net.au
-    names = {_letters(labels[-2]) if len(labels) >= 2 else "", _letters(site_name)}
-    return frozenset(n.removeprefix("the") for n in names if len(n) >= 4)
-
-
-def image_role(url: str, attrs: dict, width: int | None, height: int | None,
-               region: str, sites: frozenset = frozenset()) -> str:
-    """The role of an image that is no picture worth a caption, or "" (see the docstring).
-    ``sites``: the letters of the page's site names (:func:`site_names`); an image whose alt
-    says just that is the site's logo ("Poppy Cooks" on poppycooks.com)."""
-    if width is not None and height is not None:
-        if width <= _TINY and height <= _TINY:
-            return "tracker"
-    low = url.lower()
-    if _tracker_hint(low) and _TRACKER_URL_RE.search(url):
-        return "tracker"
-    if "gravatar." in low or "/avatar" in low:
-        return "avatar"  # gravatar.com/avatar/<hash>, /avatars/<user>.jpg: the name says nothing
-    if low.endswith(".svg") or ".svg?" in low:
-        return "vector"  # logos, icons and drawings: no photograph, and no raster to decode
-    # A square is no banner: 250x250 and 125x125 are also the sizes of recipe thumbnails.
-    if width is not None and height is not None and width != height \
-            and f"{width}x{height}" in _AD_SIZES:
-        return "ad"
-    tokens, size, spacer, url_roles = _name_facts(url)
-    dir_role = _dir_role(low)
-    # A theme folder's picture declared at the image step's size is content kept there by a
-    # CMS of its own ("themes/Bluemonkey/images/how-it-works.jpg", width 985).
-    if dir_role and not (dir_role == "furniture" and max(width or 0, height or 0) >= _PICTURE):
-        return dir_role
-    if not _AD_BANNERS.isdisjoint(tokens):
-        return "ad"
-    if spacer:
-        return "spacer"
-    if width is None and height is None and size is not None:
-        width, height = size
-    roles = set(url_roles)
-    for key in ("class", "id"):
-        value = attrs.get(key)
-        if value:
-            roles |= _class_roles(value)
-    alt = attrs.get("alt")
-    if alt:
-        la = alt.lower()
-        if sites and len(la) <= 60 and _letters(la).removeprefix("the") in sites:
-            roles.add("logo")
-        if "logo" in la or "icon" in la or "avatar" in la or "badge" in la:
-            m = _ALT_ROLE_RE.search(alt.strip())
-            if m:
-                roles.add(m.group(0).split()[-1].lower())
-    # A picture declared large is no icon whatever its name says ("arrow-up-price.jpg").
-    large = (width or 0) > 150 or (height or 0) > 150
-    for role in ("tracker", "avatar", "logo", "badge", "ad", "icon", "social"):
-        if role in roles and not (large and role in ("icon", "social")):
-            return "icon" if role == "social" else role
-    if width is not None and height is not None and width <= _SMALL and height <= _SMALL:
-        return "avatar" if region in ("comments", "author") else "icon"
-    if region in _MASTHEAD_REGIONS and not _picture_size(width, height, url) \
-            and not (alt and _describes(alt)):
-        # The site's header, footer or menu: logos, press and partner logos, promos ("Brit +
-        # Co", "Government of Jamaica", "Subscribe to GQ"); a picture there declared (or
-        # named) at the image step's size or more is a menu's feature picture, kept.
-        return "furniture"
-    if region == "author" or (region == "comments" and width is not None and width <= 100):
-        # The picture beside a commenter's name, or in an author box at any size (on the
-        # labelled English pages every picture of an author box is its author's).
-        return "avatar"
-    if width is not None and height is not None and width <= _THUMB and height <= _THUMB:
-        return "small"
-    return ""

@@ -394,7 +394,7 @@ def test_real_pages_against_an_lxml_count():
         assert ours == total - hidden, (path.name, total, hidden, ours)
     assert not [n for n, r in reasons.items() if "error" in r]
     # pages with no <img> at all, or with images but no text (SOURCE.md: 0 img / 0 alt), and
-    # pages whose only texts belong to avatars, logos and icons (pipeline/steps/regions.py) or to
+    # pages whose only texts belong to avatars, logos and icons (pipeline/steps/image_roles.py) or to
     # surrounding text in comments, menus and headers, or to images of the site's header,
     # footer and menu or its theme folder (extract_image_furniture; the image counts say which)
     assert {n: r for n, r in reasons.items() if r != "keep"} == {

@@ -1,5 +1,5 @@
 """Page regions, image roles, surrounding sides and the image / side units of the extract step
-(pipeline/steps/regions.py, pipeline/steps/extract.py), one rule per test, on tiny inline pages."""
+(pipeline/steps/regions.py, image_roles.py, extract.py), one rule per test, on tiny inline pages."""
 from __future__ import annotations
 
 import json
@@ -9,7 +9,8 @@ import pytest
 from pipeline.steps.extract import Extractor, file_name
 from pipeline.steps.html_images import find_images
 from pipeline.core.records import Page
-from pipeline.steps.regions import class_region, image_role, site_names
+from pipeline.steps.image_roles import image_role, site_names
+from pipeline.steps.regions import class_region
 from pipeline.core.stage import Drop, Keep
 from pipeline.core.stats import StepStats, format_funnel
 
