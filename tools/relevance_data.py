@@ -14,7 +14,11 @@ since the sample web trains the scorer.  Tux Paint's photo stamps (``tuxpaint-st
 real photographs cut out onto a transparent background, which the pipeline lays on white) are
 split by their folders: food, seasonal / sports / town / natural forces, space -> val; every
 other folder -> train.  Kalzium's photos of lab tools, Stellarium's deep-sky photos and photo
-landscapes, Hugin's and Fotoxx's manual photos -> train.  The test split (third round,
+landscapes, Hugin's and Fotoxx's manual photos -> train.  GCompris ``categorization`` is split
+by its folders too (fourth round): renewable-energy scenes (dams, solar panels, windmills) ->
+val, monuments -> train, the rest (a few objects) stays the ``gcompris_categorization`` train
+source; Enlightenment's background photos (``enlightenment-data``: mountains, clouds, snowy
+trees, leaves, flowers) -> val.  The test split (third round,
 2026-11-24): Scratch's background photos (``scratch``: beaches, parks, streets, sports grounds,
 rooms) and GCompris ``louis-braille``'s photos, which nothing has trained or tuned on.  The
 earlier test splits (GCompris ``erase`` ... Palapeli; then the Tux Paint birds, household,
@@ -24,7 +28,8 @@ wallpapers and every package issue 15 names (``tests/off_limits.py``; ``tuxpaint
 them; the stamps are another package).
 
 Paths: ``/abs/file``, ``python:<module>/<path inside the package>`` (scikit-image, ...), or
-``/abs/file.rcc:<inner path>`` for a file packed in a Qt resource file (``tools/rcc.py``).
+``/abs/file.rcc:<inner path>`` for a file packed in a Qt resource file (``tools/rcc.py``); an
+Enlightenment ``.edj`` path stands for the largest JPEG inside it (:func:`largest_jpeg`).
 
 Labelled pairs per photo (:func:`labelled_pairs`): its own caption (label 1); three other
 photos' captions from the same split (0); and four junk texts (0) drawn from the split's own
