@@ -20,7 +20,7 @@ IMAGE_PKGS  := mate-backgrounds openclipart-png opencv-doc plasma-workspace-wall
                lomiri-wallpapers-16.04 lomiri-wallpapers-20.04 ukui-wallpapers gnome-backgrounds \
                palapeli-data wesnoth-1.16-data gcompris-qt-data stellarium-data kstars-data \
                extremetuxracer-data tuxpaint-stamps-default hugin-data fotoxx-common \
-               colobot-common-textures scratch kalzium-data
+               colobot-common-textures scratch kalzium-data enlightenment-data
 SYSTEM_PKGS := $(IMAGE_PKGS) chromium wordnet-base qemu-user
 MODELS := filters/models/.built
 FASTLID := $(VENV)/.fastlid

@@ -14,7 +14,11 @@ since the sample web trains the scorer.  Tux Paint's photo stamps (``tuxpaint-st
 real photographs cut out onto a transparent background, which the pipeline lays on white) are
 split by their folders: food, seasonal / sports / town / natural forces, space -> val; every
 other folder -> train.  Kalzium's photos of lab tools, Stellarium's deep-sky photos and photo
-landscapes, Hugin's and Fotoxx's manual photos -> train.  The test split (third round,
+landscapes, Hugin's and Fotoxx's manual photos -> train.  GCompris ``categorization`` is split
+by its folders too (fourth round): renewable-energy scenes (dams, solar panels, windmills) ->
+val, monuments -> train, the rest (a few objects) stays the ``gcompris_categorization`` train
+source; Enlightenment's background photos (``enlightenment-data``: mountains, clouds, snowy
+trees, leaves, flowers) -> val.  The test split (third round,
 2026-11-24): Scratch's background photos (``scratch``: beaches, parks, streets, sports grounds,
 rooms) and GCompris ``louis-braille``'s photos, which nothing has trained or tuned on.  The
 earlier test splits (GCompris ``erase`` ... Palapeli; then the Tux Paint birds, household,
@@ -24,7 +28,8 @@ wallpapers and every package issue 15 names (``tests/off_limits.py``; ``tuxpaint
 them; the stamps are another package).
 
 Paths: ``/abs/file``, ``python:<module>/<path inside the package>`` (scikit-image, ...), or
-``/abs/file.rcc:<inner path>`` for a file packed in a Qt resource file (``tools/rcc.py``).
+``/abs/file.rcc:<inner path>`` for a file packed in a Qt resource file (``tools/rcc.py``); an
+Enlightenment ``.edj`` path stands for the largest JPEG inside it (:func:`largest_jpeg`).
 
 Labelled pairs per photo (:func:`labelled_pairs`): its own caption (label 1); three other
 photos' captions from the same split (0); and four junk texts (0) drawn from the split's own
@@ -38,6 +43,7 @@ import hashlib
 import json
 import os
 import random
+import re
 
 from tools.image_sources import SPLITS
 
@@ -99,7 +105,55 @@ def read_bytes(path: str) -> bytes:
         outer, inner = path.split(".rcc:", 1)
         return rcc.read(outer + ".rcc", inner)
     with open(resolve(path), "rb") as f:
-        return f.read()
+        data = f.read()
+    return largest_jpeg(data) if path.endswith(".edj") else data
+
+
+def largest_jpeg(data: bytes) -> bytes:
+    """The largest JPEG stream stored in an Enlightenment theme file (``.edj``, an Eet archive).
+
+    Enlightenment's backgrounds (``enlightenment-data``) are photos kept in Eet as lossy images,
+    one plain JPEG per screen size; the largest is the full picture.  Each stream is walked
+    marker by marker to its end, so whatever the archive stores after it is not taken."""
+    best = b""
+    for m in re.finditer(b"\xff\xd8\xff", data):
+        end = _jpeg_end(data, m.start())
+        if end is not None and end - m.start() > len(best):
+            best = data[m.start():end]
+    if not best:
+        raise ValueError("no JPEG stream in the .edj file")
+    return best
+
+
+def _jpeg_end(data: bytes, at: int) -> int | None:
+    """The offset just past the end marker of the JPEG stream starting at ``at`` (None when
+    the stream is cut short or not a JPEG)."""
+    i, n = at + 2, len(data)
+    while i + 1 < n:
+        if data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker == 0xD9:
+            return i + 2
+        if marker == 0xFF:  # fill byte
+            i += 1
+            continue
+        if 0xD0 <= marker <= 0xD7 or marker == 0x01:  # markers without a length
+            i += 2
+            continue
+        if i + 4 > n:
+            return None
+        i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
+        if marker == 0xDA:  # a scan: entropy-coded bytes up to the next real marker
+            while True:
+                i = data.find(b"\xff", i)
+                if i < 0 or i + 1 >= n:
+                    return None
+                nxt = data[i + 1]
+                if nxt != 0x00 and not 0xD0 <= nxt <= 0xD7:
+                    break
+                i += 2
+    return None
 
 
 def photos(split: str | None = None, path: str = DATA) -> list[dict]:

@@ -2,6 +2,7 @@
 the WordNet matching, the Qt resource reader and the real-caption data file."""
 import collections
 import hashlib
+import io
 import json
 import os
 import struct
@@ -160,6 +161,37 @@ def test_real_captions_split_by_source_with_checked_files():
     assert rd.missing(rows) == []  # make setup installs every package
     for r in rows[::17]:
         assert hashlib.sha256(rd.read_bytes(r["path"])).hexdigest() == r["sha256"]
+
+
+def test_gcompris_categorization_is_split_by_folder():
+    """Fourth round (2026-11-24): the activity's folders are sources of their own (as Tux Paint's
+    stamp folders): renewable-energy scenes (dams, solar panels, windmills) in val, monuments in
+    train; every photo of a folder in that folder's one source."""
+    rows = [r for r in rd.photos() if r["source"].startswith("gcompris_categorization")]
+    source_of = collections.defaultdict(set)
+    for r in rows:
+        source_of[r["path"].rsplit("/", 2)[-2]].add((r["source"], r["split"]))
+    assert source_of["renewable"] == {("gcompris_categorization_renewable", "val")}
+    assert source_of["monuments"] == {("gcompris_categorization_monuments", "train")}
+    assert sum(r["split"] == "val" for r in rows) >= 29
+
+
+def test_the_largest_jpeg_of_an_edj_file_is_read():
+    """Enlightenment keeps one JPEG per screen size in its Eet background files; the largest
+    is the photo that is captioned."""
+    from PIL import Image
+
+    def jpeg(size):
+        out = io.BytesIO()
+        Image.new("RGB", size, (200, 30, 30)).save(out, "JPEG")
+        return out.getvalue()
+
+    small, big = jpeg((16, 9)), jpeg((64, 36))
+    blob = b"eet header" + small + b"\0" * 7 + big + b"trailer \xff\xd9 not a stream end"
+    got = rd.largest_jpeg(blob)
+    assert got == big and Image.open(io.BytesIO(got)).size == (64, 36)
+    with pytest.raises(ValueError):
+        rd.largest_jpeg(b"no picture here")
 
 
 def test_labelled_pairs_are_seeded_and_split_pools_differ():
