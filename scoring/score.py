@@ -16,7 +16,7 @@ import numpy as np
 from pipeline.core.errors import ConfigError
 from pipeline.core.records import Pair
 from pipeline.core.stage import MapStage
-from scoring.scorer_model import DEFAULT_MODEL, load_scorer
+from scoring.scorer_model import DEFAULT_MODEL, DEFAULT_THRESHOLD, load_scorer, model_threshold
 
 
 @dataclass
@@ -28,17 +28,26 @@ class ScorerConfig:
     """score pairs (LAIT step 4); false keeps every pair unscored"""
     model: str = ""
     """a scorer JSON written by tools/train_scorer.py; empty: the shipped default"""
-    threshold: float = 0.5
-    """pairs scoring below this are dropped (score_irrelevant)"""
+    threshold: float | None = None
+    """pairs scoring below this are dropped (score_irrelevant); null: the model's own (the shipped model's is 0.4, chosen on real validation photos; a model without one: 0.5)"""
     threads: int = 1  # torch threads per worker for MiniLM
 
     def check(self) -> "ScorerConfig":
-        if not 0.0 <= self.threshold < 1.0:
-            raise ConfigError(f"score.threshold must be within [0, 1) (got {self.threshold!r})")
         if self.threads < 1:
             raise ConfigError(f"score.threads must be >= 1 (got {self.threads!r})")
         if self.enabled and self.model and not os.path.isfile(self.model):
             raise ConfigError(f"score.model: no such file {self.model!r}")
+        if self.threshold is None and not self.enabled:
+            self.threshold = DEFAULT_THRESHOLD  # no pair is scored: nothing to cut
+        if self.threshold is None:
+            # Resolved here, once, so the run's stored config (resume digest, report) names
+            # the number the run used.
+            try:
+                self.threshold = model_threshold(self.model_path)
+            except (OSError, ValueError) as exc:
+                raise ConfigError(f"score.model: {exc}") from None
+        if not 0.0 <= self.threshold < 1.0:
+            raise ConfigError(f"score.threshold must be within [0, 1) (got {self.threshold!r})")
         return self
 
     @property

@@ -150,7 +150,8 @@ def _part(p: dict):
 class ProductModel:
     """``predict(X)`` over ``names`` (the parts' features, in first-seen order)."""
 
-    def __init__(self, parts: dict, projection: str = "", info=None, memory: str = ""):
+    def __init__(self, parts: dict, projection: str = "", info=None, memory: str = "",
+                 threshold: float | None = None):
         self.parts = dict(parts)  # part name -> ScorerModel
         self.names: list[str] = []
         for m in self.parts.values():
@@ -159,6 +160,9 @@ class ProductModel:
         self.projection = projection
         self.memory = memory  # file name of the caption memory (scoring/memory.py), beside the JSON
         self.info = info or {}
+        # The operating point chosen for this model on validation data (score.threshold's
+        # default when a run names none: model_threshold below); None: DEFAULT_THRESHOLD.
+        self.threshold = threshold
 
     def predict_parts(self, X: np.ndarray) -> dict[str, np.ndarray]:
         X = np.asarray(X, np.float64)
@@ -171,8 +175,11 @@ class ProductModel:
         return out
 
     def to_dict(self) -> dict:
-        return {"kind": KIND, "parts": {k: m.to_dict() for k, m in self.parts.items()},
-                "projection": self.projection, "memory": self.memory, "info": self.info}
+        d = {"kind": KIND, "parts": {k: m.to_dict() for k, m in self.parts.items()},
+             "projection": self.projection, "memory": self.memory, "info": self.info}
+        if self.threshold is not None:
+            d["threshold"] = self.threshold
+        return d
 
     def save(self, path: str) -> None:
         with open(path, "w", encoding="utf-8") as f:
@@ -182,10 +189,28 @@ class ProductModel:
     @classmethod
     def from_dict(cls, d: dict) -> "ProductModel":
         parts = {k: _part(p) for k, p in d["parts"].items()}
-        return cls(parts, d.get("projection", ""), d.get("info"), d.get("memory", ""))
+        return cls(parts, d.get("projection", ""), d.get("info"), d.get("memory", ""),
+                   d.get("threshold"))
 
     def top_weights(self, n: int = 15) -> dict:
         return {k: m.top_weights(n) for k, m in self.parts.items()}
+
+
+# A probability's natural cut: where a calibrated model is more sure than not.  Models that
+# carry no operating point of their own (the self-supervised path's regressions) use it.
+DEFAULT_THRESHOLD = 0.5
+
+
+def model_threshold(path: str) -> float:
+    """The threshold a scorer JSON was shipped with (its ``threshold`` key, chosen on
+    validation data: tools/train_real.py), else :data:`DEFAULT_THRESHOLD`."""
+    with open(path, encoding="utf-8") as f:
+        value = json.load(f).get("threshold")
+    if value is None:
+        return DEFAULT_THRESHOLD
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
+        raise ValueError(f"{path}: threshold must be a number in [0, 1), got {value!r}")
+    return float(value)
 
 
 def load_scorer(path: str):

@@ -16,7 +16,7 @@ Figures (the last line printed is a JSON object):
 - ``kept_cross`` / ``kept_boiler``: shares of those negatives scoring >= the threshold;
 - ``photos``, ``pairs``, ``mean_own``: counts and the mean score of an own caption.
 
-    python -m tools.eval_relevance [--split val] [--model scoring/models/scorer.json] [--threshold 0.5]
+    python -m tools.eval_relevance [--split val] [--model scoring/models/scorer.json] [--threshold T]
     python -m tools.eval_relevance --data HELD_OUT.jsonl --split NAME   # another labelled set
 """
 from __future__ import annotations
@@ -29,6 +29,7 @@ import numpy as np
 
 from pipeline.core.records import Candidate, Pair
 from scoring.score import Scorer, ScorerConfig
+from scoring.scorer_model import model_threshold
 from tools import relevance_data as rd
 from tools.train_scorer import ImageAnalyser
 
@@ -101,7 +102,7 @@ def evaluate(split: str = "val", model: str = "", threshold: float | None = None
     if gone:
         raise SystemExit(f"eval_relevance: packages not installed: {' '.join(gone)}")
     cfg = ScorerConfig(model=model)
-    threshold = cfg.threshold if threshold is None else threshold
+    threshold = model_threshold(cfg.model_path) if threshold is None else threshold
     pairs, _, kinds, _ = real_pairs(split, data=data)
     scores = score_pairs(pairs, cfg.model_path)
     return {"split": split, "model": cfg.model_path, **figures(scores, kinds, threshold)}
@@ -113,7 +114,7 @@ def main(argv=None) -> int:
     ap.add_argument("--data", default=rd.DATA, help="a JSONL of photos and captions in the same format "
                     "(source, package, path, sha256, caption, split): an independent held-out set")
     ap.add_argument("--model", default="", help="a scorer JSON (default: the shipped one)")
-    ap.add_argument("--threshold", type=float, default=None, help="default: score.threshold's default")
+    ap.add_argument("--threshold", type=float, default=None, help="default: the model's own (score.threshold's default)")
     a = ap.parse_args(argv)
     result = evaluate(a.split, a.model, a.threshold, a.data)
     print(json.dumps(result))

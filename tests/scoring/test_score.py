@@ -50,6 +50,26 @@ def test_config_is_checked():
     assert ScorerConfig().model_path == DEFAULT_MODEL and os.path.isfile(DEFAULT_MODEL)
 
 
+def test_the_default_threshold_is_the_models_own(tmp_path):
+    """score.threshold left out: the operating point the model was shipped with (chosen on
+    validation: tools/train_real.py), resolved once by check() so the stored config names it;
+    a model without one (the self-supervised path's) keeps 0.5; a given value wins."""
+    import json
+
+    shipped = json.load(open(DEFAULT_MODEL))
+    assert 0.0 < shipped["threshold"] < 1.0
+    assert ScorerConfig().check().threshold == shipped["threshold"]
+    assert ScorerConfig(threshold=0.7).check().threshold == 0.7
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps({k: v for k, v in shipped.items() if k != "threshold"}))
+    assert ScorerConfig(model=str(plain)).check().threshold == 0.5
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**shipped, "threshold": 2}))
+    with pytest.raises(ConfigError, match="threshold"):
+        ScorerConfig(model=str(bad)).check()
+    assert ScorerConfig(enabled=False, model=str(bad)).check().threshold == 0.5
+
+
 @pytest.fixture(scope="module")
 def cat_photo():
     """scikit-image's photo of a tabby cat through the pipeline's image stages."""

@@ -1,8 +1,9 @@
 """The shipped scorer on the real test split (photos from sources never trained or tuned on,
 captions written by eye): ``tools/eval_relevance.py``'s figures, printed, against issue 13's
 targets.  The third test split (2026-11-24): Scratch's background photos and GCompris
-``louis-braille``'s (60 photos, 540 pairs; about a minute on 2 cores), scored once with the
-third round's model and once with the fourth round's (docs/scoring.md)."""
+``louis-braille``'s (60 photos, 540 pairs; about a minute on 2 cores), scored with the third
+round's model, the fourth round's at 0.5, and the fourth round's at its own threshold (0.4,
+chosen on val by a rule fixed before the sweep; docs/scoring.md)."""
 import json
 
 import pytest
@@ -23,24 +24,21 @@ def test_the_ranking_and_the_junk_targets_hold_on_the_test_split(figures):
     assert f["auc_cross"] >= 0.9, f  # own caption above other photos' captions
     assert f["auc_boiler"] >= 0.95, f  # own caption above boilerplate, credits, promo, file names
     assert f["kept_boiler"] <= 0.05, f
-    # Floors, not the targets (those are the expected failures below): guards against a
-    # scorer that keeps far fewer own captions or far more of other photos' captions.
-    assert f["recall_at_threshold"] >= 0.75 and f["kept_cross"] <= 0.25, f
+    # A floor, not the target (that is the expected failure below): guards against a scorer
+    # that keeps far more of other photos' captions.
+    assert f["kept_cross"] <= 0.30, f
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13's recall target is not met: 0.883 of own captions "
-                   "reach 0.5 on the third test split with the fourth round's model (2026-11-24; "
-                   "0.833 with the third's); misses are street and park scenes (a mural, an "
-                   "arcade, shacks, a skyline, a schoolyard court) that no ImageNet class or "
-                   "training neighbour names (docs/scoring.md)")
 def test_recall_target_at_the_default_threshold(figures):
+    """>= 90% of correct human captions reach the model's own threshold."""
+    assert figures["threshold"] == json.load(open(eval_relevance.ScorerConfig().model_path))["threshold"]
     assert figures["recall_at_threshold"] >= 0.9, figures
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13's bound on other captions is missed: 0.178 kept on "
-                   "the third test split with the fourth round's model (2026-11-24; 0.189 with the "
-                   "third's), another outdoor scene's caption on an outdoor scene (a beach's on a "
-                   "gravel desert, a terrace's on a forest stream; docs/scoring.md)")
+@pytest.mark.xfail(strict=True, reason="issue 13's bound on other captions is missed on the scene "
+                   "photos of the third test split: 0.239 kept at the shipped threshold 0.4 (0.178 "
+                   "at 0.5; val: 0.095 at 0.4), another outdoor scene's caption on an outdoor scene "
+                   "(a beach's on a gravel desert, a terrace's on a forest stream; docs/scoring.md)")
 def test_other_captions_bound_at_the_default_threshold(figures):
     assert figures["kept_cross"] <= 0.10, figures
 
