@@ -9,8 +9,8 @@ Three kinds of split, each from its own seed so no image repeats across them:
 
 Writes webdataset shards (<key>.jpg, .txt, .json) in the layout the pipeline writes; run
 `lait features --grid 4` on them (or `write_split(..., features=True)`) to add regions.
-`python -m model.synth_retrieval OUT` writes the whole benchmark (stage1, stage2, val, test,
-test2) with region features, and OUT/vocab.txt (configs/imagebert_synth.yaml reads them).
+`python -m model.synth_retrieval OUT` writes the whole benchmark (stage1, stage2, stage2small,
+val, test, test2) with region features, and OUT/vocab.txt (configs/imagebert_synth.yaml reads them).
 """
 from __future__ import annotations
 
@@ -190,8 +190,11 @@ def write_split(out: str, n: int, seed: int, noise: float = 0.0, web: bool = Fal
     return counts
 
 
-# name -> (samples, seed, noise, web wording); seeds differ so no image repeats across splits
+# name -> (samples, seed, noise, web wording); seeds differ so no image repeats across splits.
+# stage2small: a scarce clean stage-2 set (500 images), the LAIT-like case where the curated
+# set, not the step budget, is the limit (docs/trainer.md, "fourth pass").
 BENCHMARK = {"stage1": (6000, 101, 0.5, True), "stage2": (3000, 202, 0.0, False),
+             "stage2small": (500, 606, 0.0, False),
              "val": (200, 303, 0.0, False), "test": (200, 404, 0.0, False),
              "test2": (200, 505, 0.0, False)}
 

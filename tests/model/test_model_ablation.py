@@ -121,6 +121,18 @@ def test_synthetic_benchmark_writer(tmp_path):
         open(tmp_path / "noisy" / "shards" / "00001.tar", "rb").read()
 
 
+def test_benchmark_splits_share_no_seed_and_stage1_is_the_largest():
+    # no image repeats across splits only because every split has its own seed; stage 1 is
+    # the LAIT-like one: more images than either clean stage-2 set, and the only noisy one
+    from model.synth_retrieval import BENCHMARK
+    seeds = [seed for _, seed, _, _ in BENCHMARK.values()]
+    assert len(set(seeds)) == len(seeds)
+    n1, _, noise1, _ = BENCHMARK["stage1"]
+    for name in ("stage2", "stage2small"):
+        n2, _, noise2, _ = BENCHMARK[name]
+        assert n1 > n2 and noise1 > 0 and noise2 == 0
+
+
 def test_ablation_a_failed_run_is_reported_and_the_others_kept(data_dir, eval_dir, tmp_path):
     from model.ablation import ablate
     raw = tiny_raw(str(tmp_path), data_dir + "/shards")
