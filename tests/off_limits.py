@@ -17,8 +17,12 @@ wordpress-theme-twentytwentythree xfdesktop4-data
 """.split())
 
 # What those packages depend on for their images: tuxpaint-data depends on
-# tuxpaint-stamps-default (its stamps are Tux Paint's pictures), so no split draws from it
-# either (checked with `apt-cache depends --recurse` of the 55, 2026-11-24).
+# tuxpaint-stamps-default (checked with `apt-cache depends --recurse` of the 55, 2026-11-24).
+# The naturalness splits leave it out by caution.  The relevance data (issue 13) uses its photo
+# stamps: the issues name images *from* the listed packages, and none of tuxpaint-data's 367
+# PNG / JPEG files is a copy of a captioned photo (no equal sha256; closest pHash distance 8,
+# a brush's sphere against a mandarine, above the dedup step's 6: checked 2026-11-24 on the
+# downloaded .deb, docs/scoring.md).
 IMAGE_FILTERS_DEPENDENCIES = frozenset({"tuxpaint-stamps-default"})
 
 # Issue 13 (relevance): its own three, and every package of issue 15.
