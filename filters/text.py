@@ -477,12 +477,10 @@ class TextCleaner(BatchMapStage):
             elif result[2].get("n_words", min_words) < min_words:
                 if own is None:
                     own = self.own_text(cand)
-                if own:
-                    pass
-                elif named_by_file(sentence, cand.meta.get("file_name", "")):
-                    result = self._named(sentence, page_lang)
-                else:
-                    result = self._short(result)  # kept only as a picture's own text
+                if not own:  # short: kept only as a picture's own text, or a name of its file
+                    result = (self._named(sentence, page_lang)
+                              if named_by_file(sentence, cand.meta.get("file_name", ""))
+                              else self._short(result))
             got.append((side, sentence, result))
         if len(pieces) == 1 and got[0][2][0] is None:  # most candidates: one text, dropped
             return self._drop(got[0][2][1])
