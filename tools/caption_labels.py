@@ -53,7 +53,7 @@ from filters.text import TextCleaner, TextCleanerConfig
 from pipeline.core.records import Page
 from pipeline.core.stage import Keep
 from pipeline.steps.extract import Extractor
-from pipeline.steps.image_roles import _name_facts
+from pipeline.steps.image_roles import name_facts
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGES_EN = os.path.join(HERE, "..", "shared", "data", "real_pages_en")
@@ -98,7 +98,10 @@ def items_of_page(name: str, extract, cleaner, folder: str = PAGES_EN) -> list[d
             text, reason, meta, _ = cleaner.clean(piece, cand.page_lang or "",
                                                   cleaner.own_text(cand),
                                                   cand.meta.get("file_name", ""))
-            out.append({"page": name, "image_url": cand.image_url, "source": cand.text_source,
+            # Labels name the image the page shows: a thumbnail whose larger version became
+            # the candidate (meta "shown_url", extract.SIZE_ROLES) is found under its own URL.
+            out.append({"page": name, "image_url": cand.meta.get("shown_url", cand.image_url),
+                        "fetch_url": cand.image_url, "source": cand.text_source,
                         "text": piece, "side": side, "kept": text is not None,
                         "reason": reason, "clean": text or "", "edits": meta["text_edits"],
                         "region": cand.meta.get("region", ""), "img_index": cand.img_index})
@@ -185,7 +188,7 @@ _NAMED_RE = re.compile(r"(?<!\d)(\d{2,4})x(\d{2,4})(?!\d)")
 def served_size(url: str, width: int | None, height: int | None) -> tuple:
     """``(width, height)`` an image is declared, named or asked at (None where unknown)."""
     if width is None and height is None:
-        size = _name_facts(url)[1]
+        size = name_facts(url)[1]
         if size is None:
             m = _NAMED_RE.search(url.split("?", 1)[0].rsplit("/", 1)[-1])
             size = (int(m.group(1)), int(m.group(2))) if m else None

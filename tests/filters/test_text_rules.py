@@ -25,7 +25,7 @@ DROPS = {
                "\\mathbf {x} _{i}", "{\\displaystyle p_{j\\mid i}}", "x_{j} and y^{2}"],
     "email": ["john.doe@example.com", "info [at] example [dot] org"],
     "url": ["https://example.com/images/photo.jpg", "www.example.org", "example.com/about"],
-    "filename": ["IMG_2041.JPG", "DSC0001", "DSC_0001.jpg", "P1010001", "_MG_4711", "GOPR0042",
+    "filename": ["Red Plate.png", "Penny Dress Blush.png", "IMG_2041.JPG", "DSC0001", "DSC_0001.jpg", "P1010001", "_MG_4711", "GOPR0042",
                  "hero_banner_final", "red-car-on-street", "Screenshot 2020-01-01 at 10.22.33",
                  "3f2504e0-4f89-11d3-9a0c-0305e82c3301", "photo-1519681393784.jpeg"],
     "dimension": ["800x600", "1920 × 1080 px", "300px"],
