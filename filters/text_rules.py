@@ -48,7 +48,8 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | and buttons ("Trying for a baby?", "WOW!", "Let's Go Devils!")|                         |
 | 19 | dateline       | drop       | a text opening with a date (`Apr 7, 2009 This week's ...`,    | text_dateline           |
 |    |                |            | `7. März 2021`): post metadata, dated teasers; not a caption's|                         |
-|    |                |            | own dateline followed by a colon or dash                      |                         |
+|    |                |            | own dateline followed by a colon or dash; a post's date line  |                         |
+|    |                |            | anywhere (`... Published: 28 Apr, 2020`, `Updated 22:00`)     |                         |
 | 20 | lead_in        | drop       | a text ending in a colon: a label (`Share this on:`), or in   | text_lead_in,           |
 |    |                |            | "here" (`... click here.`); one ending in an ellipsis: a      | text_truncated          |
 |    |                |            | teaser cut short (`Signs point...`)                           |                         |
@@ -723,10 +724,20 @@ _DATELINE_RE = re.compile(r"(?:(?:" + _MONTH + r") \d{1,2}(?:st|nd|rd|th)?,? \d{
                           re.I)
 
 
+# A post's date line anywhere in a text ("... Stewart Perrie Published 22:00, 11 July 2021
+# BST", "AFP/The Local Published: 28 Apr, 2020", "5 from 2 votes Published: Apr 13, 2026"):
+# dev, 3 junk on 3 sites, nothing else (sixth pass).  Capitalised only: "a notice posted on
+# 5th Avenue" is a caption's.
+_PUBLISHED_RE = re.compile(r"\b(?:Published|Updated|Posted)(?: on)?:? (?=[^.]{0,12}\d)")
+
+
 def dateline(text, ctx=None):
     # A text that opens with a date is a post's or comment's metadata, or a dated teaser in a
     # list ("April 10, 2011 Double the Genes, Double the Flora", "May 5, 2025 Corrie 1 Comment
     # on ..."): on the labelled dev pages 26 junk, 4 vague, no caption.
+    if ("ublished" in text or "pdated" in text or "osted" in text) \
+            and _PUBLISHED_RE.search(text):
+        return _reject("dateline")
     first = text[:1]
     if not first.isalnum() or not any(c.isdigit() for c in text[:14]):
         return text

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING
-from urllib.parse import urldefrag, urljoin, urlsplit
+from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 if TYPE_CHECKING:  # only for the annotation: the record lives with the texts it carries
     from pipeline.steps.image_texts import ImageRef
@@ -188,9 +188,11 @@ def larger_url(img: ImageRef, base: str, min_px: int) -> tuple[str, str, int | N
 
     In order: an attribute of :data:`LARGER_ATTRS`; the largest ``srcset`` candidate, when
     it is ``min_px`` wide or more (a ``2x`` one: when twice the declared width is); the
-    enclosing link's ``href`` when it names an image file (``<a href="photo.jpg"><img
-    src="photo-150x150.jpg">``).  Never a URL the page does not hold: nothing is derived
-    from the thumbnail's own URL."""
+    enclosing link's ``href`` when it names the same picture's file (``<a href="photo.jpg"><img
+    src="photo-150x150.jpg">``); the absolute image URL an image proxy is given in the
+    thumbnail's query (``timthumb.php?src=https://.../photo.jpg&w=100``).  Never a URL the
+    page does not hold: no size is rewritten in a URL, no relative path is joined to a host
+    it was not given with."""
     attrs = img.attrs
     for name in LARGER_ATTRS:
         value = attrs.get(name)
@@ -214,7 +216,17 @@ def larger_url(img: ImageRef, base: str, min_px: int) -> tuple[str, str, int | N
         url = resolve(base, link.attributes.get("href"))
         if url and url != img.url and _same_picture(img.url, url):
             return url, "a href", None
+    m = _PROXY_RE.search(img.url)
+    if m:
+        url = resolve("", unquote(m.group(2)))
+        if url and IMAGE_URL_RE.search(url):
+            return url, f"proxy {m.group(1).lower()}", None
     return "", "", None
+
+
+# An image proxy or resizer serving a thumbnail of the picture whose absolute URL it is given
+# ("timthumb.php?src=https://...jpg&w=200", "gear-image.ashx?size=s&img=http%3a%2f%2f...jpg").
+_PROXY_RE = re.compile(r"[?&](src|img|image|url|u|i|file)=(https?(?::|%3a)[^&#]+)", re.I)
 
 
 _NAME_WORD_RE = re.compile(r"[a-z]{3,}")

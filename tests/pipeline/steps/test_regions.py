@@ -83,6 +83,8 @@ def test_a_related_box_inside_the_article_is_still_related():
     ("<img src='t.gif' width='1' height='1' alt='x'>", "tracker"),
     ("<img src='https://pixel.quantserve.com/pixel/p-abc.gif' alt='x'>", "tracker"),
     ("<img src='/img/1x1.trans.gif' alt='Quantcast'>", "spacer"),
+    ("<img src='http://c.statcounter.com/5194729/0/8c29befd/1/' alt='blogspot counter'>",
+     "tracker"),
     ("<img src='https://secure.gravatar.com/avatar/0a1b?s=96' alt='John'>", "avatar"),
     ("<img src='/u/jane-headshot.jpg' width='300' height='300' alt='Jane Doe'>", "avatar"),
     ("<img src='/i/rss-icon.png' alt='RSS feed'>", "icon"),
@@ -393,6 +395,10 @@ def test_a_file_named_as_a_banner_is_an_ad():
     ("<img src='/up/bike-80x80.jpg' width='80' height='80' alt='A red bicycle by a wall' "
      "data-orig-file='/up/bike.jpg' data-large-file='/up/bike-1024x768.jpg'>",
      "https://example.com/up/bike.jpg", "data-orig-file"),
+    # an image proxy's thumbnail of the absolute URL it is given
+    ("<img src='/thumb.php?src=https%3A%2F%2Fcdn.example.org%2Fup%2Fred-bicycle.jpg&w=80&h=80' "
+     "width='80' height='80' alt='A red bicycle by a wall'>",
+     "https://cdn.example.org/up/red-bicycle.jpg", "proxy src"),
 ])
 def test_a_thumbnail_with_a_larger_version_on_the_page_gives_that_version(img, big, where):
     ev = event(f"<p>{img}</p>")
