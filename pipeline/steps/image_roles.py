@@ -42,7 +42,7 @@ _TRACKER_URL_RE = re.compile(
     r"|(?<=[\w-])/pixel(?:[/?]|\.(?:gif|png))|/beacon|/impression|/track[/?]|/ad/|/ads/|adserver|ord=\d|;sz=\d"
     r"|pixel\.wp\.com|/p-[\w-]{8,}\.gif|stats\.wp\.com|/count\?|/counter"
     # hit counters' hosts (sixth pass: dev, 2 junk on 2 sites, nothing else)
-    r"|statcounter\.com|sitemeter\.com", re.I)
+    r"|statcounter\.com", re.I)
 # File names made of these words (and numbers) only: spacers ("1x1.trans.gif", "clear.gif").
 _SPACER_WORDS = frozenset("spacer blank clear trans transparent 1x1 shim pixel dot empty "
                           "placeholder".split())
