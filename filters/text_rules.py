@@ -295,8 +295,8 @@ _SLUG_RE = re.compile(r"^\w+(?:_\w+)+$|^\w+(?:-\w+){2,}$")
 # not a caption followed by a file name; on the dev pages 37 junk and 3 vague items, 10 sites
 # (sixth pass).
 # A separator before the name ("Sunset over the bay - IMG_2041.JPG") marks a caption ahead of it.
-_WHOLE_FILE_RE = re.compile(r"^[^.!?:,|\-–—]{1,60}\.(?:jpe?g|png|gif|webp|bmp|tiff?|heic|heif|avif)$",
-                            re.I)
+_WHOLE_FILE_RE = re.compile(r"^[^.!?:,|\-–—]{1,60}"
+                            r"\.(?:jpe?g|png|gif|webp|bmp|tiff?|heic|heif|avif)$", re.I)
 _EXT_HINT_RE = re.compile(r"\w\.(?:jpe?g|png|gif|webp|bmp|tiff?|svg|heic|heif|avif|ico|cr2|nef|dng|"
                           r"psd|pdf|mp4|mov|webm)\b", re.I)
 _DIGITS3_RE = re.compile(r"\d{3}")

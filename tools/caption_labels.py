@@ -16,7 +16,8 @@ header (60) and footer (60), ``region`` saying which, drawn by ``draw --regions`
 figures; ``sample: 6``: 200 more check items drawn by ``draw --split check`` with seed
 20261130, labelled before anything was measured on them; ``sample: 7``: 250 more dev items
 drawn by ``draw`` with seed 20261131, labelled before anything was measured on them; ``sample:
-8``: 250 more dev items drawn by ``draw`` with seed 20261132, likewise).  ``tests/data/real_pages_labels.jsonl`` holds 200 items of the 110 mostly German
+8``: 250 more dev items drawn by ``draw`` with seed 20261132, likewise).
+``tests/data/real_pages_labels.jsonl`` holds 400 items of the 110 mostly German
 ``../shared/data/real_pages`` drawn the same way, all ``check``: no rule was tuned on them.
 Labels are keyed on page, image URL, source and raw text, so they outlive
 code changes: an item the current code no longer extracts counts as ``not extracted``.

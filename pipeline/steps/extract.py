@@ -44,7 +44,11 @@ class Extractor(MapStage):
 
     Before any text is taken, each image's page region and role are read
     (:mod:`pipeline.steps.regions`): an image whose role is spacer, tracker, avatar, icon, logo,
-    badge or ad yields no candidate.  Surrounding text comes only from prose next to the image
+    badge or ad yields no candidate; one dropped for its size only (``SIZE_ROLES``) whose page
+    names a larger version of its picture (a wider ``srcset`` candidate, ``data-orig-file``,
+    a link to the same picture's file, an image proxy's source URL) gives that version
+    instead, its source in ``meta["url_attr"]`` and the thumbnail in ``meta["shown_url"]``
+    (:func:`pipeline.steps.image_urls.larger_url`).  Surrounding text comes only from prose next to the image
     in the page's content: a side inside a region (navigation, comments, related, ...) or made
     mostly of link text (a teaser list, a headline grid) is discarded, except a teaser card's
     title (one link) beside its picture, and in any region one naming the picture's file

@@ -10,6 +10,7 @@ from pipeline.steps.extract import Extractor, file_name
 from pipeline.steps.html_images import find_images
 from pipeline.core.records import Page
 from pipeline.steps.image_roles import image_role, site_names
+from pipeline.steps.image_urls import srcset_largest
 from pipeline.steps.regions import class_region
 from pipeline.core.stage import Drop, Keep
 from pipeline.core.stats import StepStats, format_funnel
@@ -436,3 +437,11 @@ def test_larger_versions_are_looked_for_only_with_page_roles():
           "height='75' alt='A red bicycle by a wall'></a>"
     (cand,) = event(f"<p>{img}</p>", page_roles=False).outputs
     assert cand.image_url.endswith("red-bicycle-150x150.jpg") and "shown_url" not in cand.meta
+
+
+def test_srcset_largest_reads_descriptors_not_commas():
+    assert srcset_largest("a.jpg?rect=0,0,9,9&w=48 48w, a.jpg?rect=0,0,9,9&w=960 960w, "
+                          "a.jpg?rect=0,0,9,9&w=96 96w") == ("a.jpg?rect=0,0,9,9&w=960", 960, "w")
+    assert srcset_largest("s.jpg 1x, l.jpg 2x") == ("l.jpg", 2, "x")
+    assert srcset_largest("only.jpg") == ("", 0, "")
+    assert srcset_largest(None) == ("", 0, "")
