@@ -15,7 +15,9 @@ header (60) and footer (60), ``region`` saying which, drawn by ``draw --regions`
 20261129 (before they were labelled) and reported only on its own, never in the split's
 figures; ``sample: 6``: 200 more check items drawn by ``draw --split check`` with seed
 20261130, labelled before anything was measured on them; ``sample: 7``: 250 more dev items
-drawn by ``draw`` with seed 20261131, labelled before anything was measured on them).  ``tests/data/real_pages_labels.jsonl`` holds 200 items of the 110 mostly German
+drawn by ``draw`` with seed 20261131, labelled before anything was measured on them; ``sample:
+8``: 250 more dev items drawn by ``draw`` with seed 20261132, likewise).
+``tests/data/real_pages_labels.jsonl`` holds 400 items of the 110 mostly German
 ``../shared/data/real_pages`` drawn the same way, all ``check``: no rule was tuned on them.
 Labels are keyed on page, image URL, source and raw text, so they outlive
 code changes: an item the current code no longer extracts counts as ``not extracted``.
@@ -53,7 +55,7 @@ from filters.text import TextCleaner, TextCleanerConfig
 from pipeline.core.records import Page
 from pipeline.core.stage import Keep
 from pipeline.steps.extract import Extractor
-from pipeline.steps.image_roles import _name_facts
+from pipeline.steps.image_roles import name_facts
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGES_EN = os.path.join(HERE, "..", "shared", "data", "real_pages_en")
@@ -98,7 +100,10 @@ def items_of_page(name: str, extract, cleaner, folder: str = PAGES_EN) -> list[d
             text, reason, meta, _ = cleaner.clean(piece, cand.page_lang or "",
                                                   cleaner.own_text(cand),
                                                   cand.meta.get("file_name", ""))
-            out.append({"page": name, "image_url": cand.image_url, "source": cand.text_source,
+            # Labels name the image the page shows: a thumbnail whose larger version became
+            # the candidate (meta "shown_url", extract.SIZE_ROLES) is found under its own URL.
+            out.append({"page": name, "image_url": cand.meta.get("shown_url", cand.image_url),
+                        "fetch_url": cand.image_url, "source": cand.text_source,
                         "text": piece, "side": side, "kept": text is not None,
                         "reason": reason, "clean": text or "", "edits": meta["text_edits"],
                         "region": cand.meta.get("region", ""), "img_index": cand.img_index})
@@ -185,7 +190,7 @@ _NAMED_RE = re.compile(r"(?<!\d)(\d{2,4})x(\d{2,4})(?!\d)")
 def served_size(url: str, width: int | None, height: int | None) -> tuple:
     """``(width, height)`` an image is declared, named or asked at (None where unknown)."""
     if width is None and height is None:
-        size = _name_facts(url)[1]
+        size = name_facts(url)[1]
         if size is None:
             m = _NAMED_RE.search(url.split("?", 1)[0].rsplit("/", 1)[-1])
             size = (int(m.group(1)), int(m.group(2))) if m else None

@@ -12,8 +12,8 @@ from pipeline.core.errors import ConfigError
 from pipeline.core.records import Candidate, Page
 from pipeline.core.stage import Drop, Keep, MapStage
 from pipeline.steps.html_images import find_images
-from pipeline.steps.image_urls import html_dim
-from pipeline.steps.image_roles import image_role, site_names
+from pipeline.steps.image_roles import PICTURE_PX, image_role, site_names
+from pipeline.steps.image_urls import html_dim, larger_url
 from pipeline.web.charset import looks_undecodable
 from pipeline.web.html import TooDeep, parsed
 from pipeline.web.urls import strip_userinfo
@@ -21,6 +21,9 @@ from pipeline.web.urls import strip_userinfo
 # A side of surrounding text whose characters are at least this much link text is a list of
 # links (a teaser list, a headline grid, navigation), not prose about the image.
 MAX_SIDE_LINK_SHARE = 0.5
+# Roles an image may have only for its size (declared, named or asked of its server): given
+# where the page names a larger version of the same picture (image_urls.larger_url).
+SIZE_ROLES = frozenset(("small", "icon", "furniture"))
 # Regions whose text is never about an image beside it; in the others (related, aside) only
 # a teaser card's title is.
 FURNITURE = frozenset("nav header footer comments share ad newsletter cookie login dialog "
@@ -41,7 +44,11 @@ class Extractor(MapStage):
 
     Before any text is taken, each image's page region and role are read
     (:mod:`pipeline.steps.regions`): an image whose role is spacer, tracker, avatar, icon, logo,
-    badge or ad yields no candidate.  Surrounding text comes only from prose next to the image
+    badge or ad yields no candidate; one dropped for its size only (``SIZE_ROLES``) whose page
+    names a larger version of its picture (a wider ``srcset`` candidate, ``data-orig-file``,
+    a link to the same picture's file, an image proxy's source URL) gives that version
+    instead, its source in ``meta["url_attr"]`` and the thumbnail in ``meta["shown_url"]``
+    (:func:`pipeline.steps.image_urls.larger_url`).  Surrounding text comes only from prose next to the image
     in the page's content: a side inside a region (navigation, comments, related, ...) or made
     mostly of link text (a teaser list, a headline grid) is discarded, except a teaser card's
     title (one link) beside its picture, and in any region one naming the picture's file
@@ -108,6 +115,17 @@ class Extractor(MapStage):
             width, height = html_dim(img.attrs.get("width")), html_dim(img.attrs.get("height"))
             role = self.page_roles and image_role(img.url, img.attrs, width, height, img.region,
                                                   sites)
+            shown = ""
+            if role in SIZE_ROLES:
+                # A thumbnail whose page names a larger version of its picture (a link to
+                # the image file, a wider srcset candidate, data-large-file): that version
+                # is the candidate, judged again without the thumbnail's declared size.
+                bigger, where, big_width = larger_url(img, found.base, PICTURE_PX)
+                if bigger and not image_role(bigger, img.attrs, big_width, None, img.region,
+                                             sites):
+                    shown, role = img.url, ""
+                    img.url, img.url_attr = bigger, where
+                    width, height = big_width, None
             if role:
                 units[f"extract_image_{role}"] += 1
                 continue
@@ -117,6 +135,8 @@ class Extractor(MapStage):
                     "file_name": file_name(img.url),
                     "in_figure": img.figure is not None, "in_link": img.in_link,
                     "region": img.region or "content"}
+            if shown:
+                meta["shown_url"] = strip_userinfo(shown)  # the thumbnail the page shows
             if width is not None:
                 meta["img_width"] = width
             if height is not None:

@@ -101,6 +101,7 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
     figures: list[list[int]] = []
     pictures: list[list[str]] = []
     links = 0
+    anchors: list = []  # the open <a> elements, innermost last
     stack: list[tuple] = []
     push = stack.append
     add = tokens.append
@@ -114,6 +115,7 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
             if kind:  # leaving an element that opened a frame
                 if kind < 0:  # a link: -(its first token + 1)
                     links -= 1
+                    anchors.pop()
                     if len(tokens) > -kind - 1:
                         link_spans.append((-kind - 1, len(tokens)))
                 elif kind == _PICTURE:
@@ -161,6 +163,7 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
                 kind = _PICTURE
             else:  # a link
                 links += 1
+                anchors.append(node)
                 kind = -len(tokens) - 1  # a link's frame holds where its text starts
             if containers and node.mem_id in containers:
                 attrs = node.attributes
@@ -186,7 +189,8 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
                 len(images), resolve(base, attrs.get("src")), lazy, lazy_attr,
                 first_srcset_url(attrs.get("srcset")),
                 pictures[-1][0] if pictures else "", attrs, len(tokens), blocks[-1],
-                figures[-1] if figures else None, links > 0, region=region_of(stack, memo)))
+                figures[-1] if figures else None, links > 0, region=region_of(stack, memo),
+                link=anchors[-1] if anchors else None))
         elif do == _DO_BREAK:
             add(" ")
         elif do == _DO_SOURCE:

@@ -40,7 +40,9 @@ for _role, _words in {
 _TRACKER_URL_RE = re.compile(
     r"quantserve|quantcount|scorecardresearch|doubleclick|/b/ss/|/__utm|facebook\.com/tr"
     r"|(?<=[\w-])/pixel(?:[/?]|\.(?:gif|png))|/beacon|/impression|/track[/?]|/ad/|/ads/|adserver|ord=\d|;sz=\d"
-    r"|pixel\.wp\.com|/p-[\w-]{8,}\.gif|stats\.wp\.com|/count\?|/counter", re.I)
+    r"|pixel\.wp\.com|/p-[\w-]{8,}\.gif|stats\.wp\.com|/count\?|/counter"
+    # hit counters' hosts (sixth pass: dev, 2 junk on 2 sites, nothing else)
+    r"|statcounter\.com", re.I)
 # File names made of these words (and numbers) only: spacers ("1x1.trans.gif", "clear.gif").
 _SPACER_WORDS = frozenset("spacer blank clear trans transparent 1x1 shim pixel dot empty "
                           "placeholder".split())
@@ -60,7 +62,7 @@ _THUMB = 100
 # The regions whose images are the site's own furniture unless declared as large as a picture
 # the image step keeps (its minimum side, 300 px).
 _MASTHEAD_REGIONS = frozenset(("header", "footer", "nav"))
-_PICTURE = 300
+_PICTURE = PICTURE_PX = 300
 _NAMED_SIZE_RE = re.compile(r"^(\d{2,4})x(\d{2,4})$")
 
 
@@ -118,7 +120,7 @@ def url_tokens(url: str) -> list[str]:
     return SPLIT_RE.split(CAMEL_RE.sub(r"\1 \2", name.rsplit(".", 1)[0]).lower())
 
 
-def _name_facts(url: str) -> tuple:
+def name_facts(url: str) -> tuple:
     """``(tokens, named size or None)`` of a URL's file name, cached by name (logos and
     icons repeat across the pages of a site)."""
     path = url.split("?", 1)[0].split("#", 1)[0]
@@ -264,7 +266,7 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
     if width is not None and height is not None and width != height \
             and f"{width}x{height}" in _AD_SIZES:
         return "ad"
-    tokens, size, spacer, url_roles = _name_facts(url)
+    tokens, size, spacer, url_roles = name_facts(url)
     dir_role = _dir_role(low)
     # A theme folder's picture declared at the image step's size is content kept there by a
     # CMS of its own ("themes/Bluemonkey/images/how-it-works.jpg", width 985).

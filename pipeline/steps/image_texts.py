@@ -68,6 +68,8 @@ class ImageRef:
     window: tuple = (0, 0, 0)  # token range [lo, pos) before and [pos, hi) after it
     container: bool = False  # a lazy container element, not an <img>
     region: str = ""  # the page region it sits in (pipeline/steps/regions.py), "" in the content
+    link: object = None  # the innermost enclosing <a> element; its href is read only when
+    # a larger version of a thumbnail is looked for (image_urls.larger_url)
 
 
 @dataclass

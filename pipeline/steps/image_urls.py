@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING
-from urllib.parse import urldefrag, urljoin, urlsplit
+from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 if TYPE_CHECKING:  # only for the annotation: the record lives with the texts it carries
     from pipeline.steps.image_texts import ImageRef
@@ -153,3 +153,98 @@ def choose_urls(images: list[ImageRef], base: str = "") -> None:
             img.url, img.url_attr = resolve(base, img.srcset_url), "srcset"
         elif img.picture_url:
             img.url, img.url_attr = img.picture_url, "picture"
+
+
+# Attributes naming a larger version of the same picture: WordPress (Jetpack) galleries'
+# data-orig-file / data-large-file, lightbox and zoom scripts' data-full* / data-zoom* /
+# data-large* / data-hires.  Read only for a thumbnail too small to be fetched.
+LARGER_ATTRS = ("data-orig-file", "data-large-file", "data-full-url", "data-full-src",
+                "data-full", "data-zoom-image", "data-zoom-src", "data-large",
+                "data-large-src", "data-hires", "data-highres")
+_DESCRIPTOR_RE = re.compile(r"^(\d{1,5}(?:\.\d+)?)([wx]),?$")
+
+
+def srcset_largest(srcset: str | None) -> tuple[str, float, str]:
+    """``(url, value, "w" or "x")`` of a ``srcset``'s largest candidate, ``("", 0, "")`` when it
+    has no descriptor.  Split on whitespace, not commas: image-CDN URLs hold commas
+    (``?rect=128,32,245,245&w=48``); a token that is a descriptor belongs to the URL before."""
+    best = ("", 0.0, "")
+    url = ""
+    for token in (srcset or "").split():
+        m = _DESCRIPTOR_RE.match(token)
+        if m is None:
+            url = token.rstrip(",")
+            continue
+        if url and (m.group(2) == best[2] or not best[2]) and float(m.group(1)) > best[1]:
+            best = (url, float(m.group(1)), m.group(2))
+        url = ""
+    return best
+
+
+def larger_url(img: ImageRef, base: str, min_px: int) -> tuple[str, str, int | None]:
+    """``(url, where, width)`` of a larger version of a thumbnail's picture that the page itself
+    names, or ``("", "", None)``; ``where`` says which markup named it (recorded as the
+    candidate's ``url_attr``), ``width`` is its width where the markup says it.
+
+    In order: an attribute of :data:`LARGER_ATTRS`; the largest ``srcset`` candidate, when
+    it is ``min_px`` wide or more (a ``2x`` one: when twice the declared width is); the
+    enclosing link's ``href`` when it names the same picture's file (``<a href="photo.jpg"><img
+    src="photo-150x150.jpg">``); the absolute image URL an image proxy is given in the
+    thumbnail's query (``timthumb.php?src=https://.../photo.jpg&w=100``).  Never a URL the
+    page does not hold: no size is rewritten in a URL, no relative path is joined to a host
+    it was not given with."""
+    attrs = img.attrs
+    for name in LARGER_ATTRS:
+        value = attrs.get(name)
+        if value:
+            url = resolve(base, first_srcset_url(value))
+            if url and url != img.url and IMAGE_URL_RE.search(url):
+                return url, name, None
+    for name in SRCSET_ATTRS:
+        value = attrs.get(name)
+        if not value:
+            continue
+        ref, size, unit = srcset_largest(value)
+        declared = html_dim(attrs.get("width"))
+        width = int(size) if unit == "w" else int(size * declared) if declared else 0
+        if ref and width >= min_px:
+            url = resolve(base, ref)
+            if url and url != img.url:
+                return url, f"{name} {int(size)}{unit}", width
+    link = img.link
+    if link is not None:
+        url = resolve(base, link.attributes.get("href"))
+        if url and url != img.url and _same_picture(img.url, url):
+            return url, "a href", None
+    m = _PROXY_RE.search(img.url)
+    if m:
+        url = resolve("", unquote(m.group(2)))
+        if url and IMAGE_URL_RE.search(url):
+            return url, f"proxy {m.group(1).lower()}", None
+    return "", "", None
+
+
+# An image proxy or resizer serving a thumbnail of the picture whose absolute URL it is given
+# ("timthumb.php?src=https://...jpg&w=200", "gear-image.ashx?size=s&img=http%3a%2f%2f...jpg").
+_PROXY_RE = re.compile(r"[?&](src|img|image|url|u|i|file)=(https?(?::|%3a)[^&#]+)", re.I)
+
+
+_NAME_WORD_RE = re.compile(r"[a-z]{3,}")
+# Words of a file name that say how it is served, not what it shows.
+_SERVING_WORDS = frozenset("jpg jpeg png gif webp thumb thumbs thumbnail small large medium "
+                           "full scaled crop cropped resized image img".split())
+
+
+def _same_picture(thumb: str, href: str) -> bool:
+    """Whether a link's target is an image file showing the thumbnail's picture: its path names
+    an image file (not a wiki's ``File:Photo.jpg`` page, a colon in the last segment) whose
+    name holds the words of the thumbnail's file name ("photo-150x150.jpg" -> "photo.jpg"),
+    not another picture (a magnifier icon linking to the photo it enlarges)."""
+    path = href.split("?", 1)[0].split("#", 1)[0]
+    name = path[path.rfind("/") + 1:].lower()
+    if ":" in name or not IMAGE_URL_RE.search(name + "?"):
+        return False
+    own = thumb.split("?", 1)[0].split("#", 1)[0]
+    words = set(_NAME_WORD_RE.findall(own[own.rfind("/") + 1:].lower())) - _SERVING_WORDS
+    target = set(_NAME_WORD_RE.findall(name)) - _SERVING_WORDS
+    return bool(words) and len(words & target) * 2 >= len(words)

@@ -7,7 +7,7 @@ from filters.text_facts import facts, letter_words
 from filters.text_rules import (_AGENCY_RE, _AGENCY_WORDS, _CAMERA_HINTS, _CAMERA_RE,
                                 _COPYRIGHT_RE, _CREDIT_LABEL_RE, _DIGITS3_RE, _DUP_OK, _DUP_RE,
                                 _EXT_HINT_RE, _FILE_RE, _HASH_RE, _HASHTAG_RE, _HEX12_RE,
-                                _LABEL_HINTS, _PAREN_CREDIT_RE, _PHOTO_BY_RE, _SEP_RE, _SLUG_RE,
+                                _WHOLE_FILE_RE, _LABEL_HINTS, _PAREN_CREDIT_RE, _PHOTO_BY_RE, _SEP_RE, _SLUG_RE,
                                 _UPPER2_RE, STOPWORDS, Reject, _dot_letter, lower_words)
 
 
@@ -58,6 +58,8 @@ def filename(text, ctx=None):
     f = facts(text, ctx)
     cls = f.cls
     if "." in text and _dot_letter(cls) and _EXT_HINT_RE.search(text):
+        if _WHOLE_FILE_RE.match(text):
+            return ""  # the whole text is a file's name ("Red Plate.png")
         text, cls = _FILE_RE.sub(" ", text), None
     if ("ddd" in cls) if cls is not None else _DIGITS3_RE.search(text):
         if cls is None or "ddddddd" in cls or any(h in f.low for h in _CAMERA_HINTS):

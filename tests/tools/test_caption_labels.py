@@ -13,16 +13,17 @@ from tools.caption_labels import (LABELS, LABELS_DE, PAGES_DE, PAGES_EN, TARGETS
                                   format_table, measure, read_labels, served_size, thumbnails)
 
 # Issue 14's targets: junk kept <= 0.08 and good captions lost (dropped or not extracted) <=
-# 0.05.  On the dev split (fifth pass: random samples 1, 2, 4 and 7) junk kept is 0.025 and
-# good lost 0.069: the good-lost target is NOT met (13 of the 23 lost are pictures declared,
-# named or asked of their server at 100 px or less, which the image step, 300 px both ways,
-# could never keep; without those pictures' good items good lost is 0.032), so the test
-# bounds what holds, with a small margin, and docs/captions.md says so.  The held-out sets
-# (the English check split, the mostly German real_pages) are printed, not bounded: they miss
-# both targets (docs/captions.md, "Figures", "Third pass" to "Fifth pass").
-MAX_JUNK_KEPT = 0.03
+# 0.05.  On the dev split (sixth pass: random samples 1, 2, 4, 7 and 8) junk kept is 0.030 and
+# good lost 0.067: the good-lost target is NOT met (10 of the 27 lost are pictures declared,
+# named or asked of their server at 100 px or less with no larger version on the page, which
+# the image step, 300 px both ways, could never keep; without those pictures' good items good
+# lost is 0.042), so the test bounds what holds, with a small margin, and docs/captions.md
+# says so.  The held-out sets (the English check split, the mostly German real_pages) are
+# printed, not bounded: they miss both targets (docs/captions.md, "Figures", "Third pass" to
+# "Sixth pass").
+MAX_JUNK_KEPT = 0.035
 MAX_GOOD_LOST = 0.075
-MAX_GOOD_LOST_REACHABLE = 0.04
+MAX_GOOD_LOST_REACHABLE = 0.05
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +42,7 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in (2, 3, 4, 5, 6, 7)
+        assert lab.get("sample", 2) in (2, 3, 4, 5, 6, 7, 8)
         # sample 5 is the stratified one (header / footer / menu images): it says so and names
         # each item's stratum, so that measure() keeps it out of the split's figures
         assert (lab.get("sample") == 5) == (lab.get("stratified") == "region"), lab
@@ -68,7 +69,7 @@ def test_junk_kept_and_good_lost_on_the_labelled_english_pages(english):
     print("\n" + format_table(result))
     print(json.dumps(result["dev"]["all"]))
     dev = result["dev"]["all"]
-    assert dev["n_good"] >= 330 and dev["n_junk"] >= 910
+    assert dev["n_good"] >= 400 and dev["n_junk"] >= 1050
     assert dev["junk_kept"] <= MAX_JUNK_KEPT
     assert dev["good_lost"] <= MAX_GOOD_LOST
     # reported beside the headline, never instead of it: good lost without the good items of
@@ -80,7 +81,7 @@ def test_junk_kept_and_good_lost_on_the_labelled_english_pages(english):
 
 
 @pytest.mark.xfail(strict=True, reason="issue 14: good captions lost <= 0.05 is not met on the "
-                   "dev split (0.069 in the fifth pass; docs/captions.md)")
+                   "dev split (0.067 in the sixth pass; docs/captions.md)")
 def test_the_issues_good_lost_target_on_dev(english):
     assert english["dev"]["all"]["good_lost"] <= 0.05
 

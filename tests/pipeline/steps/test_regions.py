@@ -10,6 +10,7 @@ from pipeline.steps.extract import Extractor, file_name
 from pipeline.steps.html_images import find_images
 from pipeline.core.records import Page
 from pipeline.steps.image_roles import image_role, site_names
+from pipeline.steps.image_urls import srcset_largest
 from pipeline.steps.regions import class_region
 from pipeline.core.stage import Drop, Keep
 from pipeline.core.stats import StepStats, format_funnel
@@ -83,6 +84,8 @@ def test_a_related_box_inside_the_article_is_still_related():
     ("<img src='t.gif' width='1' height='1' alt='x'>", "tracker"),
     ("<img src='https://pixel.quantserve.com/pixel/p-abc.gif' alt='x'>", "tracker"),
     ("<img src='/img/1x1.trans.gif' alt='Quantcast'>", "spacer"),
+    ("<img src='http://c.statcounter.com/5194729/0/8c29befd/1/' alt='blogspot counter'>",
+     "tracker"),
     ("<img src='https://secure.gravatar.com/avatar/0a1b?s=96' alt='John'>", "avatar"),
     ("<img src='/u/jane-headshot.jpg' width='300' height='300' alt='Jane Doe'>", "avatar"),
     ("<img src='/i/rss-icon.png' alt='RSS feed'>", "icon"),
@@ -375,3 +378,70 @@ def test_a_file_named_as_a_banner_is_an_ad():
     assert image_role("https://e.com/S1600-R/poobanner2%5B1%5D.JPG", {}, None, None,
                       "aside") == "ad"
     assert image_role("https://e.com/uploads/banner.jpg", {}, None, None, "") == ""
+
+
+# ---- thumbnails whose page names a larger version (sixth pass) -----------------------------
+
+@pytest.mark.parametrize("img,big,where", [
+    # a link to the image file: the same picture's words in its name
+    ("<a href='/up/red-bicycle.jpg'><img src='/up/red-bicycle-150x150.jpg' width='75' "
+     "height='75' alt='A red bicycle by a wall'></a>", "https://example.com/up/red-bicycle.jpg",
+     "a href"),
+    # the largest srcset candidate, 300 px or wider (commas inside its URLs)
+    ("<img src='/i/p.jpg?rect=0,0,9,9&w=48' width='48' height='48' alt='A red bicycle by a wall' "
+     "srcset='/i/p.jpg?rect=0,0,9,9&w=48 48w, /i/p.jpg?rect=0,0,9,9&w=1200 1200w, "
+     "/i/p.jpg?rect=0,0,9,9&w=96 96w'>", "https://example.com/i/p.jpg?rect=0,0,9,9&w=1200",
+     "srcset 1200w"),
+    # WordPress (Jetpack) galleries
+    ("<img src='/up/bike-80x80.jpg' width='80' height='80' alt='A red bicycle by a wall' "
+     "data-orig-file='/up/bike.jpg' data-large-file='/up/bike-1024x768.jpg'>",
+     "https://example.com/up/bike.jpg", "data-orig-file"),
+    # an image proxy's thumbnail of the absolute URL it is given
+    ("<img src='/thumb.php?src=https%3A%2F%2Fcdn.example.org%2Fup%2Fred-bicycle.jpg&w=80&h=80' "
+     "width='80' height='80' alt='A red bicycle by a wall'>",
+     "https://cdn.example.org/up/red-bicycle.jpg", "proxy src"),
+])
+def test_a_thumbnail_with_a_larger_version_on_the_page_gives_that_version(img, big, where):
+    ev = event(f"<p>{img}</p>")
+    (cand,) = ev.outputs
+    assert cand.image_url == big and cand.meta["url_attr"] == where
+    assert cand.meta["shown_url"] != big and "img_height" not in cand.meta
+    assert units(ev) == {("image", "kept"): 1}
+
+
+@pytest.mark.parametrize("img", [
+    # a srcset that stops below the image step's size
+    "<img src='/i/p.jpg?w=48' width='48' height='48' alt='A red bicycle by a wall' "
+    "srcset='/i/p.jpg?w=48 48w, /i/p.jpg?w=96 96w'>",
+    # a link to another picture (a magnifier icon enlarging a photo), to a wiki's file page,
+    # to a page
+    "<a href='/i/harbour_large.jpg'><img src='/i/magnify.png' width='15' height='11' "
+    "alt='Enlarge the harbour picture'></a>",
+    "<a href='/wiki/File:Red_Plate.png'><img src='/w/48px-Red_Plate.png' width='48' "
+    "height='48' alt='A red plate of food'></a>",
+    "<a href='/shop/red-bicycle.html'><img src='/up/red-bicycle-72x72.jpg' width='72' "
+    "height='72' alt='A red bicycle by a wall'></a>",
+    # a larger version of a picture that has another role (a logo) keeps the role
+    "<a href='/i/site-logo.png'><img src='/i/site-logo-50x50.png' width='50' height='50' "
+    "alt='Example News'></a>",
+])
+def test_no_larger_version_or_another_picture_leaves_the_thumbnail_dropped(img):
+    ev = event(f"<p>{img}</p>")
+    assert isinstance(ev, Drop)
+    assert sum(n for (u, outcome), n in units(ev).items() if u == "image") == 1
+    assert ("image", "kept") not in units(ev)
+
+
+def test_larger_versions_are_looked_for_only_with_page_roles():
+    img = "<a href='/up/red-bicycle.jpg'><img src='/up/red-bicycle-150x150.jpg' width='75' " \
+          "height='75' alt='A red bicycle by a wall'></a>"
+    (cand,) = event(f"<p>{img}</p>", page_roles=False).outputs
+    assert cand.image_url.endswith("red-bicycle-150x150.jpg") and "shown_url" not in cand.meta
+
+
+def test_srcset_largest_reads_descriptors_not_commas():
+    assert srcset_largest("a.jpg?rect=0,0,9,9&w=48 48w, a.jpg?rect=0,0,9,9&w=960 960w, "
+                          "a.jpg?rect=0,0,9,9&w=96 96w") == ("a.jpg?rect=0,0,9,9&w=960", 960, "w")
+    assert srcset_largest("s.jpg 1x, l.jpg 2x") == ("l.jpg", 2, "x")
+    assert srcset_largest("only.jpg") == ("", 0, "")
+    assert srcset_largest(None) == ("", 0, "")
