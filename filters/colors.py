@@ -6,6 +6,11 @@ both "daisy").  The labels step stores, for every image, the share of its pixels
 eleven basic colour names (``COLORS``), and the scorer compares the colour words of a text
 with them (``scoring/features.py``, ``col_*``).
 
+The same rules per horizontal band (``color_layout``: top, middle and bottom third) say where
+the colours are: a caption's "sky" is blue or white at the top, its "sea" blue below, its
+"grass" green at the bottom, its "snow" white below, its "night" dark (``scoring/scene.py``).
+ImageNet's labels see "outdoors" in a beach and a gravel desert alike; the bands do not.
+
 Deterministic on every CPU: the picture is subsampled by striding (no resampling kernel) and
 the HSV rules are float64 numpy arithmetic; the shares are rounded to 4 decimals.  Transparent
 pixels were laid on white by the decode step, so a cut-out's background counts as white.
@@ -35,15 +40,39 @@ def _hsv(rgb: np.ndarray):
     return np.where(d > 0, h * 60.0, 0.0), s, mx
 
 
+def _sample(pixels):
+    """The strided subsample (about ``SIDE`` pixels along the longer side), or None."""
+    a = np.asarray(pixels)
+    if a.ndim != 3 or a.shape[2] < 3 or a.size == 0:
+        return None
+    step = max(1, -(-max(a.shape[0], a.shape[1]) // SIDE))
+    return a[::step, ::step, :3]
+
+
 def color_shares(pixels) -> list[float]:
     """Shares (0..1, in ``COLORS`` order) of an RGB uint8 image's pixels, by simple HSV rules:
     white / grey / black by brightness when unsaturated, the rest by hue; dark reds and
     oranges are brown."""
-    a = np.asarray(pixels)
-    if a.ndim != 3 or a.shape[2] < 3 or a.size == 0:
-        return [0.0] * len(COLORS)
-    step = max(1, -(-max(a.shape[0], a.shape[1]) // SIDE))
-    rgb = a[::step, ::step, :3].reshape(-1, 3).astype(np.float64) / 255.0
+    a = _sample(pixels)
+    return [0.0] * len(COLORS) if a is None else _shares(a.reshape(-1, 3))
+
+
+BANDS = 3  # top, middle, bottom thirds
+
+
+def color_layout(pixels) -> list[float]:
+    """``color_shares`` of each horizontal band (top third first): ``BANDS * len(COLORS)``
+    shares.  The bands split the subsample's rows by integer arithmetic, so the same rows
+    on every CPU."""
+    a = _sample(pixels)
+    if a is None or a.shape[0] < BANDS:
+        return [0.0] * (BANDS * len(COLORS))
+    n = a.shape[0]
+    return [x for b in range(BANDS) for x in _shares(a[b * n // BANDS:(b + 1) * n // BANDS].reshape(-1, 3))]
+
+
+def _shares(flat) -> list[float]:
+    rgb = flat.astype(np.float64) / 255.0
     h, s, v = _hsv(rgb)
     grey = s < 0.25
     chrom = ~grey & (v >= 0.2)

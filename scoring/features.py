@@ -20,6 +20,8 @@ Cross-modal features compare the text with what the image shows, in three ways:
   near-copy of one of them, the text's cosine to that picture's captions;
 * the colour words of the text against the image's colour shares (``image_meta["colors"]``,
   ``filters/colors.py``; ``col_*``): ImageNet's labels do not tell a red flower from a yellow one;
+* the scene words of the text against where the colours are (``image_meta["layout"]``,
+  ``scoring/scene.py``; ``scn_*``): sky at the top, sea or grass below, snow, night, sunset;
 * the full ImageNet class distribution (from the embedding) against WordNet's words for each
   class (``scoring/label_space.py``, the ``wn_*`` features): zero-shot, nothing fitted on
   captions, and the signal that holds on real photos (docs/scoring.md).
@@ -37,7 +39,7 @@ from wordfreq import zipf_frequency
 
 from filters.colors import WORDS as COLOR_WORDS
 from pipeline.core.records import TEXT_SOURCES, Pair, decode_embedding, label_pairs
-from scoring import label_space, memory
+from scoring import label_space, memory, scene
 from scoring.minilm import MiniLM
 from scoring.words import WORD_RE, lemma, lemmas, words  # noqa: F401 (part of this module's API)
 
@@ -85,7 +87,7 @@ CROSS_FEATURES = [
     "filename_is_camera", "url_path_overlap", "cos_title", "title_overlap", "title_jaccard",
     "text_in_title", "proj_cos", "proj_z", "proj_rank", "proj_bank_mean", "proj_text_z",
     "proj_cos_label", "proj_x_natural", "cos_label_z", *label_space.FEATURES, *memory.FEATURES,
-    *memory.NEIGHBOUR_FEATURES, "col_any", "col_mean", "col_min",
+    *memory.NEIGHBOUR_FEATURES, "col_any", "col_mean", "col_min", *scene.FEATURES,
 ]
 FEATURE_NAMES = TEXT_FEATURES + IMAGE_FEATURES + CROSS_FEATURES
 TEXT_ONLY = [n for n in FEATURE_NAMES if n in TEXT_FEATURES]
@@ -123,9 +125,10 @@ class FeatureExtractor:
 
     names = FEATURE_NAMES
 
-    def __init__(self, projection=None, encoder=None, label_space=None, memory=None):
+    def __init__(self, projection=None, encoder=None, label_space=None, memory=None, scene=None):
         self.projection = projection
         self.memory = memory  # a scoring.memory.CaptionMemory, or None (mem_* features NaN)
+        self.scene = scene  # a scoring.scene.SceneModel, or None (scn_mean / scn_min NaN)
         self.encoder = encoder or MiniLM()
         self._labels = label_space  # loaded on first use (scoring/models/label_vectors.npz)
         self._cache: OrderedDict = OrderedDict()
@@ -207,6 +210,7 @@ class FeatureExtractor:
             if pair.image.natural is not None:
                 f["proj_x_natural"] = f["proj_cos"] * pair.image.natural
         f.update(color_features(text, meta.get("colors")))
+        f.update(scene.scene_features(text, meta.get("layout"), self.scene))
         if emb is not None and emb.shape == (1280,):
             f.update(self.label_space.features(emb, t, tw))
             if self.memory is not None:

@@ -19,6 +19,7 @@ import numpy as np
 from scoring.features import FeatureExtractor
 from scoring.memory import CaptionMemory
 from scoring.projection import Projection
+from scoring.scene import SceneModel
 
 MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 DEFAULT_MODEL = os.path.join(MODELS_DIR, "scorer.json")
@@ -151,7 +152,7 @@ class ProductModel:
     """``predict(X)`` over ``names`` (the parts' features, in first-seen order)."""
 
     def __init__(self, parts: dict, projection: str = "", info=None, memory: str = "",
-                 threshold: float | None = None):
+                 threshold: float | None = None, scene: dict | None = None):
         self.parts = dict(parts)  # part name -> ScorerModel
         self.names: list[str] = []
         for m in self.parts.values():
@@ -163,6 +164,8 @@ class ProductModel:
         # The operating point chosen for this model on validation data (score.threshold's
         # default when a run names none: model_threshold below); None: DEFAULT_THRESHOLD.
         self.threshold = threshold
+        # The scene-word regressions (scoring/scene.py, SceneModel.to_dict()), or None.
+        self.scene = scene
 
     def predict_parts(self, X: np.ndarray) -> dict[str, np.ndarray]:
         X = np.asarray(X, np.float64)
@@ -179,6 +182,8 @@ class ProductModel:
              "projection": self.projection, "memory": self.memory, "info": self.info}
         if self.threshold is not None:
             d["threshold"] = self.threshold
+        if self.scene is not None:
+            d["scene"] = self.scene
         return d
 
     def save(self, path: str) -> None:
@@ -190,7 +195,7 @@ class ProductModel:
     def from_dict(cls, d: dict) -> "ProductModel":
         parts = {k: _part(p) for k, p in d["parts"].items()}
         return cls(parts, d.get("projection", ""), d.get("info"), d.get("memory", ""),
-                   d.get("threshold"))
+                   d.get("threshold"), d.get("scene"))
 
     def top_weights(self, n: int = 15) -> dict:
         return {k: m.top_weights(n) for k, m in self.parts.items()}
@@ -223,4 +228,6 @@ def load_scorer(path: str):
     mem = None
     if getattr(model, "memory", ""):  # a product model's caption memory (scoring/memory.py)
         mem = CaptionMemory.load(os.path.join(here, model.memory))
-    return model, FeatureExtractor(projection=proj, memory=mem)
+    scene = getattr(model, "scene", None)  # a product model's scene-word regressions
+    return model, FeatureExtractor(projection=proj, memory=mem,
+                                   scene=SceneModel.from_dict(scene) if scene else None)
