@@ -18,7 +18,10 @@ figures; ``sample: 6``: 200 more check items drawn by ``draw --split check`` wit
 drawn by ``draw`` with seed 20261131, labelled before anything was measured on them; ``sample:
 8``: 250 more dev items drawn by ``draw`` with seed 20261132, likewise).
 ``tests/data/real_pages_labels.jsonl`` holds 400 items of the 110 mostly German
-``../shared/data/real_pages`` drawn the same way, all ``check``: no rule was tuned on them.
+``../shared/data/real_pages`` drawn the same way (samples 2 and 3), held out until the seventh
+pass, which split those pages by site (:func:`de_split_of`) into ``dev`` (de-dev) and ``check``
+(de-check), and labelled 170 more de-dev items (``sample: 9``, ``draw --pages de --seed
+20261134 --n 170``) before anything was measured on them.
 Labels are keyed on page, image URL, source and raw text, so they outlive
 code changes: an item the current code no longer extracts counts as ``not extracted``.
 
