@@ -170,12 +170,15 @@ _DIR_ROLES = {"themes": "furniture", "theme": "furniture", "logo": "logo", "logo
               # fifth pass: a site's header graphics ("img/head/special-report-slide.png",
               # "global/header/us/hdr-politics.gif"), sprite sheets, banner folders
               "head": "furniture", "header": "furniture", "headers": "furniture",
-              "sprite": "icon", "sprites": "icon", "banner": "ad"}
+              "sprite": "icon", "sprites": "icon", "banner": "ad",
+              # seventh pass: SVG files served without the extension (MediaWiki's formulas,
+              # "media/math/render/svg/<hash>"; "assets/svg/arrow"): drawings, no photograph
+              "svg": "vector", "svgs": "vector"}
 # A word of a folder's name that names its role ("site-header", "oth_banner"); the other roles
 # take the whole name only ("theme-park" is no theme).
 _DIR_WORD_ROLES = {"header": "furniture", "banner": "ad"}
 _DIR_HINTS = ("theme", "logo", "promo", "gravatar", "icons", "buttons", "badges", "/head",
-              "header", "sprite", "banner")
+              "header", "sprite", "banner", "/svg")
 _DIR_SPLIT_RE = re.compile(r"[_-]")
 _DIR_CACHE: dict[str, str] = {}
 
@@ -185,7 +188,7 @@ def _dir_role(low: str) -> str:
     # A chain of ``in`` tests first (as _tracker_hint): most URLs hold none of the hints.
     if not ("theme" in low or "logo" in low or "promo" in low or "gravatar" in low
             or "icons" in low or "buttons" in low or "badges" in low or "/head" in low
-            or "header" in low or "sprite" in low or "banner" in low):
+            or "header" in low or "sprite" in low or "banner" in low or "/svg" in low):
         return ""
     path = low.split("?", 1)[0].split("#", 1)[0]
     start = path.find("//")

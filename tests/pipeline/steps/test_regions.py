@@ -114,6 +114,14 @@ def test_a_picture_declared_large_is_no_icon_whatever_its_name():
     assert image_role("https://e.com/avatar.png", {}, 600, 600, "") == "avatar"
 
 
+def test_svg_served_without_its_extension_is_a_vector():
+    # seventh pass: MediaWiki's formulas ("media/math/render/svg/<hash>"), an svg folder
+    url = "https://wikimedia.org/api/rest_v1/media/math/render/svg/2cc3ef3b4d237787cd82e5"
+    assert image_role(url, {}, None, None, "") == "vector"
+    assert image_role("https://e.com/assets/svgs/arrow", {}, None, None, "") == "vector"
+    assert image_role("https://e.com/uploads/svg-guide-cover.jpg", {}, None, None, "") == ""
+
+
 def test_comment_and_author_pictures_are_avatars():
     ev = event("<div class='comments'><img src='/u/17.jpg' width='60' height='60'>"
                "Ann says: great recipe!</div>")
