@@ -241,8 +241,8 @@ def _branded(alt: str, sites: frozenset) -> bool:
     lower-case word after the first: a tag string, not a sentence ("Montauk Long Island USA
     BeFifty" on befifty.com, "Subscribe to Glamour", "Grafik: Stadt Stuttgart").  Such an
     image's texts are the site's own branding: its logo, a promo, an SEO-tagged picture
-    (seventh pass; on the labelled dev pages of both sets these were junk on 8 sites, and no
-    good caption had this form)."""
+    (seventh pass; on the labelled dev pages of both sets, 19 alts of 10 sites had this
+    form: 18 junk, 1 vague, no good caption)."""
     words = alt.split()
     if len(words) < 3 or sum(w[:1].islower() for w in words[1:]) > 1:
         return False
