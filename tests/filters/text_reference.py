@@ -6,7 +6,8 @@ as in the rule."""
 from filters.text_facts import facts, letter_words
 from filters.text_rules import (_AGENCY_RE, _AGENCY_WORDS, _CAMERA_HINTS, _CAMERA_RE,
                                 _COPYRIGHT_RE, _CREDIT_LABEL_RE, _DIGITS3_RE, _DUP_OK, _DUP_RE,
-                                _EXT_HINT_RE, _FILE_RE, _HASH_RE, _HASHTAG_RE, _HEX12_RE, _LIST_JOINERS,
+                                _EXT_HINT_RE, _FILE_RE, _HASH_RE, _HASHTAG_RE, _HEX12_RE,
+                                _LIST_JOINERS,
                                 _WHOLE_FILE_RE, _LABEL_HINTS, _PAREN_CREDIT_RE, _PHOTO_BY_RE, _SEP_RE, _SLUG_RE,
                                 _UPPER2_RE, STOPWORDS, Reject, _dot_letter, lower_words)
 
