@@ -20,6 +20,7 @@ starts the other with at most two letters more, both of 5 letters or more ("ench
 from __future__ import annotations
 
 import re
+from urllib.parse import unquote
 
 _SPLIT_RE = re.compile(r"[^a-z]+")
 _CAMEL_RE = re.compile(r"([a-z])([A-Z])")
@@ -78,3 +79,22 @@ def named_by_file(text: str, name: str) -> bool:
         return False
     hits = sum(_matches(w, words) for w in own)
     return hits == len(own) if len(own) <= 4 else hits * 5 >= len(own) * 4
+
+
+# A CMS's title made of the file's name ("Reichsbürger 1" for Reichsbürger-1-706x386.jpg,
+# "Half Life Alyx 1" for Half-Life-Alyx-1-300x200.jpg): the upload's name with its running
+# number, the size suffix and WordPress's edit stamp ("-e1558349457528") taken off.
+_SUFFIX_RE = re.compile(r"(?:-e\d{10,})?(?:[-_]\d{2,4}x\d{2,4})?$")
+_NON_WORD_RE = re.compile(r"[\W_]+")
+
+
+def titled_by_file(text: str, name: str) -> bool:
+    """Whether ``text`` is its picture's file name with a running number, as a CMS writes a
+    title for an upload (seventh pass; the caller tests ``text[-1:].isdigit()`` first): two
+    words or more, the last a number, the same words as the file's stem."""
+    if not name or "." not in name:
+        return False
+    stem = _SUFFIX_RE.sub("", unquote(name).rsplit(".", 1)[0])
+    words = _NON_WORD_RE.sub(" ", text.lower()).split()
+    return len(words) >= 2 and words[-1].isdigit() and \
+        words == _NON_WORD_RE.sub(" ", stem.lower()).split()

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from wordfreq import available_languages, zipf_frequency
 
-from filters.file_names import named_by_file
+from filters.file_names import named_by_file, titled_by_file
 from filters.language import LanguageId, primary_subtag
 from filters.sentences import sentences_next_to_image
 from filters.text_facts import TextFacts
@@ -208,6 +208,7 @@ class TextCleaner(BatchMapStage):
         # every waiting text at once, then goes on.
         self._lang_at = names.index("lang") if "lang" in names else len(names)
         self._length_at = names.index("length") if "length" in names else len(names)
+        self._filename_at = names.index("filename") if "filename" in names else 0
         self._reasons: dict[str, str] = {}
         self._name_reasons = frozenset(self.reason(w) for w in ("all_caps", "oov",
                                                                  "not_target"))
@@ -272,7 +273,14 @@ class TextCleaner(BatchMapStage):
             self._store(key, result)
         if file_name and self._may_name(result, own) and named_by_file(text, file_name):
             return _fresh(self._named(text, page_lang))
+        if result[0] is not None and text[-1:].isdigit() and titled_by_file(text, file_name):
+            return _fresh(self._titled(result))
         return _fresh(self._short(result) if not own else result)
+
+    def _titled(self, result: tuple) -> tuple:
+        """A kept text that is its picture's file name with a running number ("Reichsbürger
+        1": a CMS's title for an upload, filters/file_names.py) as a ``text_filename`` drop."""
+        return None, self._reason("filename"), result[2], self._filename_at
 
     def _may_name(self, result: tuple, own: bool) -> bool:
         """Whether a text's result could change were it its picture's file's name: dropped
@@ -481,6 +489,9 @@ class TextCleaner(BatchMapStage):
                     result = (self._named(sentence, page_lang)
                               if named_by_file(sentence, cand.meta.get("file_name", ""))
                               else self._short(result))
+            if result[0] is not None and sentence[-1:].isdigit() and \
+                    titled_by_file(sentence, cand.meta.get("file_name", "")):
+                result = self._titled(result)
             got.append((side, sentence, result))
         if len(pieces) == 1 and got[0][2][0] is None:  # most candidates: one text, dropped
             return self._drop(got[0][2][1])

@@ -38,7 +38,8 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 | 14 | hashtags       | edit       | a run of hashtags ending a caption is cut (`Lemon tart with   | text_hashtags           |
 |    |                |            | berries #baking #dessert #recipe`), when words are left       |                         |
 | 15 | keyword_list   | drop       | >= 5 separator-split segments of <= 2.5 words on average, or  | text_keyword_list       |
-|    |                |            | >= 3 hashtags                                                 |                         |
+|    |                |            | >= 3 hashtags, or a short comma list of 3-6 capitalised items |                         |
+|    |                |            | ("Netflix, Netflix-Zentrale, Los Gatos": ``short_list``)      |                         |
 | 16 | repeated_words | edit, drop | `the the` -> `the`; dropped when one content word is >= 30%   | text_repeated_words     |
 |    |                |            | of the words and occurs >= 3 times                            |                         |
 | 17 | lead           | edit       | a text over max_words / max_chars keeps its leading whole     | text_lead               |
@@ -361,12 +362,17 @@ _COPYRIGHT_RE = re.compile(r"(?:©|\(c\)|\bcopyright\b)\s*(?:\d{4}\s*)?", re.I)
 # A parenthesised credit at the end: "(DW/J. Hitz)", "(picture-alliance/dpa)", "(public domain)".
 # ... or in square brackets: "[Getty]", "[Photo: AP]".
 _PAREN_CREDIT_RE = re.compile(
-    r"\s*(?:\((?=[^()]*(?:/|\b(?:photos?|fotos?|credit|images?|pictures?|archives?|archiv|imago|akg|"
-    r"dpa|afp|reuters|getty|public domain|cc[ -]by|wikimedia|courtesy)\b))[^()]{1,80}\)"
+    r"\s*(?:\((?=[^()]*(?:/|\b(?:photos?|fotos?|credit|crédits?|quelle|bildquelle|images?|"
+    r"pictures?|archives?|archiv|imago|akg|dpa|afp|reuters|getty|public domain|cc[ -]by|"
+    r"wikimedia|courtesy)\b))[^()]{1,80}\)"
     r"|\[(?=[^\[\]]*(?:/|\b(?:photos?|credit|images?|pictures?|getty|reuters|afp|ap|dpa|"
     r"shutterstock|alamy|wikimedia|courtesy)\b))[^\[\]]{1,80}\])\s*$", re.I)
+# German and French labels too (seventh pass): "Bildquelle: X", "Fotografin: X", "Crédit
+# photo : X" (French sets a space before the colon).
 _CREDIT_LABEL_RE = re.compile(r"\b(?:photo|image|picture|pic|foto|bild|credit|credits|source|"
-                              r"quelle|photograph|photographer)(?:\s+(?:credit|by|source|courtesy))?"
+                              r"quelle|photograph|photographer|bildquelle|bildnachweis|"
+                              r"bildrechte|fotograf|fotografin|crédits?)"
+                              r"(?:\s+(?:credit|by|source|courtesy|photos?))?"
                               r"\s*:\s*", re.I)
 _COURTESY_RE = re.compile(r"courtesy(?: of\b|\s*:)\s*\w")
 _PHOTO_BY_RE = re.compile(r"\b(?:photo(?:graph)?|image|picture|illustration)\s+"
@@ -399,13 +405,13 @@ def _has_agency(low: str) -> bool:
 
 
 # What a credit label holds, lowercased ("picture" holds "pic", "photograph" holds "photo").
-_LABEL_HINTS = ("photo", "image", "pic", "foto", "bild", "credit", "source", "quelle")
+_LABEL_HINTS = ("photo", "image", "pic", "foto", "bild", "credit", "source", "quelle", "créd")
 
 
 def _has_label_hint(low: str) -> bool:
     # _LABEL_HINTS written out, as in _has_agency.
     return ("photo" in low or "image" in low or "pic" in low or "foto" in low or "bild" in low
-            or "credit" in low or "source" in low or "quelle" in low)
+            or "credit" in low or "source" in low or "quelle" in low or "créd" in low)
 
 
 def credit(text, ctx=None):
@@ -599,10 +605,34 @@ _SEP_RE = re.compile(r"\s*[,;|/•·]\s*|\s+[-–—]\s+")
 _HASHTAG_RE = re.compile(r"(?:^|\s)#\w")
 
 
+# Seventh pass: a short comma list of names and topics ("Netflix, Netflix-Zentrale, Los
+# Gatos", "Facebook Libra, Facebook, Payment, Blockchain"): an SEO alt in any language.  Three
+# to six items of one to three words, each capitalised (or a number), twelve words at most, no
+# word that joins a phrase (a caption's "Anna, Tom and their dog" or "Ruins of Palmyra, Syria").
+_LIST_JOINERS = frozenset("and or with of the a an in on at und oder mit von der die das den "
+                          "dem des im am zum zur et ou avec de du des le la les au aux".split())
+
+
+def short_list(text: str) -> bool:
+    """Whether ``text`` is a short comma list of capitalised items (see _LIST_JOINERS)."""
+    items = text.split(",")
+    if not 3 <= len(items) <= 6 or len(text.split()) > 12:
+        return False
+    for item in items:
+        words = item.split()
+        if not 1 <= len(words) <= 3 or not (words[0][:1].isupper() or words[0][:1].isdigit()):
+            return False
+        if any(w.lower() in _LIST_JOINERS for w in words):
+            return False
+    return not text.rstrip().endswith((".", "!", "?", ":"))
+
+
 def keyword_list(text, ctx=None):
     if "#" in text and len(_HASHTAG_RE.findall(text)) >= 3:
         return _reject("keyword_list")
     cls = facts(text, ctx).cls  # every separator is a symbol of class "p"
+    if text.count(",") >= 2 and short_list(text):
+        return _reject("keyword_list")
     if cls is not None and cls.count("p") < 4:
         return text
     n_sep = sum(map(text.count, ",;|/•·-–—"))
@@ -905,7 +935,8 @@ RULE_NAMES = [r.name for r in RULES]
 # | punctuation    | an emoji, three symbols in a row or "!!"-like, "...", or letters under     |
 # |                | half the rest                                                             |
 # | all_caps       | three pairs of upper-case letters, as many as 80% of the 2+ letter words  |
-# | keyword_list   | four symbols and at most 2.5 words per symbol plus one, or "#"            |
+# | keyword_list   | four symbols and at most 2.5 words per symbol plus one, or "#", or two    |
+# |                | symbols, a comma and at most 11 spaces (short_list)                       |
 # | repeated_words | a word twice in a row, or a word repeated often enough to be 30% of them  |
 #
 # The other rules always run.  Texts without a class string get every bit.
@@ -1004,6 +1035,8 @@ def may_fire(f) -> int:
             n_words = spaces + 1
         if n_words <= 2.5 * (symbols + 1):
             bits |= BIT["keyword_list"]
+    if symbols >= 2 and spaces <= 11 and not bits & BIT["keyword_list"] and "," in text:
+        bits |= BIT["keyword_list"]  # short_list: two commas, twelve words at most
     # punctuation's own tests: emoji, a run of symbols, or letters under half the rest.
     others = symbols + dots + digits
     if ("e" in sym or (symbols >= 2 and "pp" in cls and (

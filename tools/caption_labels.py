@@ -18,7 +18,10 @@ figures; ``sample: 6``: 200 more check items drawn by ``draw --split check`` wit
 drawn by ``draw`` with seed 20261131, labelled before anything was measured on them; ``sample:
 8``: 250 more dev items drawn by ``draw`` with seed 20261132, likewise).
 ``tests/data/real_pages_labels.jsonl`` holds 400 items of the 110 mostly German
-``../shared/data/real_pages`` drawn the same way, all ``check``: no rule was tuned on them.
+``../shared/data/real_pages`` drawn the same way (samples 2 and 3), held out until the seventh
+pass, which split those pages by site (:func:`de_split_of`) into ``dev`` (de-dev) and ``check``
+(de-check), and labelled 170 more de-dev items (``sample: 9``, ``draw --pages de --seed
+20261134 --n 170``) before anything was measured on them.
 Labels are keyed on page, image URL, source and raw text, so they outlive
 code changes: an item the current code no longer extracts counts as ``not extracted``.
 
@@ -65,6 +68,29 @@ LABELS = os.path.join(HERE, "tests", "data", "real_pages_en_labels.jsonl")
 PAGES_DE = os.path.join(HERE, "..", "shared", "data", "real_pages")
 LABELS_DE = os.path.join(HERE, "tests", "data", "real_pages_labels.jsonl")
 TARGETS_DE = ["de", "en", "fr"]
+# The mostly German pages are split by site (seventh pass): ``de-dev`` (``split`` "dev" in
+# LABELS_DE, 56 pages of 55 sites) to write rules for other languages on, ``de-check`` (54 pages
+# of 51 sites) held out.  A site is the page's registrable domain, so that chip.de's two pages,
+# creativecommons.org and de.creativecommons.org, and two wordpress.com blogs fall on one side.
+DE_SPLIT_SEED = "20261133"
+_TLDS = {"de", "com", "org", "net", "at", "fr", "ch", "eu", "info", "me", "co", "blog", "uk"}
+
+
+def site_of(name: str) -> str:
+    """The registrable domain a page file is named after ("de.creativecommons.org.endlich.html"
+    -> "creativecommons.org"; "nationalgeographic.co.uk.goats.html" keeps "co.uk")."""
+    parts = (name[:-8] if name.endswith(".html.gz") else name.rsplit(".", 1)[0]).split(".")
+    for i, part in enumerate(parts):
+        if i and part in _TLDS:
+            host = parts[:i + 2] if parts[i:i + 2] == ["co", "uk"] else parts[:i + 1]
+            return ".".join(host[-3:] if host[-2:] == ["co", "uk"] else host[-2:])
+    return ".".join(parts)
+
+
+def de_split_of(name: str) -> str:
+    """``dev`` or ``check`` for a page of PAGES_DE: by site, about half each, fixed seed."""
+    digest = hashlib.sha1(f"{DE_SPLIT_SEED}:{site_of(name)}".encode()).digest()
+    return "check" if digest[0] < 128 else "dev"
 
 
 def split_of(page: str) -> str:
@@ -121,11 +147,11 @@ def all_items(pages: list[str], folder: str = PAGES_EN, targets: list[str] | Non
     return out
 
 
-def draw(seed: int, n: int, split: str = "dev") -> list[dict]:
+def draw(seed: int, n: int, split: str = "dev", pages: str = "en") -> list[dict]:
     """N unlabelled items of the ``split`` pages, drawn at random from every item the extractor
     finds with page roles off (see the module docstring)."""
     import random
-    items = unlabelled(split)
+    items = unlabelled(split, pages)
     return random.Random(seed).sample(items, min(n, len(items)))
 
 
@@ -144,19 +170,22 @@ def draw_regions(seed: int, quotas: dict, split: str = "dev") -> list[dict]:
     return out
 
 
-def unlabelled(split: str = "dev") -> list[dict]:
+def unlabelled(split: str = "dev", pages: str = "en") -> list[dict]:
     """Every item the extractor finds with page roles off on the ``split`` pages (kept and
-    dropped alike, furniture included), minus those already labelled, in page order."""
+    dropped alike, furniture included), minus those already labelled, in page order.
+    ``pages``: "en" (PAGES_EN, split by page) or "de" (PAGES_DE, split by site)."""
+    folder, path, split_fn = (PAGES_EN, LABELS, split_of) if pages == "en" else \
+        (PAGES_DE, LABELS_DE, de_split_of)
     extract = Extractor(page_roles=False)
     cleaner = TextCleaner()
     cleaner.setup()
     labelled = {(lab["page"], lab["image_url"], lab["source"], lab["text"])
-                for lab in read_labels()}
+                for lab in read_labels(path)}
     items, seen = [], set()
-    for name in pages_of(PAGES_EN):
-        if split_of(name) != split:
+    for name in pages_of(folder):
+        if split_fn(name) != split:
             continue
-        page = Page(url=page_url(name), body=read_page(name), content_type="text/html")
+        page = Page(url=page_url(name), body=read_page(name, folder), content_type="text/html")
         ev = next(extract.events(page))
         if not isinstance(ev, Keep):
             continue
@@ -343,13 +372,15 @@ def main(argv=None) -> int:
     dr.add_argument("--n", type=int, default=360)
     dr.add_argument("--split", choices=("dev", "check"), default="dev",
                     help="the pages to draw from (sample 6: check)")
+    dr.add_argument("--pages", choices=("en", "de"), default="en",
+                    help="de: ../shared/data/real_pages, split by site (sample 9)")
     dr.add_argument("--regions", default="",
                     help="a stratified draw instead: region=N,... (nav=120,header=60,footer=60)")
     args = ap.parse_args(argv)
     if args.cmd == "draw":
         quotas = {r: int(n) for r, n in (q.split("=") for q in args.regions.split(",") if q)}
         drawn = draw_regions(args.seed, quotas, args.split) if quotas else \
-            draw(args.seed, args.n, args.split)
+            draw(args.seed, args.n, args.split, args.pages)
         with open(args.out, "w", encoding="utf-8") as f:
             for it in drawn:
                 f.write(json.dumps(it, ensure_ascii=False) + "\n")

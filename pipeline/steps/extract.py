@@ -116,6 +116,12 @@ class Extractor(MapStage):
             role = self.page_roles and image_role(img.url, img.attrs, width, height, img.region,
                                                   sites)
             shown = ""
+            # A branded alt (image_roles._branded: "Montauk Long Island USA BeFifty") drops
+            # the image only when it is all the image has: a site stamping every picture with
+            # its name may still caption one beside it ("Figure 3: AndroidManifest SMS filter").
+            branded = role == "branded"
+            if branded:
+                role = ""
             if role in SIZE_ROLES:
                 # A thumbnail whose page names a larger version of its picture (a link to
                 # the image file, a wider srcset candidate, data-large-file): that version
@@ -141,6 +147,9 @@ class Extractor(MapStage):
                 meta["img_width"] = width
             if height is not None:
                 meta["img_height"] = height
+            if branded and not (img.caption or img.title or img.before or img.after):
+                units["extract_image_branded"] += 1
+                continue
             before, after = self._sides(found, img, units)
             texts = (("alt", img.alt), ("caption", img.caption), ("title", img.title),
                      ("surrounding", f"{before} {after}".strip()))

@@ -1,7 +1,7 @@
 """A text naming its picture's file (filters/file_names.py)."""
 import pytest
 
-from filters.file_names import file_words, named_by_file
+from filters.file_names import file_words, named_by_file, titled_by_file
 
 
 def test_file_words_split_names_camel_case_and_drop_numbers_and_stop_words():
@@ -32,3 +32,15 @@ def test_texts_naming_their_file(text, name):
 ])
 def test_texts_not_naming_their_file(text, name):
     assert not named_by_file(text, name)
+
+
+def test_a_cms_title_made_of_the_file_name_and_its_number():
+    # seventh pass: "Reichsbürger 1" for Reichsbürger-1-706x386.jpg (size suffix, edit stamp
+    # and percent-encoding taken off); a text of other words, or no number, is no such title
+    assert titled_by_file("Reichsbürger 1", "Reichsb%C3%BCrger-1-706x386.jpg")
+    assert titled_by_file("Half Life Alyx 1", "Half-Life-Alyx-1-300x200.jpg")
+    assert titled_by_file("Filiale München 16", "Filiale-München-16-e1558349457528.jpg")
+    assert not titled_by_file("Bourbon Balls", "Bourbon-Balls-150x150.jpg")
+    assert not titled_by_file("Tour de France 2019", "tdf-2019.jpg")
+    assert not titled_by_file("Half Life Alyx 2", "Half-Life-Alyx-1-300x200.jpg")
+    assert not titled_by_file("Alyx 1", "")

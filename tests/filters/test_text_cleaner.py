@@ -366,3 +366,13 @@ def test_a_text_naming_its_pictures_file_is_judged_as_the_pictures_name(cleaner)
     # one word is not enough, whatever the file says
     assert run(cleaner, cand("", source="surrounding", before="", after="Barcelona",
                              file_name="city-guide-barcelona.jpg")) == Drop("text_too_short")
+
+
+def test_a_cms_title_of_the_file_name_with_its_number_is_a_file_name(cleaner):
+    # seventh pass: "Half Life Alyx 1" on Half-Life-Alyx-1-300x200.jpg is the upload's name,
+    # dropped as text_filename by the batch path and clean() alike; not beside another file
+    assert run(cleaner, cand("Half Life Alyx 1", file_name="Half-Life-Alyx-1-300x200.jpg")) \
+        == Drop("text_filename")
+    assert cleaner.clean("Half Life Alyx 1", "en", True,
+                         "Half-Life-Alyx-1-300x200.jpg")[1] == "text_filename"
+    assert isinstance(run(cleaner, cand("Half Life Alyx 1", file_name="DSC00954.jpg")), Keep)

@@ -62,7 +62,10 @@ DROPS = {
     "all_caps": ["BEAUTIFUL SUNSET OVER THE LAKE", "SALE ENDS FRIDAY NIGHT"],
     "keyword_list": ["shoes, cheap shoes, nike shoes, red shoes, running shoes",
                      "travel | beach | sunset | summer | holiday | sea",
-                     "#travel #beach #sunset", "cats / dogs / birds / fish / horses"],
+                     "#travel #beach #sunset", "cats / dogs / birds / fish / horses",
+                     # seventh pass: a short comma list of capitalised names and topics
+                     "Netflix, Netflix-Zentrale, Los Gatos",
+                     "Facebook Libra, Facebook, Payment, Blockchain"],
     "repeated_words": ["shoes shoes buy cheap shoes nike shoes best", "Paris hotel Paris cheap hotel Paris"],
 }
 
@@ -93,6 +96,12 @@ EDITS = {
     "dimension": [("Mountain lake 1920x1080 wallpaper", "Mountain lake wallpaper"),
                   ("Team photo (800 x 600)", "Team photo")],
     "credit": [("A dog on the beach. Photo: Jane Doe/AP", "A dog on the beach."),
+               # seventh pass: German and French credit labels
+               ("Erdölpumpen im Abendrot. Bildquelle: Stadt Aichach", "Erdölpumpen im Abendrot."),
+               ("Der Bahnhof nach dem Unglück. Fotografin: Eva Muster",
+                "Der Bahnhof nach dem Unglück."),
+               ("La gare de Lyon. Crédit photo : Jean Dupont", "La gare de Lyon."),
+               ("La gare de Lyon (Crédits : Jean Dupont)", "La gare de Lyon"),
                ("Protesters in the square (Getty Images)", "Protesters in the square"),
                ("Protesters in the square (Credit: Getty Images)", "Protesters in the square"),
                ("Lady Gaga out and about in New York City [Getty]",
@@ -151,7 +160,9 @@ KEEPS = {
                     "Tom's café, Paris"],
     "all_caps": ["NASA launches a new rocket", "The BBC and the ITV studios", "USA vs UK"],
     "keyword_list": ["Tomatoes, onions, garlic and basil on a wooden table",
-                     "Red, white and blue flags over the harbour"],
+                     "Red, white and blue flags over the harbour",
+                     "Anna, Tom and Max at the lake", "Ruins of Palmyra, Syria, 2015",
+                     "Paris, France, 2019."],
     "dateline": ["Nov. 26, 2013: Police officers adjust a barricade along the parade route",
                  "12 eggs in a bowl on a kitchen table", "May the fourth be with you, says Luke",
                  "A crowd on the square on April 10, 2011", "2 cups of flour and 3 eggs",

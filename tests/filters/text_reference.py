@@ -7,6 +7,7 @@ from filters.text_facts import facts, letter_words
 from filters.text_rules import (_AGENCY_RE, _AGENCY_WORDS, _CAMERA_HINTS, _CAMERA_RE,
                                 _COPYRIGHT_RE, _CREDIT_LABEL_RE, _DIGITS3_RE, _DUP_OK, _DUP_RE,
                                 _EXT_HINT_RE, _FILE_RE, _HASH_RE, _HASHTAG_RE, _HEX12_RE,
+                                _LIST_JOINERS,
                                 _WHOLE_FILE_RE, _LABEL_HINTS, _PAREN_CREDIT_RE, _PHOTO_BY_RE, _SEP_RE, _SLUG_RE,
                                 _UPPER2_RE, STOPWORDS, Reject, _dot_letter, lower_words)
 
@@ -14,6 +15,12 @@ from filters.text_rules import (_AGENCY_RE, _AGENCY_WORDS, _CAMERA_HINTS, _CAMER
 def keyword_list(text, ctx=None):
     if "#" in text and len(_HASHTAG_RE.findall(text)) >= 3:
         return Reject("keyword_list")
+    items = text.split(",")
+    if 3 <= len(items) <= 6 and len(text.split()) <= 12 and not text.rstrip().endswith(
+            (".", "!", "?", ":")) and all(
+            1 <= len(i.split()) <= 3 and (i.split()[0][0].isupper() or i.split()[0][0].isdigit())
+            and not any(w.lower() in _LIST_JOINERS for w in i.split()) for i in items):
+        return Reject("keyword_list")  # seventh pass: a short comma list
     cls = facts(text, ctx).cls
     if (cls is not None and cls.count("p") < 4) or sum(map(text.count, ",;|/•·-–—")) < 4:
         return text

@@ -1,4 +1,5 @@
-"""Caption quality on the labelled English real pages (tests/data/real_pages_en_labels.jsonl):
+"""Caption quality on the labelled English real pages (tests/data/real_pages_en_labels.jsonl)
+and the mostly German ones (tests/data/real_pages_labels.jsonl, de-dev and de-check):
 extraction + the text step against labels written by eye (tools/caption_labels.py).
 
 Prints, per split and source, the share of junk kept, of good captions lost (dropped or not
@@ -10,7 +11,8 @@ from collections import Counter
 import pytest
 
 from tools.caption_labels import (LABELS, LABELS_DE, PAGES_DE, PAGES_EN, TARGETS_DE, all_items,
-                                  format_table, measure, read_labels, served_size, thumbnails)
+                                  de_split_of, format_table, measure, read_labels, served_size,
+                                  site_of, thumbnails)
 
 # Issue 14's targets: junk kept <= 0.08 and good captions lost (dropped or not extracted) <=
 # 0.05.  On the dev split (sixth pass: random samples 1, 2, 4, 7 and 8) junk kept is 0.030 and
@@ -18,9 +20,9 @@ from tools.caption_labels import (LABELS, LABELS_DE, PAGES_DE, PAGES_EN, TARGETS
 # named or asked of their server at 100 px or less with no larger version on the page, which
 # the image step, 300 px both ways, could never keep; without those pictures' good items good
 # lost is 0.042), so the test bounds what holds, with a small margin, and docs/captions.md
-# says so.  The held-out sets (the English check split, the mostly German real_pages) are
-# printed, not bounded: they miss both targets (docs/captions.md, "Figures", "Third pass" to
-# "Sixth pass").
+# says so.  The English check split is printed, not bounded: it misses both targets
+# (docs/captions.md, "Figures", "Third pass" to "Sixth pass").  The mostly German real_pages
+# are split by site into de-dev and de-check and bounded below (seventh pass).
 MAX_JUNK_KEPT = 0.035
 MAX_GOOD_LOST = 0.075
 MAX_GOOD_LOST_REACHABLE = 0.05
@@ -42,7 +44,7 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in (2, 3, 4, 5, 6, 7, 8)
+        assert lab.get("sample", 2) in (2, 3, 4, 5, 6, 7, 8, 9)
         # sample 5 is the stratified one (header / footer / menu images): it says so and names
         # each item's stratum, so that measure() keeps it out of the split's figures
         assert (lab.get("sample") == 5) == (lab.get("stratified") == "region"), lab
@@ -86,16 +88,65 @@ def test_the_issues_good_lost_target_on_dev(english):
     assert english["dev"]["all"]["good_lost"] <= 0.05
 
 
-@pytest.mark.skipif(not os.path.isdir(PAGES_DE), reason="../shared/data/real_pages absent")
-def test_the_held_out_real_pages_are_measured():
+# The mostly German real_pages, split by site (seventh pass, docs/captions.md "Seventh pass"):
+# de-dev (samples 2, 3 and 9 of its pages) is where the seventh pass's rules were written, at
+# junk kept 0.053, good lost 0.118; de-check (samples 2 and 3 of the other sites), measured
+# once with the rules frozen, at 0.098 / 0.316 (as on main: no rule moved it).  Bounds: what
+# was measured, with a small margin; the issue's targets are strict xfails where missed.
+DE_DEV_MAX_JUNK_KEPT, DE_DEV_MAX_GOOD_LOST = 0.06, 0.13
+DE_CHECK_MAX_JUNK_KEPT, DE_CHECK_MAX_GOOD_LOST = 0.11, 0.33
+
+
+@pytest.fixture(scope="module")
+def german():
+    if not os.path.isdir(PAGES_DE):
+        pytest.skip("../shared/data/real_pages absent")
     labels = read_labels(LABELS_DE)
-    assert {lab["split"] for lab in labels} == {"check"}  # never tuned on
-    result = measure(labels, all_items(sorted({lab["page"] for lab in labels}), PAGES_DE,
-                                       TARGETS_DE))
+    pages = sorted({lab["page"] for lab in labels})
+    result = measure(labels, all_items(pages, PAGES_DE, TARGETS_DE), thumbnails(pages, PAGES_DE))
     print("\n" + format_table(result))
-    r = result["check"]["all"]
+    return labels, result
+
+
+def test_the_german_pages_are_measured_on_de_dev_and_de_check(german):
+    labels, result = german
+    # split by site: de-dev to write rules on, de-check held out
+    assert all(lab["split"] == de_split_of(lab["page"]) for lab in labels)
+    r = result["all"]["all"]
     assert r["n_good"] + r["n_junk"] + r["n_vague"] == len(labels)
-    assert r["kept"] > 0 and r["good_not_extracted"] < r["n_good"]
+    dev, check = result["dev"]["all"], result["check"]["all"]
+    print("de-dev", json.dumps(dev))
+    print("de-check", json.dumps(check))
+    assert dev["n_good"] >= 60 and dev["n_junk"] >= 200 and check["n_good"] >= 35
+    assert dev["junk_kept"] <= DE_DEV_MAX_JUNK_KEPT
+    assert dev["good_lost"] <= DE_DEV_MAX_GOOD_LOST
+    assert check["junk_kept"] <= DE_CHECK_MAX_JUNK_KEPT
+    assert check["good_lost"] <= DE_CHECK_MAX_GOOD_LOST
+    assert dev["precision"] > 0.5 and check["kept"] > 0
+
+
+def test_the_issues_junk_kept_target_on_de_dev(german):
+    assert german[1]["dev"]["all"]["junk_kept"] <= 0.08
+
+
+@pytest.mark.xfail(strict=True, reason="issue 14: good lost <= 0.05 is not met on de-dev (0.118 "
+                   "in the seventh pass: menu pictures made furniture, thumbnails; "
+                   "docs/captions.md)")
+def test_the_issues_good_lost_target_on_de_dev(german):
+    assert german[1]["dev"]["all"]["good_lost"] <= 0.05
+
+
+@pytest.mark.xfail(strict=True, reason="issue 14: junk kept <= 0.08 is not met on de-check (0.098 "
+                   "in the seventh pass, measured once; docs/captions.md)")
+def test_the_issues_junk_kept_target_on_de_check(german):
+    assert german[1]["check"]["all"]["junk_kept"] <= 0.08
+
+
+@pytest.mark.xfail(strict=True, reason="issue 14: good lost <= 0.05 is not met on de-check (0.316 "
+                   "in the seventh pass, measured once: 7 of 12 are menu pictures made "
+                   "furniture; docs/captions.md)")
+def test_the_issues_good_lost_target_on_de_check(german):
+    assert german[1]["check"]["all"]["good_lost"] <= 0.05
 
 
 def test_measure_counts_kept_dropped_and_missing_items():
@@ -131,3 +182,16 @@ def test_served_size_reads_declared_named_and_asked_sizes():
                        None) == (48, 48)
     assert served_size("https://x.org/a.jpg?h=52", None, None) == (None, 52)
     assert served_size("https://x.org/a.jpg", None, None) == (None, None)
+
+
+def test_the_german_pages_are_split_by_site():
+    assert site_of("de.creativecommons.org.endlich.html") == "creativecommons.org"
+    assert site_of("creativecommons.org.html") == "creativecommons.org"
+    assert site_of("nationalgeographic.co.uk.goats.html") == "nationalgeographic.co.uk"
+    assert site_of("blog.python.org.html") == "python.org"
+    assert site_of("changelog.blog.zwischenbilanz.html") == "changelog.blog"
+    assert de_split_of("chip.de.beef.html") == de_split_of("chip.de.tests.html")
+    if os.path.isdir(PAGES_DE):
+        from tools.caption_labels import pages_of
+        splits = Counter(de_split_of(n) for n in pages_of(PAGES_DE))
+        assert min(splits.values()) >= 0.4 * sum(splits.values()), splits

@@ -114,6 +114,22 @@ def test_a_picture_declared_large_is_no_icon_whatever_its_name():
     assert image_role("https://e.com/avatar.png", {}, 600, 600, "") == "avatar"
 
 
+def test_a_branded_alt_drops_its_image_only_when_it_is_all_the_image_has():
+    url = "https://www.fortinet.com/blog/x"
+    html = ("<p>Figure 3: the manifest's SMS filter, as the packer leaves it.<img src='/i/f3.png' "
+            "alt='Fortinet FortiGuard Labs Threat Research'></p>")
+    (ev,) = list(Extractor().events(Page(url=url, body=html.encode(), content_type="text/html")))
+    assert {c.text_source for c in ev.outputs} == {"alt", "surrounding"}
+
+
+def test_svg_served_without_its_extension_is_a_vector():
+    # seventh pass: MediaWiki's formulas ("media/math/render/svg/<hash>"), an svg folder
+    url = "https://wikimedia.org/api/rest_v1/media/math/render/svg/2cc3ef3b4d237787cd82e5"
+    assert image_role(url, {}, None, None, "") == "vector"
+    assert image_role("https://e.com/assets/svgs/arrow", {}, None, None, "") == "vector"
+    assert image_role("https://e.com/uploads/svg-guide-cover.jpg", {}, None, None, "") == ""
+
+
 def test_comment_and_author_pictures_are_avatars():
     ev = event("<div class='comments'><img src='/u/17.jpg' width='60' height='60'>"
                "Ann says: great recipe!</div>")
@@ -152,6 +168,11 @@ def test_a_role_word_split_in_two_in_the_file_name():
     ("https://www.bbc.co.uk/news/1", "", "BBC", ""),  # under 4 letters: too common to judge
     ("https://www.theguardian.com/a", "", "Guardian", "logo"),
     ("https://www.poppycooks.com/r/1", "", "Poppy cooks pasta in her kitchen", ""),
+    # seventh pass: the site's name among a few capitalised words, all the image has
+    ("https://www.befifty.com/montauk", "", "Montauk Long Island USA BeFifty", "branded"),
+    ("https://www.glamour.com/a", "", "Subscribe to Glamour", "branded"),
+    ("https://www.befifty.com/montauk", "", "Beate walks along the beach at Montauk with BeFifty",
+     ""),
 ])
 def test_an_alt_that_is_the_sites_name_is_its_logo(page_url, head, alt, role):
     html = f"<html><head>{head}</head><body><p><img src='/i/a.jpg' alt='{alt}'></p></body></html>"
