@@ -10,7 +10,7 @@ Three kinds of split, each from its own seed so no image repeats across them:
 Writes webdataset shards (<key>.jpg, .txt, .json) in the layout the pipeline writes; run
 `lait features --grid 4` on them (or `write_split(..., features=True)`) to add regions.
 `python -m model.synth_retrieval OUT` writes the whole benchmark (stage1, stage2, stage2small,
-val, test, test2) with region features, and OUT/vocab.txt (configs/imagebert_synth.yaml reads them).
+val, test, test2, stage2narrow) with region features, and OUT/vocab.txt (configs/imagebert_synth.yaml reads them).
 """
 from __future__ import annotations
 
@@ -90,8 +90,30 @@ def _shape(d: ImageDraw.ImageDraw, shape: str, cx: float, cy: float, r: float, f
         d.polygon(pts, fill=fill)
 
 
-def scene(rng, size: int = 128) -> tuple[Image.Image, list[tuple[str, str, str]]]:
-    """One image and its objects [(colour, shape, place)]: one object (60%) or two."""
+def narrow_pairs(seed: int) -> dict[str, list[str]]:
+    """A seeded half of the colour x shape grid: colour -> its 3 allowed shapes (of 6), each
+    shape allowed with exactly 4 colours (of 8), 24 of the 48 pairs. A cyclic design ({i, i+1,
+    i+3} mod 6 for six colours, {0, 2, 4} and {1, 3, 5} for the other two) under a seeded
+    permutation of colours and of shapes, so no block of colours owns a block of shapes (every
+    colour shares shapes with most others) and every word still occurs in the narrow set: what
+    it lacks are combinations, the web's extra coverage that stage 1 can add."""
+    rng = np.random.default_rng(seed)
+    cols = [list(COLOURS)[i] for i in rng.permutation(len(COLOURS))]
+    shp = [SHAPES[i] for i in rng.permutation(len(SHAPES))]
+    rows = [[i % 6, (i + 1) % 6, (i + 3) % 6] for i in range(6)] + [[0, 2, 4], [1, 3, 5]]
+    return {c: sorted(shp[k] for k in r) for c, r in zip(cols, rows)}
+
+
+def seen(objs, allowed: dict[str, list[str]]) -> bool:
+    """Whether every object of a scene is a (colour, shape) pair the narrow set contains."""
+    return all(s in allowed[c] for c, s, _ in objs)
+
+
+def scene(rng, size: int = 128, allowed: dict[str, list[str]] | None = None
+          ) -> tuple[Image.Image, list[tuple[str, str, str]]]:
+    """One image and its objects [(colour, shape, place)]: one object (60%) or two. With
+    `allowed` (colour -> shapes) each object's shape is drawn among its colour's allowed
+    shapes; without it, among all (the draws, hence the bytes, of the unrestricted splits)."""
     im = _texture(TEXTURES[int(rng.integers(len(TEXTURES)))], rng, size)
     d = ImageDraw.Draw(im)
     if rng.random() < 0.6:
@@ -101,7 +123,8 @@ def scene(rng, size: int = 128) -> tuple[Image.Image, list[tuple[str, str, str]]
     colours = rng.choice(list(COLOURS), len(places), replace=False)
     objs = []
     for place, colour in zip(places, colours):
-        shape = SHAPES[int(rng.integers(len(SHAPES)))]
+        opts = SHAPES if allowed is None else allowed[str(colour)]
+        shape = opts[int(rng.integers(len(opts)))]
         fx, fy = PLACES[place]
         r = size * rng.uniform(0.13, 0.19)
         cx, cy = (fx + rng.uniform(-0.05, 0.05)) * size, (fy + rng.uniform(-0.05, 0.05)) * size
@@ -155,14 +178,15 @@ def junk(rng) -> str:
 
 
 def write_split(out: str, n: int, seed: int, noise: float = 0.0, web: bool = False,
-                per_shard: int = 500, size: int = 128) -> dict:
+                per_shard: int = 500, size: int = 128, allowed: dict[str, list[str]] | None = None) -> dict:
     """Write `n` samples to out/shards/NNNNN.tar. `noise`: the share of captions replaced, half
-    by another sample's caption (a wrong pair), half by junk. Returns counts."""
+    by another sample's caption (a wrong pair), half by junk. `allowed`: restrict the colour x
+    shape pairs (see `narrow_pairs`). Returns counts."""
     rng = np.random.default_rng(seed)
     os.makedirs(os.path.join(out, "shards"), exist_ok=True)
     items = []
     for _ in range(n):
-        im, objs = scene(rng, size)
+        im, objs = scene(rng, size, allowed)
         items.append((im, objs, caption(objs, rng, web)))
     counts = {"samples": n, "clean": 0, "swapped": 0, "junk": 0}
     for i, (im, objs, cap) in enumerate(items):
@@ -185,8 +209,11 @@ def write_split(out: str, n: int, seed: int, noise: float = 0.0, web: bool = Fal
                 w.write({"__key__": f"s{seed}_{i:06d}", "jpg": buf.getvalue(), "txt": cap.encode(),
                          "json": json.dumps({"width": size, "height": size, "objects": objs,
                                              "caption_kind": kind}).encode()})
+    meta = {"seed": seed, "noise": noise, "web": web, **counts}
+    if allowed is not None:   # only then: the other splits' synth.json keep their bytes
+        meta["allowed"] = allowed
     with open(os.path.join(out, "synth.json"), "w") as f:
-        json.dump({"seed": seed, "noise": noise, "web": web, **counts}, f, indent=1)
+        json.dump(meta, f, indent=1)
     return counts
 
 
@@ -196,7 +223,13 @@ def write_split(out: str, n: int, seed: int, noise: float = 0.0, web: bool = Fal
 BENCHMARK = {"stage1": (6000, 101, 0.5, True), "stage2": (3000, 202, 0.0, False),
              "stage2small": (500, 606, 0.0, False),
              "val": (200, 303, 0.0, False), "test": (200, 404, 0.0, False),
-             "test2": (200, 505, 0.0, False)}
+             "test2": (200, 505, 0.0, False),
+             "stage2narrow": (1000, 707, 0.0, False)}
+# stage2narrow: a clean set narrower than the web (docs/trainer.md, "fifth pass"): only the
+# colour x shape pairs of narrow_pairs(NARROW_SEED), while stage 1 and val/test/test2 cover
+# all 48; seen/unseen scoring splits a test set by the same pairs.
+NARROW = {"stage2narrow"}
+NARROW_SEED = 7
 
 
 def write_benchmark(out: str, grid: int = 4, scale: float = 1.0, progress: bool = False) -> dict:
@@ -208,7 +241,8 @@ def write_benchmark(out: str, grid: int = 4, scale: float = 1.0, progress: bool 
     for name, (n, seed, noise, web) in BENCHMARK.items():
         raw, feat = os.path.join(out, name), os.path.join(out, name + "_feat")
         if not os.path.exists(os.path.join(raw, "synth.json")):
-            write_split(raw, max(8, int(n * scale)), seed, noise, web)
+            write_split(raw, max(8, int(n * scale)), seed, noise, web,
+                        allowed=narrow_pairs(NARROW_SEED) if name in NARROW else None)
         if not os.path.exists(os.path.join(feat, "features.json")):
             ex = ex or GridExtractor(grid=grid)
             run_features(raw, feat, ex, progress=progress)
