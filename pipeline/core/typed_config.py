@@ -3,7 +3,8 @@
 wrong types with the same messages, naming the dotted key.
 
 Type hints drive the checks: ``bool`` / ``int`` / ``float`` / ``str`` (no silent conversion:
-``"6"`` is not an integer, ``true`` is not a number), ``X | None``, ``list[X]`` (a scalar
+``"6"`` is not an integer, ``true`` is not a number; the one exception is an exponent
+without a dot, ``5e-4``, which PyYAML alone reads as a string), ``X | None``, ``list[X]`` (a scalar
 becomes a one-element list, so ``input.warc: a.warc.gz`` works), ``tuple``, ``dict`` and
 ``dict[int, SomeDataclass]`` (the trainer's ``stages: {1: {...}, 2: {...}}``), nested
 dataclasses.  Range checks stay with each config's own ``check()`` / ``validate()``.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import types
 import typing
 from typing import Any
@@ -35,6 +37,13 @@ def build(cls, data: Any, path: str = "", error: type[Exception] = ConfigError):
         where = f"{path}.{key}" if path else key
         kwargs[key] = _coerce(hints[key], value, where, error)
     return cls(**kwargs)
+
+
+# PyYAML resolves floats by YAML 1.1's pattern, which wants a dot: ``lr: 5e-4`` (and
+# ``--set stages.2.lr=5e-4``) load as the string "5e-4", while YAML 1.2, JSON and every reader
+# of the config take it for a number.  Only that exponent form is read as a float; other
+# strings stay errors ("6" is not a number).
+_EXP_FLOAT_RE = re.compile(r"^[-+]?(?:\d+\.?\d*|\.\d+)[eE][-+]?\d+$")
 
 
 def _coerce(hint, value, where: str, error: type[Exception]):
@@ -72,6 +81,8 @@ def _coerce(hint, value, where: str, error: type[Exception]):
             raise error(f"{where}: expected true or false, got {value!r}")
         return value
     if hint is float:
+        if isinstance(value, str) and _EXP_FLOAT_RE.match(value):
+            value = float(value)  # "5e-4": a number in YAML 1.2, a string to PyYAML (below)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise error(f"{where}: expected a number, got {value!r}")
         if not math.isfinite(value):  # .inf / .nan pass every range check, then break a run

@@ -55,3 +55,15 @@ def test_overrides(tmp_path):
     assert cfg.stage(1).steps == 9 and cfg.model.hidden == 64
     with pytest.raises(ConfigError, match="stage 3"):
         cfg.stage(3)
+
+
+def test_an_exponent_without_a_dot_is_a_number(tmp_path):
+    # PyYAML (YAML 1.1) loads `5e-4` as a string; a user who writes it means the number, in the
+    # file and in --set alike.  Other strings stay errors.
+    p = tmp_path / "c.yaml"
+    p.write_text("stages:\n  1:\n    lr: 1e-3\n")
+    cfg = load_config(str(p), ["stages.2.lr=5e-4"])
+    assert cfg.stage(1).lr == 1e-3 and cfg.stage(2).lr == 5e-4
+    for bad in ("5e", "e-4", "fast", "0x10"):
+        with pytest.raises(ConfigError, match="stages.1.lr: expected a number"):
+            from_dict({"stages": {1: {"lr": bad}}})
