@@ -244,8 +244,14 @@ def _branded(alt: str, sites: frozenset) -> bool:
     (seventh pass; on the labelled dev pages of both sets, 19 alts of 10 sites had this
     form: 18 junk, 1 vague, no good caption)."""
     words = alt.split()
-    if len(words) < 3 or sum(w[:1].islower() for w in words[1:]) > 1:
+    if len(words) < 3:
         return False
+    lower = False
+    for w in words[1:]:  # a loop that stops at the second lower-case word: most long alts
+        if w[:1].islower():  # are sentences, decided within their first few words
+            if lower:
+                return False
+            lower = True
     return any(_letters(w) in sites for w in words)
 
 
@@ -304,10 +310,15 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
     if alt:
         la = alt.lower()
         if sites:
-            letters = _letters(la)
-            if len(la) <= 60 and letters.removeprefix("the") in sites:
-                roles.add("logo")
-            elif any(n in letters for n in sites) and _branded(alt, sites):
+            # The letters are taken only of a short alt (a logo's); a longer one goes to
+            # _branded's word test, which is cheaper than them and finds the name itself.
+            if len(la) <= 60:
+                letters = _letters(la)
+                if letters.removeprefix("the") in sites:
+                    roles.add("logo")
+                elif any(n in letters for n in sites) and _branded(alt, sites):
+                    roles.add("branded")
+            elif _branded(alt, sites):
                 roles.add("branded")
         if "logo" in la or "icon" in la or "avatar" in la or "badge" in la:
             m = _ALT_ROLE_RE.search(alt.strip())
