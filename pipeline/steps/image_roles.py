@@ -103,6 +103,32 @@ def _describes(alt: str) -> bool:
     return n_function >= 1 and len(lower) - n_function >= 2
 
 
+# A photograph's file (a logo, a badge or a promo graphic is mostly a PNG, GIF or SVG).
+_PHOTO_FILE_RE = re.compile(r"\.(?:jpe?g|webp)$")
+# The least side of a menu's photograph declared under the image step's size (eighth pass).
+_MENU_PICTURE = 120
+
+
+def _menu_picture(alt: str, width: int | None, height: int | None, low: str) -> bool:
+    """Whether a header, footer or menu image is a photograph with a caption for an alt: a
+    photograph's file declared (or named) at 120 px or more both ways, its alt of two words or
+    more with a lower-case word after the first that is no English function word (a phrase,
+    "Maxikleid mit Blumen", "Christmas dinner table"; not a brand's or a headline's title
+    case, "Scientific American Magazine", "Subscribe to GQ") and no "Site - tagline"
+    separator.  Eighth pass: the pictures of a mega menu
+    or a recipe site's header menu, declared 150-200 px, which the image step may still keep
+    once fetched at their full size."""
+    if width is None or height is None or min(width, height) < _MENU_PICTURE:
+        return False
+    if not _PHOTO_FILE_RE.search(low.split("?", 1)[0].split("#", 1)[0]):
+        return False
+    words = alt.split()
+    # English title case writes its function words in lower case ("Subscribe to GQ", "How to
+    # Date Felicity Jones"): one of the others is what shows a phrase.
+    return len(words) >= 2 and " - " not in alt and " | " not in alt \
+        and any(w[:1].islower() and w not in _FUNCTION_WORDS for w in words[1:])
+
+
 def _tracker_hint(low: str) -> bool:
     """What every _TRACKER_URL_RE match holds, as a chain of ``in`` tests (several times
     cheaper than the pattern, or any() over a tuple): most URLs hold none of it."""
@@ -332,7 +358,7 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
     if width is not None and height is not None and width <= _SMALL and height <= _SMALL:
         return "avatar" if region in ("comments", "author") else "icon"
     if region in _MASTHEAD_REGIONS and not _picture_size(width, height, url) \
-            and not (alt and _describes(alt)):
+            and not (alt and (_describes(alt) or _menu_picture(alt, width, height, low))):
         # The site's header, footer or menu: logos, press and partner logos, promos ("Brit +
         # Co", "Government of Jamaica", "Subscribe to GQ"); a picture there declared (or
         # named) at the image step's size or more is a menu's feature picture, kept.
