@@ -8,7 +8,9 @@ size; an image whose alt is the site's name (``og:site_name`` or the host's name
 one whose alt holds that name among a few capitalised words is ``branded`` (a tag string).
 An image of the site's header, footer or menu is furniture unless declared, named or asked of
 its server at 300 px or more (the image step's minimum) or its alt describes a picture in
-sentence case ("A plate of spaghetti carbonara with bacon and Parmesan"); so is one in a theme folder
+sentence case ("A plate of spaghetti carbonara with bacon and Parmesan") or it is a photograph
+declared at 120 px or more with a phrase for an alt ("Maxikleid mit Blumen": a mega menu's
+picture, ``_menu_picture``); so is one in a theme folder
 (``/themes/``) or a header folder (``/img/head/``, ``/header/``, ``site-header``), and
 ``logo(s)``, ``promo(s)``, ``icons``, ``buttons``, ``badges``, ``sprite(s)``, ``banner`` and
 ``gravatar`` folders name their roles (as does a file named as a banner, ``topbanner.gif``).
