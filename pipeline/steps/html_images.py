@@ -83,9 +83,11 @@ def _after_figure(node, fig_id: int) -> bool:
 def _innermost_link(stack: list) -> object:
     """The innermost open ``<a>`` of the walk's stack (a link's frame has a negative kind):
     looked up only for an image inside a link, rather than kept for every link opened."""
-    for node, kind in reversed(stack):
-        if kind < 0:
-            return node
+    i = len(stack)
+    while i:  # an index walk: reversed() would make an iterator object per image
+        i -= 1
+        if stack[i][1] < 0:
+            return stack[i][0]
     return None
 
 

@@ -344,8 +344,12 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
                 letters = _letters(la)
                 if letters.removeprefix("the") in sites:
                     roles.add("logo")
-                elif any(n in letters for n in sites) and _branded(alt, sites):
-                    roles.add("branded")
+                else:
+                    for name in sites:  # one or two names: a loop, not any() over a generator
+                        if name in letters:
+                            if _branded(alt, sites):
+                                roles.add("branded")
+                            break
             elif _branded(alt, sites):
                 roles.add("branded")
         if "logo" in la or "icon" in la or "avatar" in la or "badge" in la:

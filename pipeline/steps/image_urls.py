@@ -165,7 +165,7 @@ def choose_urls(images: list[ImageRef], base: str = "") -> None:
 LARGER_ATTRS = ("data-orig-file", "data-large-file", "data-full-url", "data-full-src",
                 "data-full", "data-zoom-image", "data-zoom-src", "data-large",
                 "data-large-src", "data-hires", "data-highres")
-_LARGER_SET = frozenset(LARGER_ATTRS)
+_LARGER_SET, _SRCSET_SET = frozenset(LARGER_ATTRS), frozenset(SRCSET_ATTRS)
 _DESCRIPTOR_RE = re.compile(r"^(\d{1,5}(?:\.\d+)?)([wx]),?$")
 
 
@@ -206,7 +206,7 @@ def larger_url(img: ImageRef, base: str, min_px: int) -> tuple[str, str, int | N
             url = resolve(base, first_srcset_url(value))
             if url and url != img.url and IMAGE_URL_RE.search(url):
                 return url, name, None
-    for name in SRCSET_ATTRS:
+    for name in () if _SRCSET_SET.isdisjoint(attrs) else SRCSET_ATTRS:
         value = attrs.get(name)
         if not value:
             continue
