@@ -80,6 +80,17 @@ def _after_figure(node, fig_id: int) -> bool:
     return prev is not None and prev.tag == "figure" and prev.mem_id == fig_id
 
 
+def _innermost_link(stack: list) -> object:
+    """The innermost open ``<a>`` of the walk's stack (a link's frame has a negative kind):
+    looked up only for an image inside a link, rather than kept for every link opened."""
+    i = len(stack)
+    while i:  # an index walk: reversed() would make an iterator object per image
+        i -= 1
+        if stack[i][1] < 0:
+            return stack[i][0]
+    return None
+
+
 def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str], list[ImageRef],
                                                                          list[tuple[int, int]]]:
     """Text tokens and images of ``root`` in document order (see the module docstring).
@@ -101,7 +112,6 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
     figures: list[list[int]] = []
     pictures: list[list[str]] = []
     links = 0
-    anchors: list = []  # the open <a> elements, innermost last
     stack: list[tuple] = []
     push = stack.append
     add = tokens.append
@@ -115,7 +125,6 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
             if kind:  # leaving an element that opened a frame
                 if kind < 0:  # a link: -(its first token + 1)
                     links -= 1
-                    anchors.pop()
                     if len(tokens) > -kind - 1:
                         link_spans.append((-kind - 1, len(tokens)))
                 elif kind == _PICTURE:
@@ -163,7 +172,6 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
                 kind = _PICTURE
             else:  # a link
                 links += 1
-                anchors.append(node)
                 kind = -len(tokens) - 1  # a link's frame holds where its text starts
             if containers and node.mem_id in containers:
                 attrs = node.attributes
@@ -190,7 +198,7 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
                 first_srcset_url(attrs.get("srcset")),
                 pictures[-1][0] if pictures else "", attrs, len(tokens), blocks[-1],
                 figures[-1] if figures else None, links > 0, region=region_of(stack, memo),
-                link=anchors[-1] if anchors else None))
+                link=_innermost_link(stack) if links else None))
         elif do == _DO_BREAK:
             add(" ")
         elif do == _DO_SOURCE:

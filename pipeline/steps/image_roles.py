@@ -8,7 +8,9 @@ size; an image whose alt is the site's name (``og:site_name`` or the host's name
 one whose alt holds that name among a few capitalised words is ``branded`` (a tag string).
 An image of the site's header, footer or menu is furniture unless declared, named or asked of
 its server at 300 px or more (the image step's minimum) or its alt describes a picture in
-sentence case ("A plate of spaghetti carbonara with bacon and Parmesan"); so is one in a theme folder
+sentence case ("A plate of spaghetti carbonara with bacon and Parmesan") or it is a photograph
+declared at 120 px or more with a phrase for an alt ("Maxikleid mit Blumen": a mega menu's
+picture, ``_menu_picture``); so is one in a theme folder
 (``/themes/``) or a header folder (``/img/head/``, ``/header/``, ``site-header``), and
 ``logo(s)``, ``promo(s)``, ``icons``, ``buttons``, ``badges``, ``sprite(s)``, ``banner`` and
 ``gravatar`` folders name their roles (as does a file named as a banner, ``topbanner.gif``).
@@ -101,6 +103,32 @@ def _describes(alt: str) -> bool:
     lower = [w for w in words[1:] if w[:1].islower()]
     n_function = sum(w in _FUNCTION_WORDS for w in lower)
     return n_function >= 1 and len(lower) - n_function >= 2
+
+
+# A photograph's file (a logo, a badge or a promo graphic is mostly a PNG, GIF or SVG).
+_PHOTO_FILE_RE = re.compile(r"\.(?:jpe?g|webp)$")
+# The least side of a menu's photograph declared under the image step's size (eighth pass).
+_MENU_PICTURE = 120
+
+
+def _menu_picture(alt: str, width: int | None, height: int | None, low: str) -> bool:
+    """Whether a header, footer or menu image is a photograph with a caption for an alt: a
+    photograph's file declared (or named) at 120 px or more both ways, its alt of two words or
+    more with a lower-case word after the first that is no English function word (a phrase,
+    "Maxikleid mit Blumen", "Christmas dinner table"; not a brand's or a headline's title
+    case, "Scientific American Magazine", "Subscribe to GQ") and no "Site - tagline"
+    separator.  Eighth pass: the pictures of a mega menu
+    or a recipe site's header menu, declared 150-200 px, which the image step may still keep
+    once fetched at their full size."""
+    if width is None or height is None or min(width, height) < _MENU_PICTURE:
+        return False
+    if not _PHOTO_FILE_RE.search(low.split("?", 1)[0].split("#", 1)[0]):
+        return False
+    words = alt.split()
+    # English title case writes its function words in lower case ("Subscribe to GQ", "How to
+    # Date Felicity Jones"): one of the others is what shows a phrase.
+    return len(words) >= 2 and " - " not in alt and " | " not in alt \
+        and any(w[:1].islower() and w not in _FUNCTION_WORDS for w in words[1:])
 
 
 def _tracker_hint(low: str) -> bool:
@@ -244,8 +272,14 @@ def _branded(alt: str, sites: frozenset) -> bool:
     (seventh pass; on the labelled dev pages of both sets, 19 alts of 10 sites had this
     form: 18 junk, 1 vague, no good caption)."""
     words = alt.split()
-    if len(words) < 3 or sum(w[:1].islower() for w in words[1:]) > 1:
+    if len(words) < 3:
         return False
+    lower = False
+    for w in words[1:]:  # a loop that stops at the second lower-case word: most long alts
+        if w[:1].islower():  # are sentences, decided within their first few words
+            if lower:
+                return False
+            lower = True
     return any(_letters(w) in sites for w in words)
 
 
@@ -304,10 +338,19 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
     if alt:
         la = alt.lower()
         if sites:
-            letters = _letters(la)
-            if len(la) <= 60 and letters.removeprefix("the") in sites:
-                roles.add("logo")
-            elif any(n in letters for n in sites) and _branded(alt, sites):
+            # The letters are taken only of a short alt (a logo's); a longer one goes to
+            # _branded's word test, which is cheaper than them and finds the name itself.
+            if len(la) <= 60:
+                letters = _letters(la)
+                if letters.removeprefix("the") in sites:
+                    roles.add("logo")
+                else:
+                    for name in sites:  # one or two names: a loop, not any() over a generator
+                        if name in letters:
+                            if _branded(alt, sites):
+                                roles.add("branded")
+                            break
+            elif _branded(alt, sites):
                 roles.add("branded")
         if "logo" in la or "icon" in la or "avatar" in la or "badge" in la:
             m = _ALT_ROLE_RE.search(alt.strip())
@@ -321,7 +364,7 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
     if width is not None and height is not None and width <= _SMALL and height <= _SMALL:
         return "avatar" if region in ("comments", "author") else "icon"
     if region in _MASTHEAD_REGIONS and not _picture_size(width, height, url) \
-            and not (alt and _describes(alt)):
+            and not (alt and (_describes(alt) or _menu_picture(alt, width, height, low))):
         # The site's header, footer or menu: logos, press and partner logos, promos ("Brit +
         # Co", "Government of Jamaica", "Subscribe to GQ"); a picture there declared (or
         # named) at the image step's size or more is a menu's feature picture, kept.

@@ -31,6 +31,10 @@ _PLACEHOLDER_RE = re.compile(
 # A lazy container's URL must name an image file (a player's data-src names an embed page).
 IMAGE_URL_RE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|bmp)(?:$|[?&#%/])", re.I)
 _URL_JUNK_RE = re.compile(r"[\t\n\r]")
+# An image file's extension anywhere, tabs and line breaks (which resolve drops) allowed
+# inside it: what a URL naming an image file (IMAGE_URL_RE) needs of its unresolved form.
+_IMAGE_EXT_RE = re.compile(r"\.[\t\n\r]*(?:j[\t\n\r]*p|p[\t\n\r]*n|g[\t\n\r]*i|w[\t\n\r]*e|a[\t\n\r]*v"
+                           r"|b[\t\n\r]*m)", re.I)
 _PLAIN_URL_RE = re.compile(r"^https?://[^/\s#?\\@\[\]]+(?:[/?][^\s#\\]*)?$")
 # A path from the site's root ("/img/a.jpg?w=300"): no "//" (another host), params (";"),
 # fragment, backslash, space, or empty query, which urljoin would rewrite or drop.
@@ -161,6 +165,7 @@ def choose_urls(images: list[ImageRef], base: str = "") -> None:
 LARGER_ATTRS = ("data-orig-file", "data-large-file", "data-full-url", "data-full-src",
                 "data-full", "data-zoom-image", "data-zoom-src", "data-large",
                 "data-large-src", "data-hires", "data-highres")
+_LARGER_SET, _SRCSET_SET = frozenset(LARGER_ATTRS), frozenset(SRCSET_ATTRS)
 _DESCRIPTOR_RE = re.compile(r"^(\d{1,5}(?:\.\d+)?)([wx]),?$")
 
 
@@ -194,13 +199,14 @@ def larger_url(img: ImageRef, base: str, min_px: int) -> tuple[str, str, int | N
     page does not hold: no size is rewritten in a URL, no relative path is joined to a host
     it was not given with."""
     attrs = img.attrs
-    for name in LARGER_ATTRS:
+    # One set test in C first: most thumbnails carry none of the eleven attributes.
+    for name in () if _LARGER_SET.isdisjoint(attrs) else LARGER_ATTRS:
         value = attrs.get(name)
         if value:
             url = resolve(base, first_srcset_url(value))
             if url and url != img.url and IMAGE_URL_RE.search(url):
                 return url, name, None
-    for name in SRCSET_ATTRS:
+    for name in () if _SRCSET_SET.isdisjoint(attrs) else SRCSET_ATTRS:
         value = attrs.get(name)
         if not value:
             continue
@@ -213,9 +219,14 @@ def larger_url(img: ImageRef, base: str, min_px: int) -> tuple[str, str, int | N
                 return url, f"{name} {int(size)}{unit}", width
     link = img.link
     if link is not None:
-        url = resolve(base, link.attributes.get("href"))
-        if url and url != img.url and _same_picture(img.url, url):
-            return url, "a href", None
+        href = link.attributes.get("href")
+        # Most links go to a page, not an image file: an href without an image file's
+        # extension is passed over before resolve (urljoin, the costly part), which never
+        # adds one.
+        if href and _IMAGE_EXT_RE.search(href):
+            url = resolve(base, href)
+            if url and url != img.url and _same_picture(img.url, url):
+                return url, "a href", None
     m = _PROXY_RE.search(img.url)
     if m:
         url = resolve("", unquote(m.group(2)))

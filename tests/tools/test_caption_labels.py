@@ -15,17 +15,17 @@ from tools.caption_labels import (LABELS, LABELS_DE, PAGES_DE, PAGES_EN, TARGETS
                                   site_of, thumbnails)
 
 # Issue 14's targets: junk kept <= 0.08 and good captions lost (dropped or not extracted) <=
-# 0.05.  On the dev split (sixth pass: random samples 1, 2, 4, 7 and 8) junk kept is 0.030 and
-# good lost 0.067: the good-lost target is NOT met (10 of the 27 lost are pictures declared,
+# 0.05.  On the dev split (eighth pass: random samples 1, 2, 4, 7 and 8) junk kept is 0.031 and
+# good lost 0.064: the good-lost target is NOT met (10 of the 26 lost are pictures declared,
 # named or asked of their server at 100 px or less with no larger version on the page, which
 # the image step, 300 px both ways, could never keep; without those pictures' good items good
-# lost is 0.042), so the test bounds what holds, with a small margin, and docs/captions.md
+# lost is 0.039), so the test bounds what holds, with a small margin, and docs/captions.md
 # says so.  The English check split is printed, not bounded: it misses both targets
-# (docs/captions.md, "Figures", "Third pass" to "Sixth pass").  The mostly German real_pages
+# (docs/captions.md, "Figures", "Third pass" to "Eighth pass").  The mostly German real_pages
 # are split by site into de-dev and de-check and bounded below (seventh pass).
 MAX_JUNK_KEPT = 0.035
-MAX_GOOD_LOST = 0.075
-MAX_GOOD_LOST_REACHABLE = 0.05
+MAX_GOOD_LOST = 0.07
+MAX_GOOD_LOST_REACHABLE = 0.045
 
 
 @pytest.fixture(scope="module")
@@ -83,17 +83,18 @@ def test_junk_kept_and_good_lost_on_the_labelled_english_pages(english):
 
 
 @pytest.mark.xfail(strict=True, reason="issue 14: good captions lost <= 0.05 is not met on the "
-                   "dev split (0.067 in the sixth pass; docs/captions.md)")
+                   "dev split (0.064 in the eighth pass; docs/captions.md)")
 def test_the_issues_good_lost_target_on_dev(english):
     assert english["dev"]["all"]["good_lost"] <= 0.05
 
 
 # The mostly German real_pages, split by site (seventh pass, docs/captions.md "Seventh pass"):
-# de-dev (samples 2, 3 and 9 of its pages) is where the seventh pass's rules were written, at
-# junk kept 0.053, good lost 0.118; de-check (samples 2 and 3 of the other sites), measured
-# once with the rules frozen, at 0.098 / 0.316 (as on main: no rule moved it).  Bounds: what
+# de-dev (samples 2, 3 and 9 of its pages) is where the seventh and eighth passes' rules were
+# written, at junk kept 0.053, good lost 0.059 (0.118 before the eighth pass's menu
+# photographs); de-check (samples 2 and 3 of the other sites), measured once a pass with the
+# rules frozen, at 0.098 / 0.316 (as on main in both passes: no rule moved it).  Bounds: what
 # was measured, with a small margin; the issue's targets are strict xfails where missed.
-DE_DEV_MAX_JUNK_KEPT, DE_DEV_MAX_GOOD_LOST = 0.06, 0.13
+DE_DEV_MAX_JUNK_KEPT, DE_DEV_MAX_GOOD_LOST = 0.06, 0.07
 DE_CHECK_MAX_JUNK_KEPT, DE_CHECK_MAX_GOOD_LOST = 0.11, 0.33
 
 
@@ -129,22 +130,22 @@ def test_the_issues_junk_kept_target_on_de_dev(german):
     assert german[1]["dev"]["all"]["junk_kept"] <= 0.08
 
 
-@pytest.mark.xfail(strict=True, reason="issue 14: good lost <= 0.05 is not met on de-dev (0.118 "
-                   "in the seventh pass: menu pictures made furniture, thumbnails; "
-                   "docs/captions.md)")
+@pytest.mark.xfail(strict=True, reason="issue 14: good lost <= 0.05 is not met on de-dev (0.059 "
+                   "in the eighth pass: 4 of 68, two undeclared header pictures made "
+                   "furniture; docs/captions.md)")
 def test_the_issues_good_lost_target_on_de_dev(german):
     assert german[1]["dev"]["all"]["good_lost"] <= 0.05
 
 
 @pytest.mark.xfail(strict=True, reason="issue 14: junk kept <= 0.08 is not met on de-check (0.098 "
-                   "in the seventh pass, measured once; docs/captions.md)")
+                   "in the seventh and eighth passes, measured once each; docs/captions.md)")
 def test_the_issues_junk_kept_target_on_de_check(german):
     assert german[1]["check"]["all"]["junk_kept"] <= 0.08
 
 
 @pytest.mark.xfail(strict=True, reason="issue 14: good lost <= 0.05 is not met on de-check (0.316 "
-                   "in the seventh pass, measured once: 7 of 12 are menu pictures made "
-                   "furniture; docs/captions.md)")
+                   "in the seventh and eighth passes, measured once each: 7 of 12 are menu "
+                   "pictures made furniture; docs/captions.md)")
 def test_the_issues_good_lost_target_on_de_check(german):
     assert german[1]["check"]["all"]["good_lost"] <= 0.05
 

@@ -227,6 +227,23 @@ def test_a_menu_image_whose_alt_describes_a_picture_is_no_furniture(alt, role):
     assert image_role("https://e.com/i/p.jpg?w=184", {"alt": alt}, 184, 184, "nav") == role
 
 
+@pytest.mark.parametrize("url,alt,width,height,role", [
+    # a menu's photograph declared 120 px or more with a phrase for an alt (eighth pass) ...
+    ("https://e.com/i/jamiexmastable.jpg?w=184", "Christmas dinner table", 184, 184, ""),
+    ("https://e.com/u/blumen-kleid-200x135.jpg", "Maxikleid mit Blumen", 200, 135, ""),
+    # ... not a PNG, a smaller one, one without a declared size, a title-case label
+    ("https://e.com/i/table.png", "Christmas dinner table", 184, 184, "furniture"),
+    ("https://e.com/i/cover.jpg", "Christmas dinner table", 148, 110, "furniture"),
+    ("https://e.com/i/cover.jpg", "Christmas dinner table", None, None, "furniture"),
+    ("https://e.com/i/cover_2011-04.jpg", "Scientific American Magazine", 192, 254, "furniture"),
+    ("https://e.com/i/cover.jpg", "Subscribe to GQ", 184, 184, "furniture"),
+    ("https://e.com/i/cover.jpg", "Glamour - the best of beauty", 184, 184, "furniture"),
+])
+def test_a_menu_photograph_with_a_phrase_for_an_alt_is_no_furniture(url, alt, width, height,
+                                                                     role):
+    assert image_role(url, {"alt": alt}, width, height, "nav") == role
+
+
 def test_a_teaser_title_naming_the_file_is_kept_beside_a_menu_picture():
     html = ("<nav><div><a href='/r/basil'><img src='/u/Basil-Chicken-in-Coconut-Curry-Sauce-"
             "Featured-1-500x500.jpg' width='500' height='500'></a> <a href='/r/basil'>Basil "
