@@ -10,8 +10,6 @@ The same rules per horizontal band (``color_layout``: top, middle and bottom thi
 the colours are: a caption's "sky" is blue or white at the top, its "sea" blue below, its
 "grass" green at the bottom, its "snow" white below, its "night" dark (``scoring/scene.py``).
 ImageNet's labels see "outdoors" in a beach and a gravel desert alike; the bands do not.
-The same rules on the centre (``center_colors``: the middle half in both directions) say the
-main object's colours, which the caption names, apart from the background's.
 
 Deterministic on every CPU: the picture is subsampled by striding (no resampling kernel) and
 the HSV rules are float64 numpy arithmetic; the shares are rounded to 4 decimals.  Transparent
@@ -71,19 +69,6 @@ def color_layout(pixels) -> list[float]:
         return [0.0] * (BANDS * len(COLORS))
     n = a.shape[0]
     return [x for b in range(BANDS) for x in _shares(a[b * n // BANDS:(b + 1) * n // BANDS].reshape(-1, 3))]
-
-
-def center_colors(pixels) -> list[float]:
-    """``color_shares`` of the picture's centre: the middle half of the subsample in both
-    directions (rows and columns ``n // 4`` to ``n - n // 4``, integer arithmetic, so the same
-    pixels on every CPU).  A caption names the main object's colour ("a yellow tang"), which
-    is mostly in the middle; the whole picture's shares are dominated by the background
-    (under water everything is blue)."""
-    a = _sample(pixels)
-    if a is None:
-        return [0.0] * len(COLORS)
-    h, w = a.shape[:2]
-    return _shares(a[h // 4:h - h // 4, w // 4:w - w // 4].reshape(-1, 3))
 
 
 def _shares(flat) -> list[float]:

@@ -30,7 +30,7 @@ import numpy as np
 
 from filters.backbone import Backbone, as_image, pixels_of
 from filters.batched import ImageBatchStage
-from filters.colors import center_colors, color_layout, color_shares
+from filters.colors import color_layout, color_shares
 from filters.imagenet import imagenet_classes
 from pipeline.core.errors import ConfigError
 from pipeline.core.records import ImageItem
@@ -104,8 +104,6 @@ class ImageLabeler(ImageBatchStage):
                 item.meta["colors"] = color_shares(np.asarray(pixels_of(item)))
                 # where the colours are (top / middle / bottom): the scorer's scene words
                 item.meta["layout"] = color_layout(np.asarray(pixels_of(item)))
-                # the centre's colours: the main object's, that a caption's colour words name
-                item.meta["center_colors"] = center_colors(np.asarray(pixels_of(item)))
                 if self.config.store_embedding:
                     # float16 now: what the shards store, so the scorer in this job sees
                     # the same values as one reading the shards later

@@ -240,21 +240,6 @@ def color_features(text: str, shares) -> dict[str, float]:
     return {"col_any": 1.0, "col_mean": sum(v) / len(v), "col_min": min(v)}
 
 
-def center_color_features(text: str, shares, center) -> dict[str, float]:
-    """``col_c_mean`` / ``col_c_min``: the mean and the worst log ratio, over the colours the
-    text names, of the picture centre's share (``image_meta["center_colors"]``) to the whole
-    picture's: a caption names the main object's colour, the background dominates the whole.
-    No colour named: 0 (neutral); no shares stored: NaN (imputed).  Sixth round: not in the
-    shipped model (it did not pass val; docs/scoring.md)."""
-    named = sorted({COLOR_WORDS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in COLOR_WORDS})
-    if not named:
-        return {"col_c_mean": 0.0, "col_c_min": 0.0}
-    if not shares or not center or len(shares) != len(COLOR_PRIOR) or len(center) != len(COLOR_PRIOR):
-        return {"col_c_mean": math.nan, "col_c_min": math.nan}
-    v = [math.log((float(center[c]) + 0.01) / (float(shares[c]) + 0.01)) for c in named]
-    return {"col_c_mean": sum(v) / len(v), "col_c_min": min(v)}
-
-
 def text_features(text: str, pair: Pair) -> dict[str, float]:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # on use, as in lemmas()
 

@@ -31,7 +31,6 @@ def test_labels_and_facts_of_real_photos(image_models):
         assert 0 < item.meta["label_entropy"] < np.log(1000)
         assert len(item.meta["phash"]) == 16
         assert len(item.meta["colors"]) == 11 and abs(sum(item.meta["colors"]) - 1) < 0.01
-        assert len(item.meta["center_colors"]) == 11 and abs(sum(item.meta["center_colors"]) - 1) < 0.01
         emb = decode_embedding(item.meta["embedding"])
         assert emb.shape == (1280,) and emb.min() >= 0  # ReLU6 features, mean-pooled
         assert item.meta["embedding"].dtype == np.float16  # an array until the writer encodes it

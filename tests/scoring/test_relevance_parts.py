@@ -252,28 +252,6 @@ def test_colour_layout_says_where_the_colours_are():
     assert color_layout(np.zeros((0, 0, 3), np.uint8)) == [0.0] * (BANDS * len(COLORS))
 
 
-def test_centre_colours_see_the_object_not_the_background():
-    """A red square in the middle of a blue picture: the centre is mostly red, the whole mostly
-    blue; the same shares again for the same pixels; "a red ..." fits the centre better than
-    the whole, "a blue ..." worse."""
-    from filters.colors import COLORS, center_colors, color_shares
-    from scoring.features import center_color_features
-
-    img = np.zeros((120, 160, 3), np.uint8)
-    img[:] = (30, 80, 200)
-    img[25:95, 35:125] = (220, 20, 20)  # covers the middle half (rows 30..90, columns 40..120)
-    whole, centre = dict(zip(COLORS, color_shares(img))), dict(zip(COLORS, center_colors(img)))
-    assert whole["blue"] > 0.6 > 0.4 > whole["red"] > 0.2
-    assert centre["red"] > 0.95 and centre["blue"] < 0.05
-    assert center_colors(img) == center_colors(img.copy())
-    assert center_colors(np.zeros((0, 0, 3), np.uint8)) == [0.0] * len(COLORS)
-    red = center_color_features("a red square", color_shares(img), center_colors(img))
-    blue = center_color_features("a blue square", color_shares(img), center_colors(img))
-    assert red["col_c_min"] > 0 > blue["col_c_min"]
-    assert center_color_features("a square", color_shares(img), None) == {"col_c_mean": 0.0, "col_c_min": 0.0}
-    assert np.isnan(center_color_features("a red square", color_shares(img), None)["col_c_mean"])
-
-
 def test_scene_words_fitted_on_layouts_tell_a_beach_from_a_desert():
     """The per-group regressions learn from captioned layouts that "sea" goes with blue below
     the top third; a sea caption then fits a beach better than a desert, and survives a JSON
