@@ -115,3 +115,12 @@ def test_a_text_target_whose_tokenizer_is_missing_fails_at_load(tmp_path, monkey
     # German, French and a language wordfreq has no list of need nothing more
     assert load(tmp_path, "text: {targets: [en, de, fr, an]}\n").text.targets == \
         ["en", "de", "fr", "an"]
+
+
+def test_dedup_without_the_hashes_it_compares_fails_at_load(tmp_path):
+    # labels.phash: false left the dedup step no pHash to compare: every near-duplicate was
+    # kept without a word (the demo's corpus: 49 samples -> 64, 15 copies)
+    with pytest.raises(ConfigError, match="labels.phash.*dedup.enabled"):
+        load(tmp_path, "labels: {phash: false}\n")
+    cfg = load(tmp_path, "labels: {phash: false}\ndedup: {enabled: false}\n")
+    assert not cfg.labels.phash and not cfg.dedup.enabled
