@@ -115,3 +115,20 @@ def test_train_on_shards_without_regions_fails_naming_lait_features(tmp_path):
     errors = [ln for ln in res.stderr.splitlines() if ln.startswith("lait: ")]
     assert len(errors) == 1 and "no usable sample" in errors[0] and "lait features" in errors[0]
     assert not os.path.exists(tmp_path / "run" / "stage1" / "final")
+
+
+def test_eval_on_shards_without_regions_fails_naming_lait_features(tmp_path, capsys):
+    """`lait eval` on shards `lait features` has not seen read no usable sample and ended in a
+    ValueError traceback (exit 1); now one line, exit 2, naming the shards and the step."""
+    raw = str(tmp_path / "raw")
+    synth.write_shards(raw, 12, per_shard=6, seed=3, with_regions=False)
+    feat = str(tmp_path / "feat")
+    assert main(["features", raw, feat, "--grid", "3", "--quiet"]) == 0
+    sets = ["--set", f"out_dir={tmp_path}/run", "--set", "stages.1.steps=1", "--quiet",
+            "--set", f"stages.1.shards={feat}/shards"]
+    assert main(["train", "--config", TINY, "--stage", "1", *sets]) == 0
+    capsys.readouterr()
+    assert main(["eval", "--config", TINY, *sets,
+                 "--set", f"retrieval.eval_shards={raw}/shards"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "usable" in err and "lait features" in err and f"{raw}/shards" in err
