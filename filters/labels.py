@@ -14,8 +14,9 @@ Facts written to ``item.meta`` (JSON-serialisable, stored in ``<key>.json`` / pa
 * ``phash``: imagehash's 64-bit perceptual hash (hex) of the stored image (near-duplicates);
 * ``colors``: the shares of the pixels in eleven basic colours (``filters/colors.py``), which
   the scorer compares with the colour words of a text;
-* ``embedding`` (if ``store_embedding``): the pooled 1280-d EfficientNet-lite0 embedding as a
-  float16 array, for the image-text scoring features; the writer stores it as base64
+* ``embedding``: the pooled 1280-d EfficientNet-lite0 embedding as a float16 array, for the
+  image-text scoring features, always (the scorer needs it); the writer stores it as base64
+  when ``store_embedding`` (else it leaves it out of the shards)
   (``pipeline.core.records.encode_embedding`` / ``decode_embedding``: the one codec).
 
 Width, height, original format and size, sha256, NSFW and natural scores are typed fields of
@@ -43,7 +44,8 @@ class LabelsConfig:
     topk: int = 5
     """ImageNet classes kept in image_meta.labels (1..1000)"""
     store_embedding: bool = True
-    """store the 1280-d EfficientNet-lite0 embedding in image_meta (base64 float16)"""
+    """store the 1280-d EfficientNet-lite0 embedding in the shards' image_meta (base64
+    float16); the scorer reads it either way"""
     phash: bool = True
     """store a 64-bit perceptual hash in image_meta (near-duplicate search)"""
     batch_size: int = 16
@@ -104,10 +106,12 @@ class ImageLabeler(ImageBatchStage):
                 item.meta["colors"] = color_shares(np.asarray(pixels_of(item)))
                 # where the colours are (top / middle / bottom): the scorer's scene words
                 item.meta["layout"] = color_layout(np.asarray(pixels_of(item)))
-                if self.config.store_embedding:
-                    # float16 now: what the shards store, so the scorer in this job sees
-                    # the same values as one reading the shards later
-                    item.meta["embedding"] = np.asarray(emb, "<f2")
+                # float16 now: what the shards store, so the scorer in this job sees the
+                # same values as one reading the shards later.  Kept whatever
+                # store_embedding says: the scorer's projection and label-space features
+                # read it (without it the demo's corpus fell from 49 samples to 4); the
+                # writer leaves it out of the shards when it is not to be stored.
+                item.meta["embedding"] = np.asarray(emb, "<f2")
                 item.clear_model_cache()  # the last model of the chain has read them
                 results[i] = [item]
         return results

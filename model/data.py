@@ -104,9 +104,11 @@ class BadSamples:
 
     def __init__(self, cap: int = 20):
         self.count, self.cap, self.seen = 0, cap, set()
+        self.last = None  # the latest error, for the message when nothing at all is usable
 
     def __call__(self, exn, key: str = "?") -> bool:
         self.count += 1
+        self.last = exn
         # Once per key (streams loop over epochs) and at most `cap` distinct lines.
         if key not in self.seen and len(self.seen) < self.cap:
             self.seen.add(key)
@@ -300,7 +302,7 @@ class PretrainStream(IterableDataset):
             split_shards = len(order) >= readers
             mine = order[reader::readers] if split_shards else order
             buf: list[dict] = []
-            n = 0
+            n = good = 0
             ds = wds.WebDataset(mine, shardshuffle=False, nodesplitter=None, workersplitter=None,
                                 handler=bad, empty_check=False)
             for s in ds:
@@ -312,8 +314,16 @@ class PretrainStream(IterableDataset):
                 except Exception as e:  # noqa: BLE001 - log, skip, go on
                     bad(e, s.get("__key__", "?"))
                     continue
+                good += 1
                 if len(buf) >= self.cfg.data.shuffle_buffer:
                     yield buf.pop(rng.randrange(len(buf)))
+            if not good:
+                # A pass with no usable sample would be followed by another, for ever (the
+                # build's shards without `lait features` hung the run after 20 warnings).
+                why = f": {bad.last}" if bad.last is not None else ""
+                raise ConfigError(f"no usable sample in {len(mine)} shard(s) of {shards[0]!r}"
+                                  f"{' ...' if len(shards) > 1 else ''} ({n} read{why}); "
+                                  "training reads the shards `lait features` writes")
             rng.shuffle(buf)
             yield from buf
             epoch += 1

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .config import Config, StageConfig
+from .config import Config, ConfigError, StageConfig
 from .data import PretrainCollator, make_loader, read_samples, tokenizer_for
 from .pretrain import ImageBERT
 from .train import load_checkpoint, lr_at, save_checkpoint, setup_dist
@@ -165,10 +165,13 @@ def evaluate(cfg: Config, checkpoint: str, shards: str | None = None, n: int | N
     load_checkpoint(checkpoint, model)
     tok = tokenizer_for(cfg)
     seed = cfg.seed if seed is None else seed
-    samples = read_samples(shards or cfg.retrieval.eval_shards, cfg, tok,
-                           sample=n or cfg.retrieval.eval_size, seed=seed)
+    spec = shards or cfg.retrieval.eval_shards
+    samples = read_samples(spec, cfg, tok, sample=n or cfg.retrieval.eval_size, seed=seed)
     if len(samples) < 2:
-        raise ValueError(f"need at least 2 evaluation samples, got {len(samples)}")
+        # a user's input, not a bug: one line, exit 2 (the warnings above say why each went)
+        raise ConfigError(f"{spec}: need at least 2 usable evaluation samples, got "
+                          f"{len(samples)} (evaluation reads the shards `lait features` "
+                          "writes, with <key>.regions.npz)")
     t0 = time.time()
     S = score_matrix(model, samples, cfg, tok, dev)
     captions = [tok.decode(s["ids"]) for s in samples]

@@ -291,6 +291,12 @@ class Config:
                               f"{'both' if len(given) == 2 else 'all'} ({' and '.join(given)})")
         for f in dataclasses.fields(self):
             getattr(self, f.name).check()
+        if self.dedup.enabled and not self.labels.phash:
+            # the dedup step compares the pHashes the labels step sets: without them every
+            # near-duplicate would be kept, silently
+            raise ConfigError("labels.phash: false leaves the dedup step no hashes to compare "
+                              "(dedup.enabled: true): keep labels.phash, or set dedup.enabled: "
+                              "false too")
         return self
 
     def to_dict(self) -> dict[str, Any]:

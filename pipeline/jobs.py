@@ -101,7 +101,7 @@ def corpus_steps(cfg, out_dir: str, shards: int) -> list[Step]:
         *(Step("group", stage) for stage in dedup_passes(cfg.dedup)),
         Step("group", SharedText(cfg.text_share.max_images_per_text)),
         Step("group", BestText()),
-        Step("group", ShardWriter(out_dir, shards)),
+        Step("group", ShardWriter(out_dir, shards, cfg.labels.store_embedding)),
     ]
 
 

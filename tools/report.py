@@ -22,6 +22,7 @@ import yaml
 from PIL import Image
 
 from pipeline.core import storage
+from pipeline.core.errors import UsageError
 from pipeline.core.stats import read_stats
 from pipeline.steps.write import parquet_files
 from tools import report_charts as charts
@@ -311,6 +312,10 @@ def write_report(out_dir: str, path: str | None = None) -> str:
 
 
 def main(args) -> int:
+    stats = storage.join(args.dir, "stats.json")
+    if not storage.exists(stats):  # a killed or running build: its stats.json comes last
+        raise UsageError(f"report: {stats}: no such file (is {args.dir} the --out of a "
+                         "finished build?)")
     path = write_report(args.dir)
     print(f"report: {path}")
     return 0

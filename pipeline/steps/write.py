@@ -141,9 +141,12 @@ class ShardWriter(GroupStage):
 
     name = "write"
 
-    def __init__(self, out_dir: str, num_shards: int = 4):
+    def __init__(self, out_dir: str, num_shards: int = 4, store_embedding: bool = True):
         self.out_dir = out_dir
         self.num_shards = num_shards
+        # labels.store_embedding: the embedding travels to the scorer either way and is
+        # left out here, the only place it would be stored
+        self.store_embedding = store_embedding
 
     @property
     def shard_dir(self) -> str:
@@ -158,6 +161,9 @@ class ShardWriter(GroupStage):
         base = storage.join(self.shard_dir, shard)
         parquet = storage.join(parquet_dir, shard + ".parquet")
         rows = [p.metadata() for p in pairs]
+        if not self.store_embedding:
+            for row in rows:
+                row["image_meta"].pop("embedding", None)  # metadata() made this dict
 
         def write_tar(f):
             with tarfile.open(fileobj=f, mode="w", format=tarfile.USTAR_FORMAT) as tar:

@@ -75,6 +75,8 @@ def test_options_and_bad_config(image_models):
     item = decoded_item(asset("photos", "coins.jpg"))
     ImageLabeler(LabelsConfig(topk=3, store_embedding=False, phash=False)).process(item)
     assert len(item.meta["labels"]) == 3
-    assert "embedding" not in item.meta and "phash" not in item.meta
+    assert "phash" not in item.meta
+    # the embedding stays in flight for the scorer; the writer leaves it out of the shards
+    assert item.meta["embedding"].shape == (1280,)
     with pytest.raises(ConfigError, match="labels.topk"):
         LabelsConfig(topk=0).check()

@@ -94,3 +94,41 @@ def test_stage_2_and_eval_on_any_webdataset(tmp_path, capsys):
     assert main(["eval", "--config", TINY, *sets]) == 0
     res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert res["n"] == 8
+
+
+def test_train_on_shards_without_regions_fails_naming_lait_features(tmp_path):
+    """The build's own shards (no <key>.regions.npz: `lait features` not run) used to be
+    skipped sample by sample for ever: the run hung after 20 warnings.  Now the first pass
+    that yields no usable sample ends the run, exit 2, naming the missing step.  (A
+    subprocess, so that a regression fails the test at its timeout instead of hanging the
+    suite.)"""
+    import subprocess
+    import sys
+
+    raw = str(tmp_path / "raw")
+    synth.write_shards(raw, 12, per_shard=6, seed=3, with_regions=False)
+    cmd = [sys.executable, "-m", "tools.cli", "train", "--config", TINY, "--stage", "1",
+           "--set", f"out_dir={tmp_path}/run", "--set", f"stages.1.shards={raw}/shards"]
+    res = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300,
+                         env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert res.returncode == 2
+    errors = [ln for ln in res.stderr.splitlines() if ln.startswith("lait: ")]
+    assert len(errors) == 1 and "no usable sample" in errors[0] and "lait features" in errors[0]
+    assert not os.path.exists(tmp_path / "run" / "stage1" / "final")
+
+
+def test_eval_on_shards_without_regions_fails_naming_lait_features(tmp_path, capsys):
+    """`lait eval` on shards `lait features` has not seen read no usable sample and ended in a
+    ValueError traceback (exit 1); now one line, exit 2, naming the shards and the step."""
+    raw = str(tmp_path / "raw")
+    synth.write_shards(raw, 12, per_shard=6, seed=3, with_regions=False)
+    feat = str(tmp_path / "feat")
+    assert main(["features", raw, feat, "--grid", "3", "--quiet"]) == 0
+    sets = ["--set", f"out_dir={tmp_path}/run", "--set", "stages.1.steps=1", "--quiet",
+            "--set", f"stages.1.shards={feat}/shards"]
+    assert main(["train", "--config", TINY, "--stage", "1", *sets]) == 0
+    capsys.readouterr()
+    assert main(["eval", "--config", TINY, *sets,
+                 "--set", f"retrieval.eval_shards={raw}/shards"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "usable" in err and "lait features" in err and f"{raw}/shards" in err

@@ -158,3 +158,21 @@ def test_samples_record_compliance_facts(beam_run):
         facts = r["image_meta"]["compliance"]
         assert facts["robots_txt"] == "allowed" and isinstance(facts["opt_out"], list)
         assert "blocklists" not in facts  # no safety list was given
+
+
+def test_not_storing_the_embedding_leaves_scores_and_corpus_unchanged(demo_run, demo_overrides,
+                                                                     tmp_path):
+    """labels.store_embedding: false only keeps the embedding out of the shards: the scorer
+    still reads it in flight (its projection and label-space features).  It used to take it
+    from the scorer too, and the demo's corpus fell from 49 samples to 4 (score_irrelevant)."""
+    out, doc = demo_run
+    lean_out = str(tmp_path / "lean")
+    lean = build(CONFIG, lean_out, engine="local",
+                 overrides={**demo_overrides, "labels.store_embedding": False})
+    assert lean["steps"] == doc["steps"]
+    full, slim = samples(out), samples(lean_out)
+    assert full and all("embedding" in r["image_meta"] for r in full)
+    assert not any("embedding" in r["image_meta"] for r in slim)
+    strip = lambda r: {**r, "image_meta": {k: v for k, v in r["image_meta"].items()  # noqa: E731
+                                           if k != "embedding"}}
+    assert [strip(r) for r in full] == slim

@@ -99,3 +99,28 @@ def test_cli_exits_2_naming_the_problem(tmp_path, capsys):
     assert main(["build", "--config", str(cfg), "--out", str(tmp_path / "out"),
                  "--engine", "local"]) == 2
     assert "fetch.timeout_s" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("lang, module", [("zh", "jieba"), ("ja", "MeCab"), ("ko", "MeCab")])
+def test_a_text_target_whose_tokenizer_is_missing_fails_at_load(tmp_path, monkeypatch, lang,
+                                                                 module):
+    # wordfreq reads Chinese with jieba and Japanese / Korean with MeCab, optional packages
+    # ('wordfreq[cjk]'): without them the text step crashed the run at its first wave.
+    import filters.text as text_mod
+    real = text_mod.find_spec
+    monkeypatch.setattr(text_mod, "find_spec",
+                        lambda name: None if name == module else real(name))
+    with pytest.raises(ConfigError, match=f"text.targets.*'{lang}'.*{module}"):
+        load(tmp_path, f"text: {{targets: [en, {lang}]}}\n")
+    # German, French and a language wordfreq has no list of need nothing more
+    assert load(tmp_path, "text: {targets: [en, de, fr, an]}\n").text.targets == \
+        ["en", "de", "fr", "an"]
+
+
+def test_dedup_without_the_hashes_it_compares_fails_at_load(tmp_path):
+    # labels.phash: false left the dedup step no pHash to compare: every near-duplicate was
+    # kept without a word (the demo's corpus: 49 samples -> 64, 15 copies)
+    with pytest.raises(ConfigError, match="labels.phash.*dedup.enabled"):
+        load(tmp_path, "labels: {phash: false}\n")
+    cfg = load(tmp_path, "labels: {phash: false}\ndedup: {enabled: false}\n")
+    assert not cfg.labels.phash and not cfg.dedup.enabled

@@ -164,6 +164,16 @@ def test_stats_of_a_missing_dir(tmp_path, capsys):
     assert len(err.strip().splitlines()) == 1
 
 
+def test_report_of_an_unfinished_run_names_the_missing_stats(tmp_path, capsys):
+    # a killed build leaves _work/ and no stats.json: say what is missing, as `lait stats` does
+    (tmp_path / "run" / "_work").mkdir(parents=True)
+    rc, _, err = run_cli(["report", str(tmp_path / "run")], capsys)
+    assert rc == 2 and err.startswith("lait: report: ")
+    assert "stats.json: no such file" in err and "finished build" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "run" / "report.html").exists()
+
+
 def test_cli_subprocess_errors_are_one_line():
     res = subprocess.run([sys.executable, "-m", "tools.cli", "stats", "/nonexistent"],
                          capture_output=True, text=True, cwd=REPO)
