@@ -26,7 +26,6 @@ import os
 import unicodedata
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
-
 from importlib.util import find_spec
 
 from wordfreq import available_languages, zipf_frequency
