@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from model.config import load_config  # noqa: E402
 from model.data import list_shards, read_samples, tokenizer_for  # noqa: E402
 from model.pretrain import ImageBERT  # noqa: E402
-from model.retrieval import score_matrix  # noqa: E402
+from model.retrieval import hits_at_k, score_matrix  # noqa: E402
 from model.synth_retrieval import NARROW_SEED, narrow_pairs, seen  # noqa: E402
 from model.train import load_checkpoint  # noqa: E402
 
@@ -40,19 +40,13 @@ def objects_by_key(spec: str) -> dict:
 
 def split_recall(S: torch.Tensor, captions: list[str], groups: list[bool], ks=(1, 5, 10)) -> dict:
     """R@K both ways over all queries and over each group (True = seen, False = unseen)."""
-    n = len(captions)
-    same = torch.tensor([[captions[i] == captions[j] for j in range(n)] for i in range(n)])
     g = torch.tensor(groups)
-    i2t = S.argsort(1, descending=True)
-    t2i = S.argsort(0, descending=True).T
-    out = {"n": n, "n_seen": int(g.sum()), "n_unseen": int((~g).sum())}
-    for k in ks:
-        hit_i = same.gather(1, i2t[:, :k]).any(1).float()
-        hit_t = same.gather(1, t2i[:, :k]).any(1).float()
-        for d, h in (("i2t", hit_i), ("t2i", hit_t)):
-            out[f"{d}_R@{k}"] = float(h.mean())
-            out[f"{d}_R@{k}_seen"] = float(h[g].mean()) if g.any() else None
-            out[f"{d}_R@{k}_unseen"] = float(h[~g].mean()) if (~g).any() else None
+    out = {"n": len(captions), "n_seen": int(g.sum()), "n_unseen": int((~g).sum())}
+    for (d, k), hit in hits_at_k(S, captions, ks).items():
+        h = hit.float()
+        out[f"{d}_R@{k}"] = float(h.mean())
+        out[f"{d}_R@{k}_seen"] = float(h[g].mean()) if g.any() else None
+        out[f"{d}_R@{k}_unseen"] = float(h[~g].mean()) if (~g).any() else None
     return out
 
 

@@ -127,18 +127,25 @@ def score_matrix(model: ImageBERT, samples: list[dict], cfg: Config, tok, device
     return out.view(n, n)
 
 
-def recall_at_k(S: torch.Tensor, captions: list[str], ks=(1, 5, 10)) -> dict:
-    """R@K both ways from a score matrix; correct = same caption text as the image's own."""
+def hits_at_k(S: torch.Tensor, captions: list[str], ks=(1, 5, 10)) -> dict:
+    """Per query, whether a correct item is among the top K, both ways: ``{("i2t", k): bool
+    tensor over images, ("t2i", k): over captions}``; correct = same caption text as the
+    image's own.  recall_at_k averages them; a caller may average over a subset of queries."""
     n = len(captions)
     same = torch.tensor([[captions[i] == captions[j] for j in range(n)] for i in range(n)])
-    out = {}
     i2t = S.argsort(1, descending=True)      # per image, captions best first
     t2i = S.argsort(0, descending=True).T    # per caption, images best first
+    out = {}
     for k in ks:
         kk = min(k, n)
-        out[f"i2t_R@{k}"] = float(same.gather(1, i2t[:, :kk]).any(1).float().mean())
-        out[f"t2i_R@{k}"] = float(same.gather(1, t2i[:, :kk]).any(1).float().mean())
+        out["i2t", k] = same.gather(1, i2t[:, :kk]).any(1)
+        out["t2i", k] = same.gather(1, t2i[:, :kk]).any(1)
     return out
+
+
+def recall_at_k(S: torch.Tensor, captions: list[str], ks=(1, 5, 10)) -> dict:
+    """R@K both ways from a score matrix; correct = same caption text as the image's own."""
+    return {f"{d}_R@{k}": float(h.float().mean()) for (d, k), h in hits_at_k(S, captions, ks).items()}
 
 
 def chance_at_k(captions: list[str], ks=(1, 5, 10)) -> dict:
