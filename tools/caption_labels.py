@@ -155,18 +155,33 @@ def draw(seed: int, n: int, split: str = "dev", pages: str = "en") -> list[dict]
     return random.Random(seed).sample(items, min(n, len(items)))
 
 
-def draw_regions(seed: int, quotas: dict, split: str = "dev") -> list[dict]:
-    """A stratified sample (how sample 5 was drawn): for each region of ``quotas``
+def draw_regions(seed: int, quotas: dict, split: str = "dev", pages: str = "en",
+                 per_site: int = 0) -> list[dict]:
+    """A stratified sample (how samples 5 and 10 were drawn): for each region of ``quotas``
     (``{"nav": 120, "header": 60, "footer": 60}``), that many unlabelled items of images in
     that region (all of them if fewer), drawn at random with the seed, region by region in the
-    order given, from every item the extractor finds with page roles off."""
+    order given, from every item the extractor finds with page roles off.  ``per_site`` > 0
+    caps the items of one site in a region (sample 10: 2), so that no site's menu dominates:
+    the region's items are shuffled with the seed and taken in that order, a site's past its
+    cap passed over."""
     import random
     rng = random.Random(seed)
-    items = unlabelled(split)
+    items = unlabelled(split, pages)
+    site = site_of if pages == "de" else (lambda name: name)  # one English page, one site
     out = []
     for region, n in quotas.items():
         pool = [it for it in items if it["region"] == region]
-        out.extend(rng.sample(pool, min(n, len(pool))))
+        if not per_site:
+            out.extend(rng.sample(pool, min(n, len(pool))))
+            continue
+        rng.shuffle(pool)
+        taken: Counter = Counter()
+        for it in pool:
+            if sum(taken.values()) >= n:
+                break
+            if taken[site(it["page"])] < per_site:
+                taken[site(it["page"])] += 1
+                out.append(it)
     return out
 
 
@@ -376,10 +391,14 @@ def main(argv=None) -> int:
                     help="de: ../shared/data/real_pages, split by site (sample 9)")
     dr.add_argument("--regions", default="",
                     help="a stratified draw instead: region=N,... (nav=120,header=60,footer=60)")
+    dr.add_argument("--per-site", type=int, default=0,
+                    help="with --regions: at most this many items of one site a region "
+                         "(sample 10: 2)")
     args = ap.parse_args(argv)
     if args.cmd == "draw":
         quotas = {r: int(n) for r, n in (q.split("=") for q in args.regions.split(",") if q)}
-        drawn = draw_regions(args.seed, quotas, args.split) if quotas else \
+        drawn = draw_regions(args.seed, quotas, args.split, args.pages, args.per_site) \
+            if quotas else \
             draw(args.seed, args.n, args.split, args.pages)
         with open(args.out, "w", encoding="utf-8") as f:
             for it in drawn:
