@@ -57,8 +57,11 @@ from collections import Counter, defaultdict
 from filters.text import TextCleaner, TextCleanerConfig
 from pipeline.core.records import Page
 from pipeline.core.stage import Keep
-from pipeline.steps.extract import Extractor
-from pipeline.steps.image_roles import name_facts
+from pipeline.steps.extract import Extractor, below_picture
+from pipeline.steps.html_images import find_images
+from pipeline.steps.image_roles import PICTURE_PX, image_role, name_facts, site_names
+from pipeline.steps.image_urls import html_dim, larger_url
+from pipeline.web.html import parsed
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAGES_EN = os.path.join(HERE, "..", "shared", "data", "real_pages_en")
@@ -168,9 +171,15 @@ def draw_regions(seed: int, quotas: dict, split: str = "dev", pages: str = "en",
     rng = random.Random(seed)
     items = unlabelled(split, pages)
     site = site_of if pages == "de" else (lambda name: name)  # one English page, one site
+    larger = larger_thumbnails(sorted({it["page"] for it in items}),
+                               PAGES_EN if pages == "en" else PAGES_DE) \
+        if "larger" in quotas else set()
     out = []
     for region, n in quotas.items():
-        pool = [it for it in items if it["region"] == region]
+        # "larger" (sample 11) is no region: the items of images with no role declared under
+        # 300 px both ways whose page names a larger version (larger_thumbnails)
+        pool = [it for it in items if (it["page"], it["image_url"]) in larger] \
+            if region == "larger" else [it for it in items if it["region"] == region]
         if not per_site:
             out.extend(rng.sample(pool, min(n, len(pool))))
             continue
@@ -182,6 +191,31 @@ def draw_regions(seed: int, quotas: dict, split: str = "dev", pages: str = "en",
             if taken[site(it["page"])] < per_site:
                 taken[site(it["page"])] += 1
                 out.append(it)
+    return out
+
+
+def larger_thumbnails(pages: list[str], folder: str = PAGES_EN) -> set:
+    """``{(page, image_url)}`` of the images with no role (page roles on) declared or named
+    under the image step's 300 px both ways (``extract.below_picture``) whose page names a
+    larger version of the picture that has no role either (``image_urls.larger_url``): the
+    thumbnails the ninth pass's rescue concerns, with or without it."""
+    out = set()
+    for name in pages:
+        page = Page(url=page_url(name), body=read_page(name, folder), content_type="text/html")
+        doc = parsed(page)
+        found = find_images(doc.html, page.url, texts=False, tree=doc.tree())
+        sites = site_names(page.url, found.site_name)
+        for img in found.images:
+            if not img.url:
+                continue
+            shown = img.url
+            w, h = html_dim(img.attrs.get("width")), html_dim(img.attrs.get("height"))
+            if image_role(shown, img.attrs, w, h, img.region, sites) \
+                    or not below_picture(w, h, shown):
+                continue
+            big, _, big_w = larger_url(img, found.base, PICTURE_PX)
+            if big and not image_role(big, img.attrs, big_w, None, img.region, sites):
+                out.add((name, shown))
     return out
 
 

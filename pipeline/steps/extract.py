@@ -5,6 +5,7 @@ this module is the stage: its drop reasons, de-duplication and the candidate rec
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from filters.file_names import named_by_file
@@ -12,7 +13,7 @@ from pipeline.core.errors import ConfigError
 from pipeline.core.records import Candidate, Page
 from pipeline.core.stage import Drop, Keep, MapStage
 from pipeline.steps.html_images import find_images
-from pipeline.steps.image_roles import PICTURE_PX, image_role, site_names
+from pipeline.steps.image_roles import PICTURE_PX, image_role, name_facts, site_names
 from pipeline.steps.image_urls import html_dim, larger_url
 from pipeline.web.charset import looks_undecodable
 from pipeline.web.html import TooDeep, parsed
@@ -24,6 +25,25 @@ MAX_SIDE_LINK_SHARE = 0.5
 # Roles an image may have only for its size (declared, named or asked of its server): given
 # where the page names a larger version of the same picture (image_urls.larger_url).
 SIZE_ROLES = frozenset(("small", "icon", "furniture"))
+
+
+def below_picture(width: int | None, height: int | None, url: str) -> bool:
+    """Whether an image is declared (``width`` / ``height``; else named, "-150x150.jpg") under
+    the image step's size both ways (one side unknown: the known one), and not asked of its
+    server at that size or more (``?w=1920``): a thumbnail the image step would drop once
+    fetched, whatever its role."""
+    if width is None and height is None:
+        size = name_facts(url)[1]
+        if size is None:
+            return False
+        width, height = size
+    if max(width or 0, height or 0) >= PICTURE_PX:
+        return False
+    m = _ASKED_WIDTH_RE.search(url) if "w" in url else None
+    return not (m and int(m.group(1)) >= PICTURE_PX)
+
+
+_ASKED_WIDTH_RE = re.compile(r"[?&;,](?:w|width|resize)[=_](\d{2,4})")
 # Regions whose text is never about an image beside it; in the others (related, aside) only
 # a teaser card's title is.
 FURNITURE = frozenset("nav header footer comments share ad newsletter cookie login dialog "
