@@ -134,6 +134,10 @@ def items_of_page(name: str, extract, cleaner, folder: str = PAGES_EN) -> list[d
             out.append({"page": name, "image_url": cand.meta.get("shown_url", cand.image_url),
                         "fetch_url": cand.image_url, "source": cand.text_source,
                         "text": piece, "side": side, "kept": text is not None,
+                        # the image fetched is declared (or named) under the image step's
+                        # 300 px both ways: its text reaches no pair (measure's "pair" figures)
+                        "below": pair_below(cand.image_url, cand.meta.get("img_width"),
+                                            cand.meta.get("img_height")),
                         "reason": reason, "clean": text or "", "edits": meta["text_edits"],
                         "region": cand.meta.get("region", ""), "img_index": cand.img_index})
     return out
@@ -282,6 +286,19 @@ def served_size(url: str, width: int | None, height: int | None) -> tuple:
     return width, height
 
 
+def pair_below(url: str, width: int | None, height: int | None) -> bool:
+    """Whether the image fetched is served under the image step's 300 px both ways (the
+    sides known): the size its file name says ("-150x150.jpg", the file's own), else the
+    declared one, else the one asked of its server (``?w=200``).  Its texts reach no pair."""
+    size = name_facts(url)[1]
+    if size is None:
+        m = _NAMED_RE.search(url.split("?", 1)[0].rsplit("/", 1)[-1])
+        size = (int(m.group(1)), int(m.group(2))) if m else None
+    w, h = served_size(url, *(size or (width, height)))
+    known = [v for v in (w, h) if v is not None]
+    return bool(known) and max(known) < PICTURE_PX
+
+
 def thumbnails(pages: list[str], folder: str = PAGES_EN) -> set:
     """``{(page, image_url)}`` of the images (page roles off: every one the extractor finds)
     declared, named or asked at THUMB_PX or less both ways (one unknown side: the known one)."""
@@ -333,6 +350,9 @@ def measure(labels: list[dict], items: list[dict], thumbs: set = frozenset()) ->
     for lab in labels:
         item = _find(lab, by_key, by_image)
         state = "missing" if item is None else ("kept" if item["kept"] else "dropped")
+        # pair level (ninth pass): a text kept for an image declared under 300 px both ways
+        # reaches no pair, since the image step drops the picture once fetched
+        below = item is not None and item["kept"] and item.get("below", False)
         # A later sample is also reported on its own ("check-s2": drawn and labelled after
         # the rules it measures were written).  A stratified sample (sample 5: items of
         # header, footer and menu images) is reported only on its own and per stratum
@@ -350,13 +370,16 @@ def measure(labels: list[dict], items: list[dict], thumbs: set = frozenset()) ->
                 counts[split][src][(lab["label"], state)] += 1
                 if thumb and lab["label"] == "good":
                     counts[split][src][("thumb", state)] += 1
+                if below:
+                    counts[split][src][("below", lab["label"])] += 1
     out = {}
     for split, per_src in counts.items():
         out[split] = {}
         for src, c in per_src.items():
             n = {lab: sum(v for (l2, _), v in c.items() if l2 == lab)
                  for lab in ("good", "junk", "vague")}
-            kept = sum(v for (lab, s), v in c.items() if s == "kept" and lab != "thumb")
+            kept = sum(v for (lab, s), v in c.items()
+                       if s == "kept" and lab in ("good", "junk", "vague"))
             n_thumb = sum(v for (lab, _), v in c.items() if lab == "thumb")
             lost = c["good", "dropped"] + c["good", "missing"]
             lost_thumb = c["thumb", "dropped"] + c["thumb", "missing"]
@@ -370,7 +393,13 @@ def measure(labels: list[dict], items: list[dict], thumbs: set = frozenset()) ->
                 "good_lost_reachable": round((lost - lost_thumb) / (n["good"] - n_thumb), 4)
                 if n["good"] > n_thumb else 0.0,
                 "precision": round(c["good", "kept"] / kept, 4) if kept else 0.0,
-                "kept": kept}
+                "kept": kept,
+                # pair level: what is kept less the texts of images declared under 300 px
+                # both ways (``below``), which the image step drops once they are fetched
+                "junk_kept_pair": round((c["junk", "kept"] - c["below", "junk"]) / n["junk"], 4)
+                if n["junk"] else 0.0,
+                "good_lost_pair": round((lost + c["below", "good"]) / n["good"], 4)
+                if n["good"] else 0.0}
     return out
 
 
@@ -392,14 +421,16 @@ def lost_and_leaked(labels: list[dict], items: list[dict]) -> tuple[list, list]:
 
 def format_table(result: dict) -> str:
     lines = [f"{'split':13} {'source':12} {'good':>5} {'junk':>5} {'vague':>5} "
-             f"{'junk kept':>9} {'good lost':>9} {'lost >100':>9} {'precision':>9}"]
+             f"{'junk kept':>9} {'good lost':>9} {'lost >100':>9} {'precision':>9} "
+             f"{'pair junk':>9} {'pair lost':>9}"]
     for split in sorted(result, key=lambda k: (k == "all", k)):
         for src in ("alt", "caption", "title", "surrounding", "all"):
             r = result[split].get(src)
             if r:
                 lines.append(f"{split:13} {src:12} {r['n_good']:>5} {r['n_junk']:>5} "
                              f"{r['n_vague']:>5} {r['junk_kept']:>9.3f} {r['good_lost']:>9.3f} "
-                             f"{r['good_lost_reachable']:>9.3f} {r['precision']:>9.3f}")
+                             f"{r['good_lost_reachable']:>9.3f} {r['precision']:>9.3f} "
+                             f"{r['junk_kept_pair']:>9.3f} {r['good_lost_pair']:>9.3f}")
     return "\n".join(lines)
 
 

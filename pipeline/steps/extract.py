@@ -142,10 +142,13 @@ class Extractor(MapStage):
             branded = role == "branded"
             if branded:
                 role = ""
-            if role in SIZE_ROLES:
+            if role in SIZE_ROLES or (self.page_roles and not role
+                                      and below_picture(width, height, img.url)):
                 # A thumbnail whose page names a larger version of its picture (a link to
                 # the image file, a wider srcset candidate, data-large-file): that version
                 # is the candidate, judged again without the thumbnail's declared size.
+                # Also for a thumbnail with no role declared under the image step's size
+                # (ninth pass): fetched as it is, the image step would drop it.
                 bigger, where, big_width = larger_url(img, found.base, PICTURE_PX)
                 if bigger and not image_role(bigger, img.attrs, big_width, None, img.region,
                                              sites):
