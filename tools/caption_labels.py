@@ -21,7 +21,13 @@ drawn by ``draw`` with seed 20261131, labelled before anything was measured on t
 ``../shared/data/real_pages`` drawn the same way (samples 2 and 3), held out until the seventh
 pass, which split those pages by site (:func:`de_split_of`) into ``dev`` (de-dev) and ``check``
 (de-check), and labelled 170 more de-dev items (``sample: 9``, ``draw --pages de --seed
-20261134 --n 170``) before anything was measured on them.
+20261134 --n 170``) before anything was measured on them.  Ninth pass, both files:
+``sample: 10, stratified: "region"``: 140 dev items of images in the site's menu (``nav``),
+at most 2 a site (``draw --regions nav=400 --per-site 2 --seed 20261135``, ``--pages en`` and
+``--pages de``); ``sample: 11, stratified: "stratum", stratum: "larger"``: 75 dev items of
+thumbnails with no role declared under 300 px both ways whose page names a larger version
+(:func:`larger_thumbnails`; ``draw --regions larger=60 --per-site 3 --seed 20261136``); both
+labelled before anything was measured on them, reported only on their own.
 Labels are keyed on page, image URL, source and raw text, so they outlive
 code changes: an item the current code no longer extracts counts as ``not extracted``.
 
@@ -30,7 +36,11 @@ and per source: the share of junk items kept, the share of good items dropped or
 and the precision of what is kept (good / labelled kept).  Beside good lost, never instead of
 it, the table's ``lost >100`` column gives good lost without the good items of pictures declared,
 named or asked of their server at 100 px or less both ways (:func:`thumbnails`): the image step
-keeps pictures of 300 px and more, so no caption of theirs can become a pair.
+keeps pictures of 300 px and more, so no caption of theirs can become a pair.  The
+``pair junk`` / ``pair lost`` columns (ninth pass) count a text kept for an image served
+under 300 px both ways (its file name's size, else the declared one, else the one asked of its
+server: :func:`pair_below`) as not kept: the image step drops that picture once fetched, so
+the text reaches no pair.
 
     python -m tools.caption_labels measure [--show --split dev] [--pages de]
     python -m tools.caption_labels dump OUT.jsonl     # every item with its decision (to label)
@@ -46,10 +56,7 @@ label by eye.
 from __future__ import annotations
 
 import argparse
-import gzip
-import hashlib
 import json
-import os
 import re
 import sys
 from collections import Counter, defaultdict
@@ -57,64 +64,14 @@ from collections import Counter, defaultdict
 from filters.text import TextCleaner, TextCleanerConfig
 from pipeline.core.records import Page
 from pipeline.core.stage import Keep
-from pipeline.steps.extract import Extractor, below_picture
-from pipeline.steps.html_images import find_images
-from pipeline.steps.image_roles import PICTURE_PX, image_role, name_facts, site_names
-from pipeline.steps.image_urls import html_dim, larger_url
-from pipeline.web.html import parsed
-
-HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAGES_EN = os.path.join(HERE, "..", "shared", "data", "real_pages_en")
-LABELS = os.path.join(HERE, "tests", "data", "real_pages_en_labels.jsonl")
-# The 110 mostly German pages (German, English, some French): labelled only to check, never to
-# tune; measured with the text step's targets set to their languages.
-PAGES_DE = os.path.join(HERE, "..", "shared", "data", "real_pages")
-LABELS_DE = os.path.join(HERE, "tests", "data", "real_pages_labels.jsonl")
-TARGETS_DE = ["de", "en", "fr"]
-# The mostly German pages are split by site (seventh pass): ``de-dev`` (``split`` "dev" in
-# LABELS_DE, 56 pages of 55 sites) to write rules for other languages on, ``de-check`` (54 pages
-# of 51 sites) held out.  A site is the page's registrable domain, so that chip.de's two pages,
-# creativecommons.org and de.creativecommons.org, and two wordpress.com blogs fall on one side.
-DE_SPLIT_SEED = "20261133"
-_TLDS = {"de", "com", "org", "net", "at", "fr", "ch", "eu", "info", "me", "co", "blog", "uk"}
-
-
-def site_of(name: str) -> str:
-    """The registrable domain a page file is named after ("de.creativecommons.org.endlich.html"
-    -> "creativecommons.org"; "nationalgeographic.co.uk.goats.html" keeps "co.uk")."""
-    parts = (name[:-8] if name.endswith(".html.gz") else name.rsplit(".", 1)[0]).split(".")
-    for i, part in enumerate(parts):
-        if i and part in _TLDS:
-            host = parts[:i + 2] if parts[i:i + 2] == ["co", "uk"] else parts[:i + 1]
-            return ".".join(host[-3:] if host[-2:] == ["co", "uk"] else host[-2:])
-    return ".".join(parts)
-
-
-def de_split_of(name: str) -> str:
-    """``dev`` or ``check`` for a page of PAGES_DE: by site, about half each, fixed seed."""
-    digest = hashlib.sha1(f"{DE_SPLIT_SEED}:{site_of(name)}".encode()).digest()
-    return "check" if digest[0] < 128 else "dev"
-
-
-def split_of(page: str) -> str:
-    """``dev`` for about three pages in four, ``check`` for the rest (by page = by site)."""
-    return "check" if hashlib.sha1(page.encode()).digest()[0] < 64 else "dev"
-
-
-def read_page(name: str, folder: str = PAGES_EN) -> bytes:
-    path = os.path.join(folder, name)
-    opener = gzip.open if name.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        return f.read()
-
-
-def page_url(name: str) -> str:
-    stem = name[:-8] if name.endswith(".html.gz") else name.rsplit(".", 1)[0]
-    return f"https://{stem}/"
-
-
-def pages_of(folder: str) -> list[str]:
-    return sorted(n for n in os.listdir(folder) if n.endswith((".html.gz", ".html")))
+from pipeline.steps.extract import Extractor
+from pipeline.steps.image_roles import PICTURE_PX, name_facts
+from tools.caption_draw import draw, draw_regions, larger_thumbnails, unlabelled  # noqa: F401
+# The pages, their labels and splits (tools/caption_pages.py), re-exported: the tests and the
+# command lines of docs/captions.md name them here.
+from tools.caption_pages import (HERE, LABELS, LABELS_DE, PAGES_DE, PAGES_EN,  # noqa: F401
+                                 TARGETS_DE, de_split_of, page_url, pages_of, read_labels,
+                                 read_page, site_of, split_of)
 
 
 def items_of_page(name: str, extract, cleaner, folder: str = PAGES_EN) -> list[dict]:
@@ -152,112 +109,6 @@ def all_items(pages: list[str], folder: str = PAGES_EN, targets: list[str] | Non
     for name in pages:
         out.extend(items_of_page(name, extract, cleaner, folder))
     return out
-
-
-def draw(seed: int, n: int, split: str = "dev", pages: str = "en") -> list[dict]:
-    """N unlabelled items of the ``split`` pages, drawn at random from every item the extractor
-    finds with page roles off (see the module docstring)."""
-    import random
-    items = unlabelled(split, pages)
-    return random.Random(seed).sample(items, min(n, len(items)))
-
-
-def draw_regions(seed: int, quotas: dict, split: str = "dev", pages: str = "en",
-                 per_site: int = 0) -> list[dict]:
-    """A stratified sample (how samples 5 and 10 were drawn): for each region of ``quotas``
-    (``{"nav": 120, "header": 60, "footer": 60}``), that many unlabelled items of images in
-    that region (all of them if fewer), drawn at random with the seed, region by region in the
-    order given, from every item the extractor finds with page roles off.  ``per_site`` > 0
-    caps the items of one site in a region (sample 10: 2), so that no site's menu dominates:
-    the region's items are shuffled with the seed and taken in that order, a site's past its
-    cap passed over."""
-    import random
-    rng = random.Random(seed)
-    items = unlabelled(split, pages)
-    site = site_of if pages == "de" else (lambda name: name)  # one English page, one site
-    larger = larger_thumbnails(sorted({it["page"] for it in items}),
-                               PAGES_EN if pages == "en" else PAGES_DE) \
-        if "larger" in quotas else set()
-    out = []
-    for region, n in quotas.items():
-        # "larger" (sample 11) is no region: the items of images with no role declared under
-        # 300 px both ways whose page names a larger version (larger_thumbnails)
-        pool = [it for it in items if (it["page"], it["image_url"]) in larger] \
-            if region == "larger" else [it for it in items if it["region"] == region]
-        if not per_site:
-            out.extend(rng.sample(pool, min(n, len(pool))))
-            continue
-        rng.shuffle(pool)
-        taken: Counter = Counter()
-        for it in pool:
-            if sum(taken.values()) >= n:
-                break
-            if taken[site(it["page"])] < per_site:
-                taken[site(it["page"])] += 1
-                out.append(it)
-    return out
-
-
-def larger_thumbnails(pages: list[str], folder: str = PAGES_EN) -> set:
-    """``{(page, image_url)}`` of the images with no role (page roles on) declared or named
-    under the image step's 300 px both ways (``extract.below_picture``) whose page names a
-    larger version of the picture that has no role either (``image_urls.larger_url``): the
-    thumbnails the ninth pass's rescue concerns, with or without it."""
-    out = set()
-    for name in pages:
-        page = Page(url=page_url(name), body=read_page(name, folder), content_type="text/html")
-        doc = parsed(page)
-        found = find_images(doc.html, page.url, texts=False, tree=doc.tree())
-        sites = site_names(page.url, found.site_name)
-        for img in found.images:
-            if not img.url:
-                continue
-            shown = img.url
-            w, h = html_dim(img.attrs.get("width")), html_dim(img.attrs.get("height"))
-            if image_role(shown, img.attrs, w, h, img.region, sites) \
-                    or not below_picture(w, h, shown):
-                continue
-            big, _, big_w = larger_url(img, found.base, PICTURE_PX)
-            if big and not image_role(big, img.attrs, big_w, None, img.region, sites):
-                out.add((name, shown))
-    return out
-
-
-def unlabelled(split: str = "dev", pages: str = "en") -> list[dict]:
-    """Every item the extractor finds with page roles off on the ``split`` pages (kept and
-    dropped alike, furniture included), minus those already labelled, in page order.
-    ``pages``: "en" (PAGES_EN, split by page) or "de" (PAGES_DE, split by site)."""
-    folder, path, split_fn = (PAGES_EN, LABELS, split_of) if pages == "en" else \
-        (PAGES_DE, LABELS_DE, de_split_of)
-    extract = Extractor(page_roles=False)
-    cleaner = TextCleaner()
-    cleaner.setup()
-    labelled = {(lab["page"], lab["image_url"], lab["source"], lab["text"])
-                for lab in read_labels(path)}
-    items, seen = [], set()
-    for name in pages_of(folder):
-        if split_fn(name) != split:
-            continue
-        page = Page(url=page_url(name), body=read_page(name, folder), content_type="text/html")
-        ev = next(extract.events(page))
-        if not isinstance(ev, Keep):
-            continue
-        own: dict = defaultdict(dict)
-        for cand in ev.outputs:
-            if cand.text_source != "surrounding":
-                own[cand.image_url][cand.text_source] = cand.raw_text
-        for cand in ev.outputs:
-            for _, piece in cleaner._pieces(cand):
-                key = (name, cand.image_url, cand.text_source, piece)
-                if key in labelled or key in seen:
-                    continue
-                seen.add(key)
-                items.append({"page": name, "image_url": cand.image_url,
-                              "source": cand.text_source, "text": piece,
-                              "region": cand.meta.get("region"),
-                              "w": cand.meta.get("img_width"), "h": cand.meta.get("img_height"),
-                              "own": own[cand.image_url], "title": cand.page_title[:80]})
-    return items
 
 
 # A picture declared (``width`` / ``height``), named ("-96x72.jpg") or asked of its server
@@ -316,11 +167,6 @@ def thumbnails(pages: list[str], folder: str = PAGES_EN) -> set:
             if known and max(known) <= THUMB_PX:
                 out.add((name, cand.image_url))
     return out
-
-
-def read_labels(path: str = LABELS) -> list[dict]:
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 def _find(label: dict, by_key: dict, by_image: dict) -> dict | None:
