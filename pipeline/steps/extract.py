@@ -64,7 +64,8 @@ class Extractor(MapStage):
 
     Before any text is taken, each image's page region and role are read
     (:mod:`pipeline.steps.regions`): an image whose role is spacer, tracker, avatar, icon, logo,
-    badge or ad yields no candidate; one dropped for its size only (``SIZE_ROLES``) whose page
+    badge or ad yields no candidate; one dropped for its size only (``SIZE_ROLES``), or one with
+    no role declared under the image step's 300 px both ways (:func:`below_picture`), whose page
     names a larger version of its picture (a wider ``srcset`` candidate, ``data-orig-file``,
     a link to the same picture's file, an image proxy's source URL) gives that version
     instead, its source in ``meta["url_attr"]`` and the thumbnail in ``meta["shown_url"]``
