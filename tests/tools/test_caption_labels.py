@@ -241,3 +241,20 @@ def test_the_german_pages_are_split_by_site():
         from tools.caption_labels import pages_of
         splits = Counter(de_split_of(n) for n in pages_of(PAGES_DE))
         assert min(splits.values()) >= 0.4 * sum(splits.values()), splits
+
+
+def test_a_stratified_draw_caps_the_items_of_a_site(monkeypatch):
+    import tools.caption_draw as draw_mod
+    items = [{"page": f"site{i % 3}.html", "region": region, "image_url": f"u{i}",
+              "source": "alt", "text": f"t{i}"}
+             for i, region in enumerate(["nav"] * 12 + ["header"] * 3)]
+    monkeypatch.setattr(draw_mod, "unlabelled", lambda split, pages: list(items))
+    drawn = draw_mod.draw_regions(7, {"nav": 100}, per_site=2)
+    # every nav item of the three sites was eligible; at most 2 a site are taken
+    assert len(drawn) == 6 and all(it["region"] == "nav" for it in drawn)
+    assert Counter(it["page"] for it in drawn) == {"site0.html": 2, "site1.html": 2,
+                                                   "site2.html": 2}
+    assert drawn == draw_mod.draw_regions(7, {"nav": 100}, per_site=2)  # the seed decides
+    assert len(draw_mod.draw_regions(7, {"nav": 4}, per_site=2)) == 4
+    assert len(draw_mod.draw_regions(7, {"nav": 100})) == 12  # no cap: every item
+
