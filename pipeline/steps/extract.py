@@ -5,7 +5,6 @@ this module is the stage: its drop reasons, de-duplication and the candidate rec
 """
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from filters.file_names import named_by_file
@@ -13,7 +12,7 @@ from pipeline.core.errors import ConfigError
 from pipeline.core.records import Candidate, Page
 from pipeline.core.stage import Drop, Keep, MapStage
 from pipeline.steps.html_images import find_images
-from pipeline.steps.image_roles import PICTURE_PX, image_role, name_facts, site_names
+from pipeline.steps.image_roles import PICTURE_PX, image_role, name_facts, query_width, site_names
 from pipeline.steps.image_urls import html_dim, larger_url
 from pipeline.web.charset import looks_undecodable
 from pipeline.web.html import TooDeep, parsed
@@ -37,13 +36,7 @@ def below_picture(width: int | None, height: int | None, url: str) -> bool:
         if size is None:
             return False
         width, height = size
-    if max(width or 0, height or 0) >= PICTURE_PX:
-        return False
-    m = _ASKED_WIDTH_RE.search(url) if "w" in url else None
-    return not (m and int(m.group(1)) >= PICTURE_PX)
-
-
-_ASKED_WIDTH_RE = re.compile(r"[?&;,](?:w|width|resize)[=_](\d{2,4})")
+    return max(width or 0, height or 0) < PICTURE_PX and query_width(url) < PICTURE_PX
 # Regions whose text is never about an image beside it; in the others (related, aside) only
 # a teaser card's title is.
 FURNITURE = frozenset("nav header footer comments share ad newsletter cookie login dialog "
