@@ -111,6 +111,9 @@ def test_the_stratified_menu_and_thumbnail_samples(english):
     # one page name, which the other thumbnail's label does not find).
     thumbs = english["dev-s11"]["all"]
     assert thumbs["n_good"] >= 35 and thumbs["good_lost_pair"] <= 0.1
+    # Sample 12: header images of 104 English dev sites, one item a site: no junk kept
+    headers = english["dev-s12"]["all"]
+    assert headers["n_junk"] >= 95 and headers["junk_kept"] <= 0.05
 
 
 # The mostly German real_pages, split by site (seventh pass, docs/captions.md "Seventh pass"):
