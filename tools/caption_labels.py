@@ -27,7 +27,9 @@ at most 2 a site (``draw --regions nav=400 --per-site 2 --seed 20261135``, ``--p
 ``--pages de``); ``sample: 11, stratified: "stratum", stratum: "larger"``: 75 dev items of
 thumbnails with no role declared under 300 px both ways whose page names a larger version
 (:func:`larger_thumbnails`; ``draw --regions larger=60 --per-site 3 --seed 20261136``); both
-labelled before anything was measured on them, reported only on their own.
+labelled before anything was measured on them, reported only on their own; ``sample: 12,
+stratified: "region"``: 118 dev items of header images, one a site (``draw --regions
+header=200 --per-site 1 --seed 20261137``), drawn after the ninth pass's rules were frozen.
 Labels are keyed on page, image URL, source and raw text, so they outlive
 code changes: an item the current code no longer extracts counts as ``not extracted``.
 
