@@ -21,7 +21,15 @@ drawn by ``draw`` with seed 20261131, labelled before anything was measured on t
 ``../shared/data/real_pages`` drawn the same way (samples 2 and 3), held out until the seventh
 pass, which split those pages by site (:func:`de_split_of`) into ``dev`` (de-dev) and ``check``
 (de-check), and labelled 170 more de-dev items (``sample: 9``, ``draw --pages de --seed
-20261134 --n 170``) before anything was measured on them.
+20261134 --n 170``) before anything was measured on them.  Ninth pass, both files:
+``sample: 10, stratified: "region"``: 140 dev items of images in the site's menu (``nav``),
+at most 2 a site (``draw --regions nav=400 --per-site 2 --seed 20261135``, ``--pages en`` and
+``--pages de``); ``sample: 11, stratified: "stratum", stratum: "larger"``: 75 dev items of
+thumbnails with no role declared under 300 px both ways whose page names a larger version
+(:func:`larger_thumbnails`; ``draw --regions larger=60 --per-site 3 --seed 20261136``); both
+labelled before anything was measured on them, reported only on their own; ``sample: 12,
+stratified: "region"``: 118 dev items of header images, one a site (``draw --regions
+header=200 --per-site 1 --seed 20261137``), drawn after the ninth pass's rules were frozen.
 Labels are keyed on page, image URL, source and raw text, so they outlive
 code changes: an item the current code no longer extracts counts as ``not extracted``.
 
@@ -30,7 +38,11 @@ and per source: the share of junk items kept, the share of good items dropped or
 and the precision of what is kept (good / labelled kept).  Beside good lost, never instead of
 it, the table's ``lost >100`` column gives good lost without the good items of pictures declared,
 named or asked of their server at 100 px or less both ways (:func:`thumbnails`): the image step
-keeps pictures of 300 px and more, so no caption of theirs can become a pair.
+keeps pictures of 300 px and more, so no caption of theirs can become a pair.  The
+``pair junk`` / ``pair lost`` columns (ninth pass) count a text kept for an image served
+under 300 px both ways (its file name's size, else the declared one, else the one asked of its
+server: :func:`pair_below`) as not kept: the image step drops that picture once fetched, so
+the text reaches no pair.
 
     python -m tools.caption_labels measure [--show --split dev] [--pages de]
     python -m tools.caption_labels dump OUT.jsonl     # every item with its decision (to label)
@@ -46,10 +58,7 @@ label by eye.
 from __future__ import annotations
 
 import argparse
-import gzip
-import hashlib
 import json
-import os
 import re
 import sys
 from collections import Counter, defaultdict
@@ -58,60 +67,13 @@ from filters.text import TextCleaner, TextCleanerConfig
 from pipeline.core.records import Page
 from pipeline.core.stage import Keep
 from pipeline.steps.extract import Extractor
-from pipeline.steps.image_roles import name_facts
-
-HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PAGES_EN = os.path.join(HERE, "..", "shared", "data", "real_pages_en")
-LABELS = os.path.join(HERE, "tests", "data", "real_pages_en_labels.jsonl")
-# The 110 mostly German pages (German, English, some French): labelled only to check, never to
-# tune; measured with the text step's targets set to their languages.
-PAGES_DE = os.path.join(HERE, "..", "shared", "data", "real_pages")
-LABELS_DE = os.path.join(HERE, "tests", "data", "real_pages_labels.jsonl")
-TARGETS_DE = ["de", "en", "fr"]
-# The mostly German pages are split by site (seventh pass): ``de-dev`` (``split`` "dev" in
-# LABELS_DE, 56 pages of 55 sites) to write rules for other languages on, ``de-check`` (54 pages
-# of 51 sites) held out.  A site is the page's registrable domain, so that chip.de's two pages,
-# creativecommons.org and de.creativecommons.org, and two wordpress.com blogs fall on one side.
-DE_SPLIT_SEED = "20261133"
-_TLDS = {"de", "com", "org", "net", "at", "fr", "ch", "eu", "info", "me", "co", "blog", "uk"}
-
-
-def site_of(name: str) -> str:
-    """The registrable domain a page file is named after ("de.creativecommons.org.endlich.html"
-    -> "creativecommons.org"; "nationalgeographic.co.uk.goats.html" keeps "co.uk")."""
-    parts = (name[:-8] if name.endswith(".html.gz") else name.rsplit(".", 1)[0]).split(".")
-    for i, part in enumerate(parts):
-        if i and part in _TLDS:
-            host = parts[:i + 2] if parts[i:i + 2] == ["co", "uk"] else parts[:i + 1]
-            return ".".join(host[-3:] if host[-2:] == ["co", "uk"] else host[-2:])
-    return ".".join(parts)
-
-
-def de_split_of(name: str) -> str:
-    """``dev`` or ``check`` for a page of PAGES_DE: by site, about half each, fixed seed."""
-    digest = hashlib.sha1(f"{DE_SPLIT_SEED}:{site_of(name)}".encode()).digest()
-    return "check" if digest[0] < 128 else "dev"
-
-
-def split_of(page: str) -> str:
-    """``dev`` for about three pages in four, ``check`` for the rest (by page = by site)."""
-    return "check" if hashlib.sha1(page.encode()).digest()[0] < 64 else "dev"
-
-
-def read_page(name: str, folder: str = PAGES_EN) -> bytes:
-    path = os.path.join(folder, name)
-    opener = gzip.open if name.endswith(".gz") else open
-    with opener(path, "rb") as f:
-        return f.read()
-
-
-def page_url(name: str) -> str:
-    stem = name[:-8] if name.endswith(".html.gz") else name.rsplit(".", 1)[0]
-    return f"https://{stem}/"
-
-
-def pages_of(folder: str) -> list[str]:
-    return sorted(n for n in os.listdir(folder) if n.endswith((".html.gz", ".html")))
+from pipeline.steps.image_roles import PICTURE_PX, name_facts
+from tools.caption_draw import draw, draw_regions, larger_thumbnails, unlabelled  # noqa: F401
+# The pages, their labels and splits (tools/caption_pages.py), re-exported: the tests and the
+# command lines of docs/captions.md name them here.
+from tools.caption_pages import (HERE, LABELS, LABELS_DE, PAGES_DE, PAGES_EN,  # noqa: F401
+                                 TARGETS_DE, de_split_of, page_url, pages_of, read_labels,
+                                 read_page, site_of, split_of)
 
 
 def items_of_page(name: str, extract, cleaner, folder: str = PAGES_EN) -> list[dict]:
@@ -131,6 +93,10 @@ def items_of_page(name: str, extract, cleaner, folder: str = PAGES_EN) -> list[d
             out.append({"page": name, "image_url": cand.meta.get("shown_url", cand.image_url),
                         "fetch_url": cand.image_url, "source": cand.text_source,
                         "text": piece, "side": side, "kept": text is not None,
+                        # the image fetched is declared (or named) under the image step's
+                        # 300 px both ways: its text reaches no pair (measure's "pair" figures)
+                        "below": pair_below(cand.image_url, cand.meta.get("img_width"),
+                                            cand.meta.get("img_height")),
                         "reason": reason, "clean": text or "", "edits": meta["text_edits"],
                         "region": cand.meta.get("region", ""), "img_index": cand.img_index})
     return out
@@ -145,66 +111,6 @@ def all_items(pages: list[str], folder: str = PAGES_EN, targets: list[str] | Non
     for name in pages:
         out.extend(items_of_page(name, extract, cleaner, folder))
     return out
-
-
-def draw(seed: int, n: int, split: str = "dev", pages: str = "en") -> list[dict]:
-    """N unlabelled items of the ``split`` pages, drawn at random from every item the extractor
-    finds with page roles off (see the module docstring)."""
-    import random
-    items = unlabelled(split, pages)
-    return random.Random(seed).sample(items, min(n, len(items)))
-
-
-def draw_regions(seed: int, quotas: dict, split: str = "dev") -> list[dict]:
-    """A stratified sample (how sample 5 was drawn): for each region of ``quotas``
-    (``{"nav": 120, "header": 60, "footer": 60}``), that many unlabelled items of images in
-    that region (all of them if fewer), drawn at random with the seed, region by region in the
-    order given, from every item the extractor finds with page roles off."""
-    import random
-    rng = random.Random(seed)
-    items = unlabelled(split)
-    out = []
-    for region, n in quotas.items():
-        pool = [it for it in items if it["region"] == region]
-        out.extend(rng.sample(pool, min(n, len(pool))))
-    return out
-
-
-def unlabelled(split: str = "dev", pages: str = "en") -> list[dict]:
-    """Every item the extractor finds with page roles off on the ``split`` pages (kept and
-    dropped alike, furniture included), minus those already labelled, in page order.
-    ``pages``: "en" (PAGES_EN, split by page) or "de" (PAGES_DE, split by site)."""
-    folder, path, split_fn = (PAGES_EN, LABELS, split_of) if pages == "en" else \
-        (PAGES_DE, LABELS_DE, de_split_of)
-    extract = Extractor(page_roles=False)
-    cleaner = TextCleaner()
-    cleaner.setup()
-    labelled = {(lab["page"], lab["image_url"], lab["source"], lab["text"])
-                for lab in read_labels(path)}
-    items, seen = [], set()
-    for name in pages_of(folder):
-        if split_fn(name) != split:
-            continue
-        page = Page(url=page_url(name), body=read_page(name, folder), content_type="text/html")
-        ev = next(extract.events(page))
-        if not isinstance(ev, Keep):
-            continue
-        own: dict = defaultdict(dict)
-        for cand in ev.outputs:
-            if cand.text_source != "surrounding":
-                own[cand.image_url][cand.text_source] = cand.raw_text
-        for cand in ev.outputs:
-            for _, piece in cleaner._pieces(cand):
-                key = (name, cand.image_url, cand.text_source, piece)
-                if key in labelled or key in seen:
-                    continue
-                seen.add(key)
-                items.append({"page": name, "image_url": cand.image_url,
-                              "source": cand.text_source, "text": piece,
-                              "region": cand.meta.get("region"),
-                              "w": cand.meta.get("img_width"), "h": cand.meta.get("img_height"),
-                              "own": own[cand.image_url], "title": cand.page_title[:80]})
-    return items
 
 
 # A picture declared (``width`` / ``height``), named ("-96x72.jpg") or asked of its server
@@ -233,6 +139,19 @@ def served_size(url: str, width: int | None, height: int | None) -> tuple:
     return width, height
 
 
+def pair_below(url: str, width: int | None, height: int | None) -> bool:
+    """Whether the image fetched is served under the image step's 300 px both ways (the
+    sides known): the size its file name says ("-150x150.jpg", the file's own), else the
+    declared one, else the one asked of its server (``?w=200``).  Its texts reach no pair."""
+    size = name_facts(url)[1]
+    if size is None:
+        m = _NAMED_RE.search(url.split("?", 1)[0].rsplit("/", 1)[-1])
+        size = (int(m.group(1)), int(m.group(2))) if m else None
+    w, h = served_size(url, *(size or (width, height)))
+    known = [v for v in (w, h) if v is not None]
+    return bool(known) and max(known) < PICTURE_PX
+
+
 def thumbnails(pages: list[str], folder: str = PAGES_EN) -> set:
     """``{(page, image_url)}`` of the images (page roles off: every one the extractor finds)
     declared, named or asked at THUMB_PX or less both ways (one unknown side: the known one)."""
@@ -250,11 +169,6 @@ def thumbnails(pages: list[str], folder: str = PAGES_EN) -> set:
             if known and max(known) <= THUMB_PX:
                 out.add((name, cand.image_url))
     return out
-
-
-def read_labels(path: str = LABELS) -> list[dict]:
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 def _find(label: dict, by_key: dict, by_image: dict) -> dict | None:
@@ -284,6 +198,9 @@ def measure(labels: list[dict], items: list[dict], thumbs: set = frozenset()) ->
     for lab in labels:
         item = _find(lab, by_key, by_image)
         state = "missing" if item is None else ("kept" if item["kept"] else "dropped")
+        # pair level (ninth pass): a text kept for an image declared under 300 px both ways
+        # reaches no pair, since the image step drops the picture once fetched
+        below = item is not None and item["kept"] and item.get("below", False)
         # A later sample is also reported on its own ("check-s2": drawn and labelled after
         # the rules it measures were written).  A stratified sample (sample 5: items of
         # header, footer and menu images) is reported only on its own and per stratum
@@ -301,13 +218,16 @@ def measure(labels: list[dict], items: list[dict], thumbs: set = frozenset()) ->
                 counts[split][src][(lab["label"], state)] += 1
                 if thumb and lab["label"] == "good":
                     counts[split][src][("thumb", state)] += 1
+                if below:
+                    counts[split][src][("below", lab["label"])] += 1
     out = {}
     for split, per_src in counts.items():
         out[split] = {}
         for src, c in per_src.items():
             n = {lab: sum(v for (l2, _), v in c.items() if l2 == lab)
                  for lab in ("good", "junk", "vague")}
-            kept = sum(v for (lab, s), v in c.items() if s == "kept" and lab != "thumb")
+            kept = sum(v for (lab, s), v in c.items()
+                       if s == "kept" and lab in ("good", "junk", "vague"))
             n_thumb = sum(v for (lab, _), v in c.items() if lab == "thumb")
             lost = c["good", "dropped"] + c["good", "missing"]
             lost_thumb = c["thumb", "dropped"] + c["thumb", "missing"]
@@ -321,7 +241,13 @@ def measure(labels: list[dict], items: list[dict], thumbs: set = frozenset()) ->
                 "good_lost_reachable": round((lost - lost_thumb) / (n["good"] - n_thumb), 4)
                 if n["good"] > n_thumb else 0.0,
                 "precision": round(c["good", "kept"] / kept, 4) if kept else 0.0,
-                "kept": kept}
+                "kept": kept,
+                # pair level: what is kept less the texts of images declared under 300 px
+                # both ways (``below``), which the image step drops once they are fetched
+                "junk_kept_pair": round((c["junk", "kept"] - c["below", "junk"]) / n["junk"], 4)
+                if n["junk"] else 0.0,
+                "good_lost_pair": round((lost + c["below", "good"]) / n["good"], 4)
+                if n["good"] else 0.0}
     return out
 
 
@@ -343,14 +269,16 @@ def lost_and_leaked(labels: list[dict], items: list[dict]) -> tuple[list, list]:
 
 def format_table(result: dict) -> str:
     lines = [f"{'split':13} {'source':12} {'good':>5} {'junk':>5} {'vague':>5} "
-             f"{'junk kept':>9} {'good lost':>9} {'lost >100':>9} {'precision':>9}"]
+             f"{'junk kept':>9} {'good lost':>9} {'lost >100':>9} {'precision':>9} "
+             f"{'pair junk':>9} {'pair lost':>9}"]
     for split in sorted(result, key=lambda k: (k == "all", k)):
         for src in ("alt", "caption", "title", "surrounding", "all"):
             r = result[split].get(src)
             if r:
                 lines.append(f"{split:13} {src:12} {r['n_good']:>5} {r['n_junk']:>5} "
                              f"{r['n_vague']:>5} {r['junk_kept']:>9.3f} {r['good_lost']:>9.3f} "
-                             f"{r['good_lost_reachable']:>9.3f} {r['precision']:>9.3f}")
+                             f"{r['good_lost_reachable']:>9.3f} {r['precision']:>9.3f} "
+                             f"{r['junk_kept_pair']:>9.3f} {r['good_lost_pair']:>9.3f}")
     return "\n".join(lines)
 
 
@@ -376,10 +304,14 @@ def main(argv=None) -> int:
                     help="de: ../shared/data/real_pages, split by site (sample 9)")
     dr.add_argument("--regions", default="",
                     help="a stratified draw instead: region=N,... (nav=120,header=60,footer=60)")
+    dr.add_argument("--per-site", type=int, default=0,
+                    help="with --regions: at most this many items of one site a region "
+                         "(sample 10: 2)")
     args = ap.parse_args(argv)
     if args.cmd == "draw":
         quotas = {r: int(n) for r, n in (q.split("=") for q in args.regions.split(",") if q)}
-        drawn = draw_regions(args.seed, quotas, args.split) if quotas else \
+        drawn = draw_regions(args.seed, quotas, args.split, args.pages, args.per_site) \
+            if quotas else \
             draw(args.seed, args.n, args.split, args.pages)
         with open(args.out, "w", encoding="utf-8") as f:
             for it in drawn:

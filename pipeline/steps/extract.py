@@ -12,7 +12,7 @@ from pipeline.core.errors import ConfigError
 from pipeline.core.records import Candidate, Page
 from pipeline.core.stage import Drop, Keep, MapStage
 from pipeline.steps.html_images import find_images
-from pipeline.steps.image_roles import PICTURE_PX, image_role, site_names
+from pipeline.steps.image_roles import PICTURE_PX, image_role, name_facts, query_width, site_names
 from pipeline.steps.image_urls import html_dim, larger_url
 from pipeline.web.charset import looks_undecodable
 from pipeline.web.html import TooDeep, parsed
@@ -24,6 +24,19 @@ MAX_SIDE_LINK_SHARE = 0.5
 # Roles an image may have only for its size (declared, named or asked of its server): given
 # where the page names a larger version of the same picture (image_urls.larger_url).
 SIZE_ROLES = frozenset(("small", "icon", "furniture"))
+
+
+def below_picture(width: int | None, height: int | None, url: str) -> bool:
+    """Whether an image is declared (``width`` / ``height``; else named, "-150x150.jpg") under
+    the image step's size both ways (one side unknown: the known one), and not asked of its
+    server at that size or more (``?w=1920``): a thumbnail the image step would drop once
+    fetched, whatever its role."""
+    if width is None and height is None:
+        size = name_facts(url)[1]
+        if size is None:
+            return False
+        width, height = size
+    return max(width or 0, height or 0) < PICTURE_PX and query_width(url) < PICTURE_PX
 # Regions whose text is never about an image beside it; in the others (related, aside) only
 # a teaser card's title is.
 FURNITURE = frozenset("nav header footer comments share ad newsletter cookie login dialog "
@@ -44,7 +57,8 @@ class Extractor(MapStage):
 
     Before any text is taken, each image's page region and role are read
     (:mod:`pipeline.steps.regions`): an image whose role is spacer, tracker, avatar, icon, logo,
-    badge or ad yields no candidate; one dropped for its size only (``SIZE_ROLES``) whose page
+    badge or ad yields no candidate; one dropped for its size only (``SIZE_ROLES``), or one with
+    no role declared under the image step's 300 px both ways (:func:`below_picture`), whose page
     names a larger version of its picture (a wider ``srcset`` candidate, ``data-orig-file``,
     a link to the same picture's file, an image proxy's source URL) gives that version
     instead, its source in ``meta["url_attr"]`` and the thumbnail in ``meta["shown_url"]``
@@ -122,10 +136,13 @@ class Extractor(MapStage):
             branded = role == "branded"
             if branded:
                 role = ""
-            if role in SIZE_ROLES:
+            if role in SIZE_ROLES or (self.page_roles and not role
+                                      and below_picture(width, height, img.url)):
                 # A thumbnail whose page names a larger version of its picture (a link to
                 # the image file, a wider srcset candidate, data-large-file): that version
                 # is the candidate, judged again without the thumbnail's declared size.
+                # Also for a thumbnail with no role declared under the image step's size
+                # (ninth pass): fetched as it is, the image step would drop it.
                 bigger, where, big_width = larger_url(img, found.base, PICTURE_PX)
                 if bigger and not image_role(bigger, img.attrs, big_width, None, img.region,
                                              sites):

@@ -72,7 +72,7 @@ _NAMED_SIZE_RE = re.compile(r"^(\d{2,4})x(\d{2,4})$")
 _QUERY_WIDTH_RE = re.compile(r"[?&;,](?:w|width|resize)[=_](\d{2,4})")
 
 
-def _query_width(url: str) -> int:
+def query_width(url: str) -> int:
     """The width an image URL asks its server for (``?w=1920``, ``,w_800``), else 0."""
     m = _QUERY_WIDTH_RE.search(url) if "w" in url else None
     return int(m.group(1)) if m else 0
@@ -82,7 +82,7 @@ def _picture_size(width: int | None, height: int | None, url: str) -> bool:
     """Declared (or named, or asked of the server) at 300 px or more one way and at 150 px or
     more the other (300 on a 2x screen): a picture the image step may keep, not a wide logo
     ("Brit + Co", 300x144)."""
-    if max(width or 0, height or 0) < _PICTURE and _query_width(url) < _PICTURE:
+    if max(width or 0, height or 0) < _PICTURE and query_width(url) < _PICTURE:
         return False
     return min(width or _PICTURE, height or _PICTURE) >= _PICTURE // 2
 

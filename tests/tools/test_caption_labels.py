@@ -11,8 +11,8 @@ from collections import Counter
 import pytest
 
 from tools.caption_labels import (LABELS, LABELS_DE, PAGES_DE, PAGES_EN, TARGETS_DE, all_items,
-                                  de_split_of, format_table, measure, read_labels, served_size,
-                                  site_of, thumbnails)
+                                  de_split_of, format_table, measure, pair_below, read_labels,
+                                  served_size, site_of, thumbnails)
 
 # Issue 14's targets: junk kept <= 0.08 and good captions lost (dropped or not extracted) <=
 # 0.05.  On the dev split (eighth pass: random samples 1, 2, 4, 7 and 8) junk kept is 0.031 and
@@ -26,6 +26,11 @@ from tools.caption_labels import (LABELS, LABELS_DE, PAGES_DE, PAGES_EN, TARGETS
 MAX_JUNK_KEPT = 0.035
 MAX_GOOD_LOST = 0.07
 MAX_GOOD_LOST_REACHABLE = 0.045
+# Pair level (ninth pass): a text kept for an image served under 300 px both ways counts as not
+# kept (the image step drops the picture).  On dev 0.028 / 0.225 with the ninth pass's rescue
+# of thumbnails that name a larger version (0.028 / 0.289 without it).
+MAX_JUNK_KEPT_PAIR = 0.035
+MAX_GOOD_LOST_PAIR = 0.24
 
 
 @pytest.fixture(scope="module")
@@ -44,12 +49,16 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in (2, 3, 4, 5, 6, 7, 8, 9)
-        # sample 5 is the stratified one (header / footer / menu images): it says so and names
-        # each item's stratum, so that measure() keeps it out of the split's figures
-        assert (lab.get("sample") == 5) == (lab.get("stratified") == "region"), lab
-        if lab.get("stratified"):
+        assert lab.get("sample", 2) in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
+        # samples 5, 10, 12 are stratified by region (header / footer / menu images), sample 11
+        # by a stratum of its own ("larger": thumbnails naming a larger version): they say so
+        # and name each item's stratum, so that measure() keeps them out of the split's figures
+        assert (lab.get("sample") in (5, 10, 12)) == (lab.get("stratified") == "region"), lab
+        assert (lab.get("sample") == 11) == (lab.get("stratified") == "stratum"), lab
+        if lab.get("stratified") == "region":
             assert lab["region"] in ("nav", "header", "footer") and lab["split"] == "dev"
+        if lab.get("stratified") == "stratum":
+            assert lab["stratum"] == "larger" and lab["split"] == "dev"
     counts = Counter(lab["label"] for lab in labels)
     assert len(labels) >= 200 and min(counts.values()) >= 35, counts
     # one split per page (each page of the set is a different site)
@@ -78,22 +87,42 @@ def test_junk_kept_and_good_lost_on_the_labelled_english_pages(english):
     # pictures served at 100 px or less (they cannot reach the image step's 300 px)
     assert 0 < dev["n_good_thumb"] < dev["n_good"]
     assert dev["good_lost_reachable"] <= MAX_GOOD_LOST_REACHABLE
+    assert dev["junk_kept_pair"] <= MAX_JUNK_KEPT_PAIR
+    assert dev["good_lost_pair"] <= MAX_GOOD_LOST_PAIR
     # What is kept is mostly good: more good than junk and vague together.
     assert dev["precision"] > 0.5
 
 
 @pytest.mark.xfail(strict=True, reason="issue 14: good captions lost <= 0.05 is not met on the "
-                   "dev split (0.064 in the eighth pass; docs/captions.md)")
+                   "dev split (0.064 in the eighth and ninth passes; docs/captions.md)")
 def test_the_issues_good_lost_target_on_dev(english):
     assert english["dev"]["all"]["good_lost"] <= 0.05
 
 
+def test_the_stratified_menu_and_thumbnail_samples(english):
+    # Sample 10 (ninth pass): menu (nav) images of 75 English dev sites, at most 2 items a
+    # site.  The furniture rule holds their junk out (2 of 93 kept; 10 without the rule) and
+    # costs no good caption there (docs/captions.md, "Ninth pass").
+    menus = english["dev-s10"]["all"]
+    assert menus["n_junk"] >= 90 and menus["junk_kept"] <= 0.05
+    # Sample 11: thumbnails with no role declared under 300 px both ways whose page names a
+    # larger version: with the rescue their good captions reach a pair (2 of 38 lost: the
+    # one-word "megaphone", and a caption kept once, for the larger picture two thumbnails of
+    # one page name, which the other thumbnail's label does not find).
+    thumbs = english["dev-s11"]["all"]
+    assert thumbs["n_good"] >= 35 and thumbs["good_lost_pair"] <= 0.1
+    # Sample 12: header images of 104 English dev sites, one item a site: no junk kept
+    headers = english["dev-s12"]["all"]
+    assert headers["n_junk"] >= 95 and headers["junk_kept"] <= 0.05
+
+
 # The mostly German real_pages, split by site (seventh pass, docs/captions.md "Seventh pass"):
 # de-dev (samples 2, 3 and 9 of its pages) is where the seventh and eighth passes' rules were
-# written, at junk kept 0.053, good lost 0.059 (0.118 before the eighth pass's menu
-# photographs); de-check (samples 2 and 3 of the other sites), measured once a pass with the
-# rules frozen, at 0.098 / 0.316 (as on main in both passes: no rule moved it).  Bounds: what
-# was measured, with a small margin; the issue's targets are strict xfails where missed.
+# written, at junk kept 0.049 (0.053 before the ninth pass), good lost 0.059 (0.118 before the
+# eighth pass's menu photographs); de-check (samples 2 and 3 of the other sites), measured once
+# a pass with the rules frozen, at 0.098 / 0.316 (as on main in the seventh to ninth passes: no
+# rule moved it).  Bounds: what was measured, with a small margin; the issue's targets are
+# strict xfails where missed.
 DE_DEV_MAX_JUNK_KEPT, DE_DEV_MAX_GOOD_LOST = 0.06, 0.07
 DE_CHECK_MAX_JUNK_KEPT, DE_CHECK_MAX_GOOD_LOST = 0.11, 0.33
 
@@ -114,7 +143,9 @@ def test_the_german_pages_are_measured_on_de_dev_and_de_check(german):
     # split by site: de-dev to write rules on, de-check held out
     assert all(lab["split"] == de_split_of(lab["page"]) for lab in labels)
     r = result["all"]["all"]
-    assert r["n_good"] + r["n_junk"] + r["n_vague"] == len(labels)
+    # the stratified samples (10, 11: menu images, thumbnails) are reported only on their own
+    assert r["n_good"] + r["n_junk"] + r["n_vague"] == \
+        sum(not lab.get("stratified") for lab in labels)
     dev, check = result["dev"]["all"], result["check"]["all"]
     print("de-dev", json.dumps(dev))
     print("de-check", json.dumps(check))
@@ -169,10 +200,27 @@ def test_measure_counts_kept_dropped_and_missing_items():
     # a good item of a thumbnail counts in good lost, and apart in good_lost_reachable
     r = measure(labels, items, {("p", "u")})["dev"]["all"]
     assert (r["good_lost"], r["n_good_thumb"], r["good_lost_reachable"]) == (0.5, 2, 0.0)
+    # pair level: a kept text of an image served under 300 px both ways reaches no pair
+    below = [dict(it, below=it["text"] == "a junk text here") for it in items]
+    r = measure(labels, below)["dev"]["all"]
+    assert (r["junk_kept"], r["junk_kept_pair"], r["good_lost_pair"]) == (0.5, 0.0, 0.5)
+    below = [dict(it, below=True) for it in items]
+    r = measure(labels, below)["dev"]["all"]
+    assert (r["junk_kept_pair"], r["good_lost_pair"]) == (0.0, 1.0)
     other = labels + [{"page": "p", "image_url": "v", "source": "alt", "text": "a good one",
                        "label": "good", "split": "dev"}]
     r = measure(other, items, {("p", "u")})["dev"]["all"]
     assert (r["n_good"], r["n_good_thumb"], r["good_lost_reachable"]) == (3, 2, 1.0)
+
+
+def test_pair_below_reads_the_file_names_size_first():
+    assert pair_below("https://x.org/a-150x150.jpg", None, None)
+    # declared 250 px, named 360 px: the file is the named size, and reaches the image step
+    assert not pair_below("https://x.org/a-360x361.jpg", 250, 250)
+    assert pair_below("https://x.org/a.jpg", 200, 133)
+    assert pair_below("https://x.org/a.jpg?w=200&fm=webp", None, None)
+    assert not pair_below("https://x.org/a.jpg", None, None)
+    assert not pair_below("https://x.org/a.jpg", 1200, None)
 
 
 def test_served_size_reads_declared_named_and_asked_sizes():
@@ -196,3 +244,20 @@ def test_the_german_pages_are_split_by_site():
         from tools.caption_labels import pages_of
         splits = Counter(de_split_of(n) for n in pages_of(PAGES_DE))
         assert min(splits.values()) >= 0.4 * sum(splits.values()), splits
+
+
+def test_a_stratified_draw_caps_the_items_of_a_site(monkeypatch):
+    import tools.caption_draw as draw_mod
+    items = [{"page": f"site{i % 3}.html", "region": region, "image_url": f"u{i}",
+              "source": "alt", "text": f"t{i}"}
+             for i, region in enumerate(["nav"] * 12 + ["header"] * 3)]
+    monkeypatch.setattr(draw_mod, "unlabelled", lambda split, pages: list(items))
+    drawn = draw_mod.draw_regions(7, {"nav": 100}, per_site=2)
+    # every nav item of the three sites was eligible; at most 2 a site are taken
+    assert len(drawn) == 6 and all(it["region"] == "nav" for it in drawn)
+    assert Counter(it["page"] for it in drawn) == {"site0.html": 2, "site1.html": 2,
+                                                   "site2.html": 2}
+    assert drawn == draw_mod.draw_regions(7, {"nav": 100}, per_site=2)  # the seed decides
+    assert len(draw_mod.draw_regions(7, {"nav": 4}, per_site=2)) == 4
+    assert len(draw_mod.draw_regions(7, {"nav": 100})) == 12  # no cap: every item
+

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pipeline.steps.extract import Extractor, file_name
+from pipeline.steps.extract import Extractor, below_picture, file_name
 from pipeline.steps.html_images import find_images
 from pipeline.core.records import Page
 from pipeline.steps.image_roles import image_role, site_names
@@ -483,3 +483,48 @@ def test_srcset_largest_reads_descriptors_not_commas():
     assert srcset_largest("s.jpg 1x, l.jpg 2x") == ("l.jpg", 2, "x")
     assert srcset_largest("only.jpg") == ("", 0, "")
     assert srcset_largest(None) == ("", 0, "")
+
+
+# ---- thumbnails with no role under the image step's size (ninth pass) -----------------------
+
+@pytest.mark.parametrize("img,big,where", [
+    # a related post's 150 px picture whose srcset goes to 1024w
+    ("<img src='/up/red-bicycle-150x150.jpg' width='150' height='150' "
+     "alt='A red bicycle leaning on a wall' srcset='/up/red-bicycle-150x150.jpg 150w, "
+     "/up/red-bicycle-1024x768.jpg 1024w'>", "https://example.com/up/red-bicycle-1024x768.jpg",
+     "srcset 1024w"),
+    # a 200 px picture named by its size, linking to its own file
+    ("<a href='/up/red-bicycle.jpg'><img src='/up/red-bicycle-200x133.jpg' "
+     "alt='A red bicycle leaning on a wall'></a>", "https://example.com/up/red-bicycle.jpg",
+     "a href"),
+])
+def test_a_thumbnail_under_picture_size_with_a_larger_version_gives_that_version(img, big, where):
+    (cand,) = event(f"<p>{img}</p>").outputs
+    assert cand.image_url == big and cand.meta["url_attr"] == where
+    assert cand.meta["shown_url"] != big
+
+
+@pytest.mark.parametrize("img", [
+    # declared at picture size: fetched as it is, whatever its srcset holds
+    "<img src='/up/red-bicycle-640x480.jpg' width='640' height='480' alt='A red bicycle' "
+    "srcset='/up/red-bicycle-640x480.jpg 640w, /up/red-bicycle-1600x1200.jpg 1600w'>",
+    # under picture size with no larger version on the page
+    "<img src='/up/red-bicycle-150x150.jpg' width='150' height='150' alt='A red bicycle' "
+    "srcset='/up/red-bicycle-150x150.jpg 150w, /up/red-bicycle-250x250.jpg 250w'>",
+    # no size declared, named or asked: nothing says it is a thumbnail
+    "<img src='/up/red-bicycle.jpg' alt='A red bicycle' "
+    "srcset='/up/red-bicycle.jpg 640w, /up/red-bicycle-big.jpg 1600w'>",
+])
+def test_other_images_keep_their_own_url(img):
+    (cand,) = event(f"<p>{img}</p>").outputs
+    assert cand.image_url.startswith("https://example.com/up/red-bicycle") \
+        and "shown_url" not in cand.meta and cand.meta["url_attr"] == "src"
+
+
+def test_below_picture_reads_declared_then_named_then_asked_sizes():
+    assert below_picture(150, 150, "https://e.com/a.jpg")
+    assert below_picture(150, None, "https://e.com/a.jpg")
+    assert not below_picture(640, 150, "https://e.com/a.jpg")
+    assert below_picture(None, None, "https://e.com/a-200x133.jpg")
+    assert not below_picture(None, None, "https://e.com/a.jpg")
+    assert not below_picture(150, 150, "https://e.com/a.jpg?w=1200")
