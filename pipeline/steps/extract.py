@@ -37,6 +37,8 @@ def below_picture(width: int | None, height: int | None, url: str) -> bool:
             return False
         width, height = size
     return max(width or 0, height or 0) < PICTURE_PX and query_width(url) < PICTURE_PX
+
+
 # Regions whose text is never about an image beside it; in the others (related, aside) only
 # a teaser card's title is.
 FURNITURE = frozenset("nav header footer comments share ad newsletter cookie login dialog "
