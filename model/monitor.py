@@ -74,8 +74,13 @@ class PriorWatch:
     loss and (when validation runs) validation AUC below 0.55, for `patience` log intervals in
     a row. Logs once when it starts, and once when the head leaves it."""
 
-    def __init__(self, pos_share: float, tol: float = 0.02, patience: int = 3):
+    def __init__(self, pos_share: float, tol: float = 0.02, patience: int = 3,
+                 itc_weight: float = 0.0):
         self.prior = prior_loss(pos_share)
+        # The hint names the contrastive term only where it is off: with it on already, the
+        # remedies are the ones docs/trainer.md gives (warm-up, stage-1 length, itm_weight).
+        self.hint = ("pretrain.itc_weight > 0 gets it off" if not itc_weight
+                     else f"pretrain.itc_weight is {itc_weight:g} already")
         self.tol, self.patience = tol, patience
         self.run, self.stuck_since, self.first, self.auc = 0, None, None, None
 
@@ -95,10 +100,9 @@ class PriorWatch:
         if stuck and self.stuck_since is None:
             self.stuck_since = self.first
             log.warning("ITM head stuck at its prior since step %s: loss %.4f vs prior %.4f%s "
-                        "(it answers 'no match' to every pair; pretrain.itc_weight > 0 gets it off, "
-                        "see docs/trainer.md)",
+                        "(it answers 'no match' to every pair; %s, see docs/trainer.md)",
                         self.first, loss, self.prior,
-                        f", val AUC {self.auc:.3f}" if self.auc is not None else "")
+                        f", val AUC {self.auc:.3f}" if self.auc is not None else "", self.hint)
         elif not near and self.stuck_since is not None:
             log.info("ITM head left its prior at step %s (loss %.4f)", step, loss)
             self.stuck_since = None

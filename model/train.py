@@ -239,7 +239,8 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
         if s.val_shards and cfg.pretrain.itm and rank == 0 else None
     p = cfg.pretrain
     # match_keep < 1 drops that share of positive rows from ITM: the prior moves with it
-    watch = PriorWatch(s.match_keep / (s.match_keep + int(p.neg_text) + int(p.neg_image)))
+    watch = PriorWatch(s.match_keep / (s.match_keep + int(p.neg_text) + int(p.neg_image)),
+                       itc_weight=p.itc_weight)
     batches = iter(loader)
     amp = (torch.autocast("cuda", dtype=torch.bfloat16)
            if device.type == "cuda" and cfg.precision == "bf16" else contextlib.nullcontext())

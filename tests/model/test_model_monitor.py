@@ -41,8 +41,19 @@ def test_prior_watch_flags_a_head_at_its_prior(caplog):
         flags = [w.update(_rec(s, 0.637)) for s in (10, 20, 30, 40)]
         assert flags == [False, False, True, True]
         assert sum("stuck at its prior since step 10" in r.message for r in caplog.records) == 1
+        assert any("itc_weight > 0 gets it off" in r.message for r in caplog.records)
         assert not w.update(_rec(50, 0.40))
         assert any("left its prior at step 50" in r.message for r in caplog.records)
+
+
+def test_prior_watch_hint_names_itc_only_where_it_is_off(caplog):
+    # With the contrastive term on, "itc_weight > 0 gets it off" would send the user in a circle.
+    w = PriorWatch(1 / 3, patience=2, itc_weight=1.0)
+    with caplog.at_level(logging.WARNING, logger="model.monitor"):
+        for s in (10, 20):
+            w.update(_rec(s, 0.637))
+    stuck = [r.message for r in caplog.records if "stuck at its prior" in r.message]
+    assert len(stuck) == 1 and "itc_weight is 1 already" in stuck[0] and "> 0" not in stuck[0]
 
 
 def test_prior_watch_trusts_validation_auc():
