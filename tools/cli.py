@@ -14,7 +14,7 @@ import re
 import sys
 import traceback
 
-from pipeline.build import ENGINES, build
+from pipeline.build import ENGINES, build, spark_options
 from pipeline.core import overrides as overrides_mod
 from pipeline.core import storage
 from pipeline.core.errors import ConfigError, RunFailed, UsageError
@@ -130,7 +130,8 @@ def parser() -> argparse.ArgumentParser:
         description="Run the pipeline and write OUT/shards (webdataset tars), OUT/parquet, OUT/stats.json, OUT/rejects.parquet.",
         epilog="Engine options go after a `--` separator and are passed on untouched: to "
                "Beam's PipelineOptions (e.g. -- --runner=FlinkRunner --flink_master=HOST:8081) "
-               "or, for Spark, --master URL (e.g. -- --master spark://HOST:7077).  Examples:  "
+               "or, for Spark, --master URL and --conf KEY=VALUE (e.g. -- --master "
+               "spark://HOST:7077 --conf spark.executorEnv.PYTHONPATH=/opt/lait).  Examples:  "
                "lait build --config configs/demo.yaml --out out/run1 --set text.min_words=1;  "
                "lait build --input 'crawl/*.warc.gz' --out out/quick --engine local")
     b.add_argument("--config", metavar="FILE.yaml",
@@ -280,7 +281,10 @@ def _local_spark_env(engine: str, engine_args: list[str]) -> None:
     is left alone."""
     if engine != "spark":
         return
-    master = engine_args[engine_args.index("--master") + 1] if "--master" in engine_args[:-1] else None
+    try:
+        master = spark_options(engine_args)[0]
+    except ConfigError:
+        return  # build() reports it (exit 2) before any session starts
     if master and not master.startswith("local"):
         return
     if "PYSPARK_GATEWAY_PORT" in os.environ:  # under spark-submit: its settings rule
