@@ -17,7 +17,7 @@ import traceback
 from pipeline.build import ENGINES, build, spark_options
 from pipeline.core import overrides as overrides_mod
 from pipeline.core import storage
-from pipeline.core.errors import ConfigError, RunFailed, UsageError
+from pipeline.core.errors import ConfigError, RunFailed, StorageFailed, UsageError
 from pipeline.core.stats import format_funnel, read_stats
 from tools import demo, report
 
@@ -266,12 +266,22 @@ def _drop_unactionable(record: logging.LogRecord) -> bool:
     return not str(record.msg).startswith(UNACTIONABLE)
 
 
+def _drop_reported_failure(record: logging.LogRecord) -> bool:
+    """Beam logs an exception raised in a DoFn, with its traceback, before the pipeline fails:
+    a failed write (a full disk, the object store gone) printed some 150 lines above the one
+    line that `main` prints for the RunFailed it becomes.  `-v` keeps them."""
+    return not isinstance(record.msg, StorageFailed)
+
+
 def _setup_logging(verbose: int) -> None:
     """Quiet by default (warnings the user can act on); -v: INFO, -vv: DEBUG."""
     level = logging.WARNING if not verbose else logging.INFO if verbose == 1 else logging.DEBUG
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     if verbose < 2 and _drop_unactionable not in logging.getLogger().filters:
         logging.getLogger().addFilter(_drop_unactionable)
+    beam_runner = logging.getLogger("apache_beam.runners.common")
+    if not verbose and _drop_reported_failure not in beam_runner.filters:
+        beam_runner.addFilter(_drop_reported_failure)
 
 
 def _local_spark_env(engine: str, engine_args: list[str]) -> None:
