@@ -136,9 +136,16 @@ def work_format(config: dict) -> int:
                if f not in NARROW_FORMATS or NARROW_FORMATS[f](config))
 
 
+def _any_finished_wave(work: str) -> bool:
+    return any(name.endswith(".done") for job in storage.listdir(work)
+               for name in storage.listdir(storage.join(work, job)))
+
+
 def check_work_dir(out_dir: str, config: dict) -> str:
     """Creates ``OUT/_work``; refuses to resume work made with another configuration, another
-    work-file format or other model files (each named in the error)."""
+    work-file format or other model files (each named in the error).  A stamp with no
+    finished wave beside it is replaced: there is no work to mix, and a run refused before
+    any (a typo in input.warc) must not block the corrected command."""
     work = storage.join(out_dir, WORK)
     storage.makedirs(work)
     stamp = storage.join(work, "config.json")
@@ -150,12 +157,13 @@ def check_work_dir(out_dir: str, config: dict) -> str:
                 "work_format": "another version of the work files (an older lait)",
                 "models": "other model files (filters/models, scoring/models)"}
         differ = [text for key, text in what.items() if old.get(key) != now[key]]
-        if differ:
+        if not differ:
+            return work
+        if _any_finished_wave(work):
             raise ConfigError(f"{out_dir} holds a run made with {' and '.join(differ)}; use "
                               "a new --out, or delete its _work/ to start over")
-    else:
-        doc = json.dumps({**now, "config": config}, indent=2, sort_keys=True)
-        storage.write_bytes(stamp, doc.encode("utf-8"))
+    doc = json.dumps({**now, "config": config}, indent=2, sort_keys=True)
+    storage.write_bytes(stamp, doc.encode("utf-8"))
     return work
 
 

@@ -148,3 +148,19 @@ def test_dedup_without_the_hashes_it_compares_fails_at_load(tmp_path):
         load(tmp_path, "labels: {phash: false}\n")
     cfg = load(tmp_path, "labels: {phash: false}\ndedup: {enabled: false}\n")
     assert not cfg.labels.phash and not cfg.dedup.enabled
+
+
+def test_a_run_refused_before_any_work_does_not_block_the_corrected_command(tmp_path, capsys):
+    """The work dir was stamped with the configuration before the inputs were listed, so a
+    typo in input.warc (exit 2, naming the pattern) left a stamp, and the corrected command
+    on the same --out was refused: "holds a run made with another configuration".  With no
+    finished wave there is nothing to mix: the stamp is replaced."""
+    from tools.cli import main
+
+    out = str(tmp_path / "out")
+    base = ["build", "--out", out, "--engine", "local", "--input"]
+    assert main([*base, str(tmp_path / "crawl-typo" / "*.warc.gz")]) == 2
+    assert "crawl-typo" in capsys.readouterr().err
+    assert main([*base, str(tmp_path / "crawl" / "*.warc.gz")]) == 2
+    err = capsys.readouterr().err
+    assert "another configuration" not in err and "matches no" in err and "crawl/" in err

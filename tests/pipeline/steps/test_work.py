@@ -57,7 +57,10 @@ def test_resume_refuses_other_models_or_work_format(tmp_path, monkeypatch):
     from pipeline.core.errors import ConfigError
 
     out, cfg = str(tmp_path / "out"), {"a": 1}
-    waves.check_work_dir(out, cfg)
+    waves.check_work_dir(out, {"a": 0})
+    waves.check_work_dir(out, cfg)  # no finished wave yet: nothing to mix, the stamp is replaced
+    (tmp_path / "out" / "_work" / "pages").mkdir()
+    (tmp_path / "out" / "_work" / "pages" / "0123456789ab.done").write_bytes(b"")  # a wave's marker
     waves.check_work_dir(out, cfg)  # same config, format and models: resumes
     with monkeypatch.context() as m:
         m.setattr(waves, "models_digest", lambda: "0" * 16)
@@ -105,6 +108,8 @@ def test_resume_refuses_work_scored_without_the_embedding(tmp_path):
         doc = {"fingerprint": waves._fingerprint(config), "work_format": work_format,
                "models": waves.models_digest(), "config": config}
         (tmp_path / out / "_work" / "config.json").write_text(json.dumps(doc, indent=2, sort_keys=True))
+        (tmp_path / out / "_work" / "images").mkdir()
+        (tmp_path / out / "_work" / "images" / "0123456789ab.done").write_bytes(b"")  # work done
 
     default = from_dict({"input": {"warc": ["a.warc.gz"]}}).to_dict()
     lean = from_dict({"input": {"warc": ["a.warc.gz"]}, "labels": {"store_embedding": False}}).to_dict()
