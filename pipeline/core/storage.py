@@ -212,10 +212,11 @@ NO_CREDENTIALS = ("NoCredentialsError", "PartialCredentialsError", "DefaultCrede
 def failure_kind(exc: BaseException) -> str:
     """What a backend's exception means: ``not_found``, ``forbidden`` and ``no_credentials``
     will not change on a retry; anything else (reset, timeout, 5xx, a body cut short) may."""
-    cause = exc
-    while cause is not None:  # s3fs and gcsfs may wrap the credential provider's error
+    cause, seen = exc, set()
+    while cause is not None and id(cause) not in seen:  # s3fs, gcsfs may wrap the provider's error
         if any(c.__name__ in NO_CREDENTIALS for c in type(cause).__mro__):
             return "no_credentials"
+        seen.add(id(cause))
         cause = cause.__cause__ or cause.__context__
     if isinstance(exc, FileNotFoundError):
         return "not_found"
