@@ -247,6 +247,14 @@ def main(argv: list[str] | None = None) -> int:
             FileExistsError) as exc:
         # A path the user gave that is missing or unusable: the exception names it.
         return _user_error(args, f"{args.command}: {exc}")
+    except Exception as exc:  # noqa: BLE001 (each store raises its own types)
+        # stats and report read a run where it lives: a store that cannot be reached (down,
+        # a wrong AWS_ENDPOINT_URL) is one line, not the backend's 90-line traceback.
+        target = getattr(args, "dir", "")
+        if args.command in ("stats", "report") and storage.is_url(target):
+            return _user_error(args, f"{args.command}: cannot read {target} "
+                                     f"({type(exc).__name__}: {exc})")
+        raise
 
 
 def _user_error(args, message: str) -> int:
