@@ -279,6 +279,15 @@ class PretrainCollator:
 
 # --- the stream --------------------------------------------------------------------------
 
+class WorkerFailed:
+    """A DataLoader worker's ConfigError, handed to the main process as a batch.  Raised in the
+    worker, torch re-raises it there with the worker's traceback folded into the message, and
+    `lait` printed all of it as its one-line error; `Loader` raises it again, message intact."""
+
+    def __init__(self, message: str):
+        self.message = message
+
+
 class PretrainStream(IterableDataset):
     """An endless stream of collated batches for one rank; each DataLoader worker reads its own
     share of the shards (or of the samples, when shards are fewer than readers)."""
@@ -339,11 +348,26 @@ class PretrainStream(IterableDataset):
         pairs = self._samples(self.shards, reader, readers, rng, False, bad)
         ratio = self.cfg.pretrain.text_only_ratio if self.collator is PretrainCollator else 0.0
         texts = self._samples(self.text_shards, reader, readers, random.Random(seed + 1), True, bad) if ratio else None
-        while True:
-            if texts is not None and rng.random() < ratio:
-                yield collate([next(texts) for _ in range(self.B)], text_only=True)
-            else:
-                yield collate([next(pairs) for _ in range(self.B)])
+        try:
+            while True:
+                if texts is not None and rng.random() < ratio:
+                    yield collate([next(texts) for _ in range(self.B)], text_only=True)
+                else:
+                    yield collate([next(pairs) for _ in range(self.B)])
+        except ConfigError as e:
+            if wi is None:
+                raise
+            yield WorkerFailed(str(e))
+
+
+class Loader(DataLoader):
+    """A DataLoader that raises a worker's ConfigError (see `WorkerFailed`) in the main process."""
+
+    def __iter__(self):
+        for batch in super().__iter__():
+            if isinstance(batch, WorkerFailed):
+                raise ConfigError(batch.message)
+            yield batch
 
 
 def loader_workers(requested: int, world: int = 1, cores: int | None = None) -> int:
@@ -365,5 +389,5 @@ def make_loader(cfg: Config, shards: str, batch_size: int, tok: Tokenizer, rank:
     text_only = cfg.pretrain.text_only_shards if collator is PretrainCollator else None
     ds = PretrainStream(cfg, shards, batch_size, tok, rank, world, seed, text_only, collator)
     nw = loader_workers(cfg.data.num_workers, world)
-    return DataLoader(ds, batch_size=None, num_workers=nw, pin_memory=pin,
+    return Loader(ds, batch_size=None, num_workers=nw, pin_memory=pin,
                       persistent_workers=nw > 0, prefetch_factor=4 if nw > 0 else None)

@@ -28,18 +28,44 @@ def engine_runner(engine: str, engine_args: list[str] | None, spark=None):
     if engine == "spark":
         from pipeline.engines import spark as spark_engine  # on use, as above
 
-        args = list(engine_args or [])
-        master = None
-        if "--master" in args:
-            i = args.index("--master") + 1
-            if i >= len(args) or args[i].startswith("-"):
-                raise ConfigError("--master needs a value (e.g. --master local[2] or spark://h:7077)")
-            master = args[i]
-        session = spark or spark_engine.session(master)
+        master, conf = spark_options(list(engine_args or []))
+        session = spark or spark_engine.session(master, conf=conf)
         return lambda plan: spark_engine.run(plan, session)
     if engine == "local":
         return run_local
     raise ConfigError(f"--engine must be one of {ENGINES}, got {engine!r}")
+
+
+SPARK_EXAMPLES = {"--master": "--master local[2] or spark://h:7077",
+                  "--conf": "--conf spark.executorEnv.AWS_PROFILE=lait"}
+
+
+def spark_options(args: list[str]) -> tuple[str | None, dict]:
+    """``(master, conf)`` from what follows ``--`` for Spark: ``--master URL`` and ``--conf
+    KEY=VALUE`` (repeatable), each also as ``--opt=value``, spelled as for spark-submit.
+    Anything else fails naming it: it used to be dropped without a word, and
+    ``--master=spark://...`` ran the job on local[*]."""
+    master, conf, i = None, {}, 0
+    while i < len(args):
+        name, eq, value = args[i].partition("=")
+        if name not in SPARK_EXAMPLES:
+            raise ConfigError(f"Spark engine option {args[i]!r} is not one lait build takes after "
+                              "`--` (--master URL, --conf KEY=VALUE); give other Spark options "
+                              "to spark-submit (docs/fetching.md)")
+        if not eq:
+            i += 1
+            value = args[i] if i < len(args) and not args[i].startswith("-") else ""
+        if not value:
+            raise ConfigError(f"{name} needs a value (e.g. {SPARK_EXAMPLES[name]})")
+        i += 1
+        if name == "--master":
+            master = value
+            continue
+        key, eq, setting = value.partition("=")
+        if not key or not eq:
+            raise ConfigError(f"--conf needs KEY=VALUE, got {value!r} (e.g. {SPARK_EXAMPLES[name]})")
+        conf[key] = setting
+    return master, conf
 
 
 def check_output_dir(out_dir: str) -> None:

@@ -49,8 +49,17 @@ WORK = "_work"
 # array in the pairs, see README "Changelog"; 5: image labels as {"name", "p"} structs and
 # parquet under OUT/parquet/, so a resumed run never writes shards of both layouts; 6: images
 # carry ``meta["compliance"]``; 7: images checked against ``dedup.exclude`` right after the
-# decode, ``dedup_evaluation``, and no longer in the corpus job).
-WORK_FORMAT = 7
+# decode, ``dedup_evaluation``, and no longer in the corpus job; 8: the labels step keeps the
+# embedding for the scorer whatever ``labels.store_embedding`` says, see NARROW_FORMATS).
+WORK_FORMAT = 8
+# Format changes that alter the work files of some configurations only: format -> whether it
+# alters those of this configuration (``Config.to_dict()``).  A run stamps the newest format
+# that alters its own work files, so the other runs keep resuming across the change, and
+# their stamp keeps its bytes.  8: with ``store_embedding: false`` the images job's pairs
+# used to be scored without the embedding (the demo kept 4 samples instead of 49).
+NARROW_FORMATS: dict[int, Callable[[dict], bool]] = {
+    8: lambda config: not config.get("labels", {}).get("store_embedding", True),
+}
 # Models whose bytes decide what is kept: a resume with other model files would put two
 # classifiers' decisions in one corpus.  "PACKAGE/FOLDER": found through the package
 # (importlib.resources), so a checkout and an installed wheel give the same digest.
@@ -121,13 +130,26 @@ def models_digest(dirs=MODEL_DIRS) -> str:
     return h.hexdigest()[:16]
 
 
+def work_format(config: dict) -> int:
+    """The newest work-file format whose change alters this configuration's work files."""
+    return max(f for f in range(1, WORK_FORMAT + 1)
+               if f not in NARROW_FORMATS or NARROW_FORMATS[f](config))
+
+
+def _any_finished_wave(work: str) -> bool:
+    return any(name.endswith(".done") for job in storage.listdir(work)
+               for name in storage.listdir(storage.join(work, job)))
+
+
 def check_work_dir(out_dir: str, config: dict) -> str:
     """Creates ``OUT/_work``; refuses to resume work made with another configuration, another
-    work-file format or other model files (each named in the error)."""
+    work-file format or other model files (each named in the error).  A stamp with no
+    finished wave beside it is replaced: there is no work to mix, and a run refused before
+    any (a typo in input.warc) must not block the corrected command."""
     work = storage.join(out_dir, WORK)
     storage.makedirs(work)
     stamp = storage.join(work, "config.json")
-    now = {"fingerprint": _fingerprint(config), "work_format": WORK_FORMAT,
+    now = {"fingerprint": _fingerprint(config), "work_format": work_format(config),
            "models": models_digest()}
     if storage.exists(stamp):
         old = json.loads(storage.read_bytes(stamp).decode("utf-8"))
@@ -135,12 +157,13 @@ def check_work_dir(out_dir: str, config: dict) -> str:
                 "work_format": "another version of the work files (an older lait)",
                 "models": "other model files (filters/models, scoring/models)"}
         differ = [text for key, text in what.items() if old.get(key) != now[key]]
-        if differ:
+        if not differ:
+            return work
+        if _any_finished_wave(work):
             raise ConfigError(f"{out_dir} holds a run made with {' and '.join(differ)}; use "
                               "a new --out, or delete its _work/ to start over")
-    else:
-        doc = json.dumps({**now, "config": config}, indent=2, sort_keys=True)
-        storage.write_bytes(stamp, doc.encode("utf-8"))
+    doc = json.dumps({**now, "config": config}, indent=2, sort_keys=True)
+    storage.write_bytes(stamp, doc.encode("utf-8"))
     return work
 
 

@@ -14,10 +14,10 @@ import re
 import sys
 import traceback
 
-from pipeline.build import ENGINES, build
+from pipeline.build import ENGINES, build, spark_options
 from pipeline.core import overrides as overrides_mod
 from pipeline.core import storage
-from pipeline.core.errors import ConfigError, RunFailed, UsageError
+from pipeline.core.errors import ConfigError, RunFailed, StorageFailed, UsageError
 from pipeline.core.stats import format_funnel, read_stats
 from tools import demo, report
 
@@ -130,7 +130,8 @@ def parser() -> argparse.ArgumentParser:
         description="Run the pipeline and write OUT/shards (webdataset tars), OUT/parquet, OUT/stats.json, OUT/rejects.parquet.",
         epilog="Engine options go after a `--` separator and are passed on untouched: to "
                "Beam's PipelineOptions (e.g. -- --runner=FlinkRunner --flink_master=HOST:8081) "
-               "or, for Spark, --master URL (e.g. -- --master spark://HOST:7077).  Examples:  "
+               "or, for Spark, --master URL and --conf KEY=VALUE (e.g. -- --master "
+               "spark://HOST:7077 --conf spark.executorEnv.PYTHONPATH=/opt/lait).  Examples:  "
                "lait build --config configs/demo.yaml --out out/run1 --set text.min_words=1;  "
                "lait build --input 'crawl/*.warc.gz' --out out/quick --engine local")
     b.add_argument("--config", metavar="FILE.yaml",
@@ -246,6 +247,14 @@ def main(argv: list[str] | None = None) -> int:
             FileExistsError) as exc:
         # A path the user gave that is missing or unusable: the exception names it.
         return _user_error(args, f"{args.command}: {exc}")
+    except Exception as exc:  # noqa: BLE001 (each store raises its own types)
+        # stats and report read a run where it lives: a store that cannot be reached (down,
+        # a wrong AWS_ENDPOINT_URL) is one line, not the backend's 90-line traceback.
+        target = getattr(args, "dir", "")
+        if args.command in ("stats", "report") and storage.is_url(target):
+            return _user_error(args, f"{args.command}: cannot read {target} "
+                                     f"({type(exc).__name__}: {exc})")
+        raise
 
 
 def _user_error(args, message: str) -> int:
@@ -265,12 +274,22 @@ def _drop_unactionable(record: logging.LogRecord) -> bool:
     return not str(record.msg).startswith(UNACTIONABLE)
 
 
+def _drop_reported_failure(record: logging.LogRecord) -> bool:
+    """Beam logs an exception raised in a DoFn, with its traceback, before the pipeline fails:
+    a failed write (a full disk, the object store gone) printed some 150 lines above the one
+    line that `main` prints for the RunFailed it becomes.  `-v` keeps them."""
+    return not isinstance(record.msg, StorageFailed)
+
+
 def _setup_logging(verbose: int) -> None:
     """Quiet by default (warnings the user can act on); -v: INFO, -vv: DEBUG."""
     level = logging.WARNING if not verbose else logging.INFO if verbose == 1 else logging.DEBUG
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     if verbose < 2 and _drop_unactionable not in logging.getLogger().filters:
         logging.getLogger().addFilter(_drop_unactionable)
+    beam_runner = logging.getLogger("apache_beam.runners.common")
+    if not verbose and _drop_reported_failure not in beam_runner.filters:
+        beam_runner.addFilter(_drop_reported_failure)
 
 
 def _local_spark_env(engine: str, engine_args: list[str]) -> None:
@@ -280,7 +299,10 @@ def _local_spark_env(engine: str, engine_args: list[str]) -> None:
     is left alone."""
     if engine != "spark":
         return
-    master = engine_args[engine_args.index("--master") + 1] if "--master" in engine_args[:-1] else None
+    try:
+        master = spark_options(engine_args)[0]
+    except ConfigError:
+        return  # build() reports it (exit 2) before any session starts
     if master and not master.startswith("local"):
         return
     if "PYSPARK_GATEWAY_PORT" in os.environ:  # under spark-submit: its settings rule

@@ -196,17 +196,28 @@ def rmtree(path: str) -> None:
 
 
 class ReadFailed(OSError):
-    """A remote read that failed for good: ``kind`` is ``not_found``, ``forbidden`` or
-    ``io_error`` (the backend kept failing after every retry)."""
+    """A remote read that failed for good: ``kind`` is ``not_found``, ``forbidden``,
+    ``no_credentials`` or ``io_error`` (the backend kept failing after every retry)."""
 
     def __init__(self, kind: str, path: str, cause: BaseException):
         super().__init__(f"{path}: {kind.replace('_', ' ')} ({type(cause).__name__}: {cause})")
         self.kind, self.path, self.cause = kind, path, cause
 
 
+# What botocore and google-auth raise when a process has no credentials at all (a cluster's
+# workers started without the store's settings): a fact about the worker, not the file.
+NO_CREDENTIALS = ("NoCredentialsError", "PartialCredentialsError", "DefaultCredentialsError")
+
+
 def failure_kind(exc: BaseException) -> str:
-    """What a backend's exception means: ``not_found`` and ``forbidden`` will not change on a
-    retry; anything else (reset, timeout, 5xx, a body cut short) may."""
+    """What a backend's exception means: ``not_found``, ``forbidden`` and ``no_credentials``
+    will not change on a retry; anything else (reset, timeout, 5xx, a body cut short) may."""
+    cause, seen = exc, set()
+    while cause is not None and id(cause) not in seen:  # s3fs, gcsfs may wrap the provider's error
+        if any(c.__name__ in NO_CREDENTIALS for c in type(cause).__mro__):
+            return "no_credentials"
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
     if isinstance(exc, FileNotFoundError):
         return "not_found"
     if isinstance(exc, PermissionError):

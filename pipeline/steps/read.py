@@ -14,7 +14,7 @@ import zlib
 from typing import Iterator
 
 from pipeline.core import storage
-from pipeline.core.errors import ConfigError
+from pipeline.core.errors import ConfigError, StorageFailed
 from pipeline.core.records import Page
 from pipeline.core.stage import Drop, Keep, Source, keep
 from pipeline.steps import warc_records
@@ -312,7 +312,14 @@ class WarcReader(Source):
 
     def _read_failed(self, exc: "storage.ReadFailed") -> Drop:
         """``read_not_found`` / ``read_forbidden`` / ``read_io_error``, logged with the URL:
-        a run over a list of 100,000 keys must say which ones it could not read."""
+        a run over a list of 100,000 keys must say which ones it could not read.  A worker
+        with no credentials at all fails the job instead (StorageFailed: its wave gets no
+        marker): counted, every file would be, and the rerun with the settings would skip
+        them as read."""
+        if exc.kind == "no_credentials":
+            raise StorageFailed(f"{exc}; give every worker the store's settings (Spark: "
+                                "--conf spark.executorEnv.AWS_..., or the nodes' role; "
+                                "docs/storage.md)") from exc
         log.warning("read: %s", exc)
         return self.drop(exc.kind)
 

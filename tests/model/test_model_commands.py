@@ -3,6 +3,7 @@ import argparse
 import json
 import os
 
+import pytest
 
 import model_synth as synth
 from model.commands import main, register
@@ -96,24 +97,29 @@ def test_stage_2_and_eval_on_any_webdataset(tmp_path, capsys):
     assert res["n"] == 8
 
 
-def test_train_on_shards_without_regions_fails_naming_lait_features(tmp_path):
+@pytest.mark.parametrize("workers", [0, 1])
+def test_train_on_shards_without_regions_fails_naming_lait_features(tmp_path, workers):
     """The build's own shards (no <key>.regions.npz: `lait features` not run) used to be
     skipped sample by sample for ever: the run hung after 20 warnings.  Now the first pass
     that yields no usable sample ends the run, exit 2, naming the missing step.  (A
     subprocess, so that a regression fails the test at its timeout instead of hanging the
-    suite.)"""
+    suite.)  With DataLoader workers the error is the same one line: torch re-raises a
+    worker's exception with the worker's traceback folded into its message, which `lait`
+    printed whole."""
     import subprocess
     import sys
 
     raw = str(tmp_path / "raw")
     synth.write_shards(raw, 12, per_shard=6, seed=3, with_regions=False)
     cmd = [sys.executable, "-m", "tools.cli", "train", "--config", TINY, "--stage", "1",
-           "--set", f"out_dir={tmp_path}/run", "--set", f"stages.1.shards={raw}/shards"]
+           "--set", f"out_dir={tmp_path}/run", "--set", f"stages.1.shards={raw}/shards", "--set", f"data.num_workers={workers}"]
     res = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300,
                          env={**os.environ, "OMP_NUM_THREADS": "1"})
     assert res.returncode == 2
     errors = [ln for ln in res.stderr.splitlines() if ln.startswith("lait: ")]
     assert len(errors) == 1 and "no usable sample" in errors[0] and "lait features" in errors[0]
+    assert errors[0].endswith("training reads the shards `lait features` writes")
+    assert "Traceback" not in res.stderr and "DataLoader worker" not in res.stderr
     assert not os.path.exists(tmp_path / "run" / "stage1" / "final")
 
 

@@ -44,6 +44,30 @@ def test_master_without_a_value_is_a_configuration_error():
         engine_runner("spark", ["--master", "--other"])
 
 
+def test_spark_engine_options_reach_the_session_or_fail_naming_them(monkeypatch):
+    """`lait build --engine spark -- ...` read only `--master URL`: `--master=spark://...`
+    (the spelling Beam's options use) ran on local[*] without a word, exit 0, and every other
+    option (`--conf spark.executorEnv.AWS_...`, which a cluster's executors need) was
+    dropped silently.  Both spellings of --master and of --conf now reach the session;
+    anything else fails at once, naming it."""
+    from pipeline.engines import spark as spark_engine
+
+    got = []
+    monkeypatch.setattr(spark_engine, "session", lambda master=None, conf=None: got.append((master, conf)))
+    engine_runner("spark", ["--master=spark://h:7077"])
+    engine_runner("spark", ["--master", "spark://h:7077", "--conf", "spark.executorEnv.A=1",
+                            "--conf=spark.executor.memory=2g"])
+    assert got == [("spark://h:7077", {}),
+                   ("spark://h:7077", {"spark.executorEnv.A": "1", "spark.executor.memory": "2g"})]
+    for args, message in ((["--master="], "--master needs a value"),
+                          (["--conf", "spark.x"], "--conf needs KEY=VALUE.*spark.x"),
+                          (["--deploy-mode", "cluster"], "--deploy-mode.*spark-submit"),
+                          (["spark://h:7077"], "'spark://h:7077'")):
+        with pytest.raises(ConfigError, match=message):
+            engine_runner("spark", args)
+    assert len(got) == 2
+
+
 def test_output_dir_that_cannot_be_written_fails_naming_it(tmp_path):
     f = tmp_path / "afile"
     f.write_text("x")
@@ -124,3 +148,19 @@ def test_dedup_without_the_hashes_it_compares_fails_at_load(tmp_path):
         load(tmp_path, "labels: {phash: false}\n")
     cfg = load(tmp_path, "labels: {phash: false}\ndedup: {enabled: false}\n")
     assert not cfg.labels.phash and not cfg.dedup.enabled
+
+
+def test_a_run_refused_before_any_work_does_not_block_the_corrected_command(tmp_path, capsys):
+    """The work dir was stamped with the configuration before the inputs were listed, so a
+    typo in input.warc (exit 2, naming the pattern) left a stamp, and the corrected command
+    on the same --out was refused: "holds a run made with another configuration".  With no
+    finished wave there is nothing to mix: the stamp is replaced."""
+    from tools.cli import main
+
+    out = str(tmp_path / "out")
+    base = ["build", "--out", out, "--engine", "local", "--input"]
+    assert main([*base, str(tmp_path / "crawl-typo" / "*.warc.gz")]) == 2
+    assert "crawl-typo" in capsys.readouterr().err
+    assert main([*base, str(tmp_path / "crawl" / "*.warc.gz")]) == 2
+    err = capsys.readouterr().err
+    assert "another configuration" not in err and "matches no" in err and "crawl/" in err

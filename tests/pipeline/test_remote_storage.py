@@ -259,6 +259,32 @@ def test_wrong_s3_credentials_give_a_clear_error_naming_the_url(crawl, s3, monke
     assert reasons(events) == ["read_forbidden"]
 
 
+def test_a_worker_without_credentials_fails_the_job_instead_of_counting_every_file(
+        crawl, s3, monkeypatch):
+    """Spark executors started without the store's settings (no spark.executorEnv.AWS_*: the
+    driver had them, so its checks passed) counted every WARC as read_io_error, after 15 s of
+    retries each; the pages waves were committed with nothing read, and the same command run
+    again with the settings skipped them: the corpus stayed empty.  Having no credentials at
+    all is the worker's environment, never the file's: the read fails the job (StorageFailed,
+    so no wave marker and exit 1 naming the URL), and the rerun reads the files."""
+    from pipeline.core.errors import StorageFailed
+
+    _, fs = s3
+    url = f"s3://{BUCKET}/in/y.warc.gz"
+    fs.pipe(url, (crawl[0] / crawl[1][0]).read_bytes())
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/credentials")
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent/config")
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    storage.filesystem(url)[0].clear_instance_cache()
+    try:
+        with pytest.raises(StorageFailed, match=f"{url}: no credentials.*executorEnv"):
+            read_events(url, retries=2, backoff_s=0.01)
+    finally:
+        storage.filesystem(url)[0].clear_instance_cache()
+
+
 def test_spark_standalone_cluster_http_to_s3_killed_and_resumed_equals_local_run(
         crawl, s3, local_run, cluster, tmp_path):
     """spark-submit to a standalone master + worker (tests/pipeline/test_spark_cluster.py's

@@ -117,3 +117,33 @@ def test_a_work_file_that_cannot_be_written_fails_the_run(sample_web, tmp_path, 
     err = capsys.readouterr().err
     assert "pages job failed" in err and "could not write work file" in err
     assert not list((out / "_work" / "pages").glob("*.done"))
+
+
+def test_on_beam_a_failed_write_is_one_line_without_beam_s_traceback(sample_web, tmp_path):
+    """Beam logs an exception raised in a DoFn (``_LOGGER.exception``) before the pipeline
+    fails, so a failed write on the default engine printed some 150 lines of traceback
+    (aiohttp, botocore, Beam's runner) above lait's one line; seen with the S3 server stopped
+    mid-run.  A subprocess, so that stderr is what a user sees."""
+    import subprocess
+    import sys
+
+    code = (
+        "import builtins, errno, sys\n"
+        "from pipeline.core import storage\n"
+        "def full(path, mode='r', *a, **kw):\n"
+        "    if 'w' in mode and '.pkl.tmp-' in str(path):\n"
+        "        raise OSError(errno.ENOSPC, 'No space left on device')\n"
+        "    return builtins.open(path, mode, *a, **kw)\n"
+        "storage.open = full\n"
+        "from tools.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n")
+    args = build_args(tmp_path / "out", sample_web)
+    args[args.index("--engine") + 1] = "beam"
+    res = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                         cwd=REPO, timeout=300)
+    assert res.returncode == 1
+    lines = [ln for ln in res.stderr.replace("\r", "\n").splitlines()
+             if ln.strip() and not ln.startswith("build: ")]  # progress bars
+    assert len(lines) == 1, res.stderr[-3000:]
+    assert lines[0].startswith("lait: build: the pages job failed (WriteFailed: could not write work file")
+    assert "No space left on device" in lines[0]

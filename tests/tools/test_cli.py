@@ -174,6 +174,27 @@ def test_report_of_an_unfinished_run_names_the_missing_stats(tmp_path, capsys):
     assert not (tmp_path / "run" / "report.html").exists()
 
 
+@pytest.mark.parametrize("command", ["stats", "report"])
+def test_stats_and_report_of_an_unreachable_store_are_one_line(command, capsys, monkeypatch):
+    """`lait stats s3://bucket/run` with the store down (or AWS_ENDPOINT_URL wrong) was a
+    90-line botocore traceback, exit 1."""
+    from pipeline.core import storage
+    from tests.pipeline.test_spark_cluster import free_port
+
+    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                        "AWS_DEFAULT_REGION": "us-east-1",
+                        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{free_port()}"}.items():
+        monkeypatch.setenv(name, value)  # a port nothing listens on
+    fs = storage.filesystem("s3://lait/run")[0]
+    fs.clear_instance_cache()
+    try:
+        rc, _, err = run_cli([command, "s3://lait/run"], capsys)
+    finally:
+        fs.clear_instance_cache()
+    assert rc == 2 and err.startswith(f"lait: {command}: cannot read s3://lait/run"), err[-2000:]
+    assert "EndpointConnectionError" in err and len(err.strip().splitlines()) == 1
+
+
 def test_cli_subprocess_errors_are_one_line():
     res = subprocess.run([sys.executable, "-m", "tools.cli", "stats", "/nonexistent"],
                          capture_output=True, text=True, cwd=REPO)

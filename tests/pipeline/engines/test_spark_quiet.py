@@ -53,3 +53,40 @@ def test_no_info_lines_under_spark_submit_once_the_session_is_up(tmp_path):
     lines = run([submit, "--master", "local[1]", script(tmp_path, master="None")], tmp_path)
     after = lines[lines.index("SESSION_READY") + 1:]
     assert not [line for line in after if " INFO " in line], after[:10]
+
+
+# Every Python of the run, Spark's workers included, fails to write work files as a full disk
+# does: a sitecustomize on their PYTHONPATH (a monkeypatch would reach the driver only).
+FULL_DISK = """
+import builtins, errno
+from pipeline.core import storage
+def full(path, mode="r", *a, **kw):
+    if "w" in mode and ".pkl.tmp-" in str(path):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    return builtins.open(path, mode, *a, **kw)
+storage.open = full
+"""
+
+
+def test_a_failed_task_is_lait_s_one_line_not_spark_s_tracebacks(sample_web, tmp_path):
+    """A write that fails on Spark (disk full, the S3 server stopped mid-run) printed the
+    executor's and the task manager's copies of the worker's Python and Java traces (120
+    lines locally, 900 on a standalone cluster, some after lait's own line) around the one
+    line that names the file and the cause.  -v keeps Spark's logging."""
+    (tmp_path / "inject").mkdir()
+    (tmp_path / "inject" / "sitecustomize.py").write_text(FULL_DISK)
+    env = dict(os.environ, PYTHONPATH=f"{tmp_path / 'inject'}{os.pathsep}{REPO}",
+               SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable,
+               PYSPARK_DRIVER_PYTHON=sys.executable, OMP_NUM_THREADS="1")
+    cmd = [sys.executable, "-m", "tools.cli", "build", "--config", str(REPO / "configs" / "demo.yaml"),
+           "--set", f"input.warc=[{sample_web / 'pages.warc.gz'}]", "--out", str(tmp_path / "out"),
+           "--engine", "spark", "--", "--master", "local[1]"]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert r.returncode == 1, r.stderr[-3000:]
+    lines = [ln for ln in r.stderr.replace("\r", "\n").splitlines()
+             if ln.strip() and not ln.startswith((JVM_NOTICE, "build: "))]  # and progress bars
+    assert "Traceback" not in r.stderr and not [ln for ln in lines if ln.startswith("\tat ")], lines[:20]
+    assert lines[-1].startswith("lait: build: the pages job failed (WriteFailed: could not write work file")
+    assert "No space left on device" in lines[-1]
+    # what is left of Spark's logging: its one-line notice that the job was aborted
+    assert len(lines) <= 2, lines

@@ -57,7 +57,10 @@ def test_resume_refuses_other_models_or_work_format(tmp_path, monkeypatch):
     from pipeline.core.errors import ConfigError
 
     out, cfg = str(tmp_path / "out"), {"a": 1}
-    waves.check_work_dir(out, cfg)
+    waves.check_work_dir(out, {"a": 0})
+    waves.check_work_dir(out, cfg)  # no finished wave yet: nothing to mix, the stamp is replaced
+    (tmp_path / "out" / "_work" / "pages").mkdir()
+    (tmp_path / "out" / "_work" / "pages" / "0123456789ab.done").write_bytes(b"")  # a wave's marker
     waves.check_work_dir(out, cfg)  # same config, format and models: resumes
     with monkeypatch.context() as m:
         m.setattr(waves, "models_digest", lambda: "0" * 16)
@@ -87,3 +90,36 @@ def test_models_digest_follows_model_bytes(tmp_path, monkeypatch):
     assert waves.models_digest(dirs) == first  # build stamps do not count
     (pkg / "m" / "head.onnx").write_bytes(b"two")
     assert waves.models_digest(dirs) != first
+
+
+def test_resume_refuses_work_scored_without_the_embedding(tmp_path):
+    """Before WORK_FORMAT 8, ``labels.store_embedding: false`` also took the embedding from
+    the scorer, so the images job's pairs were scored without it; a run of that kind, killed
+    and resumed by this version, would mix pairs scored both ways.  Such a resume is refused;
+    a default run (whose work files are the same under both versions) still resumes, and its
+    stamp keeps the bytes it had."""
+    import json
+
+    from pipeline import waves
+    from pipeline.core.errors import ConfigError
+
+    def stamp(out: str, config: dict, work_format: int) -> None:
+        (tmp_path / out / "_work").mkdir(parents=True)
+        doc = {"fingerprint": waves._fingerprint(config), "work_format": work_format,
+               "models": waves.models_digest(), "config": config}
+        (tmp_path / out / "_work" / "config.json").write_text(json.dumps(doc, indent=2, sort_keys=True))
+        (tmp_path / out / "_work" / "images").mkdir()
+        (tmp_path / out / "_work" / "images" / "0123456789ab.done").write_bytes(b"")  # work done
+
+    default = from_dict({"input": {"warc": ["a.warc.gz"]}}).to_dict()
+    lean = from_dict({"input": {"warc": ["a.warc.gz"]}, "labels": {"store_embedding": False}}).to_dict()
+    stamp("lean", lean, 7)
+    with pytest.raises(ConfigError, match="another version of the work files"):
+        waves.check_work_dir(str(tmp_path / "lean"), lean)
+    stamp("default", default, 7)
+    waves.check_work_dir(str(tmp_path / "default"), default)
+    fresh = tmp_path / "fresh"
+    waves.check_work_dir(str(fresh), default)
+    assert json.loads((fresh / "_work" / "config.json").read_text())["work_format"] == 7
+    waves.check_work_dir(str(tmp_path / "lean_new"), lean)
+    waves.check_work_dir(str(tmp_path / "lean_new"), lean)  # this version's own work resumes
