@@ -117,7 +117,8 @@ def all_items(pages: list[str], folder: str = PAGES_EN, targets: list[str] | Non
 # (``?w=48&h=48``) at this size or less both ways can never become a pair: the image step keeps
 # images of 300 px and more both ways (docs/captions.md, "Decisions").
 THUMB_PX = 100
-_ASKED_RE = re.compile(r"[?&;,](w|width|h|height)[=_](\d{1,4})(?!\d)")
+# (not a hash that starts with digits: Drupal's "?h=98c520fc", tenth pass)
+_ASKED_RE = re.compile(r"[?&;,](w|width|h|height)[=_](\d{1,4})(?![0-9A-Za-z])")
 # a size anywhere in the file name ("MakeWith100x100BettyCrockerCakeMix.jpeg")
 _NAMED_RE = re.compile(r"(?<!\d)(\d{2,4})x(\d{2,4})(?!\d)")
 

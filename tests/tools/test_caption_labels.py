@@ -231,6 +231,8 @@ def test_served_size_reads_declared_named_and_asked_sizes():
                        None) == (48, 48)
     assert served_size("https://x.org/a.jpg?h=52", None, None) == (None, 52)
     assert served_size("https://x.org/a.jpg", None, None) == (None, None)
+    # a Drupal image style's hash parameter asks no size
+    assert served_size("https://x.org/styles/image360w/a.jpg?h=98c520fc", None, None) == (None, None)
 
 
 def test_the_german_pages_are_split_by_site():
