@@ -78,13 +78,14 @@ def resized_url(url: str, width: int | None = None, height: int | None = None,
     size, for the aspect when the URL asks one side only."""
     if "/image/" in url and ("/image/upload/" in url or "/image/fetch/" in url):
         return _cloudinary(url, (width, height), min_px)
-    # Substring tests first: this runs for every undeclared image without a role.
-    if "w=" not in url and "h=" not in url and "resize=" not in url and "fit=" not in url \
-            and "height=" not in url:
-        return _NONE
+    # Substring tests first: this runs for every undeclared image without a role, most of
+    # them with no query at all.
     q = url.find("?")
+    if q < 0 or ("w=" not in url and "h=" not in url and "resize=" not in url
+                 and "fit=" not in url and "height=" not in url):
+        return _NONE
     start = url.find("://") + 3
-    slash = url.find("/", start, q) if q > 0 else -1
+    slash = url.find("/", start, q)
     if slash < 0:
         return _NONE  # no query, or none after a path: no size asked
     family = _family(url[start:slash].lower(), url[slash:q])
