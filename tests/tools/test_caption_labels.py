@@ -19,13 +19,14 @@ from tools.caption_labels import (LABELS, LABELS_DE, PAGES_DE, PAGES_EN, TARGETS
 # good lost 0.064: the good-lost target is NOT met (10 of the 26 lost are pictures declared,
 # named or asked of their server at 100 px or less with no larger version on the page, which
 # the image step, 300 px both ways, could never keep; without those pictures' good items good
-# lost is 0.039), so the test bounds what holds, with a small margin, and docs/captions.md
+# lost is 0.039; the tenth pass asks a resizing CDN for 3 of them at 300 px: 0.057, 23 of
+# 405), so the test bounds what holds, with a small margin, and docs/captions.md
 # says so.  The English check split is printed, not bounded: it misses both targets
 # (docs/captions.md, "Figures", "Third pass" to "Eighth pass").  The mostly German real_pages
 # are split by site into de-dev and de-check and bounded below (seventh pass).
 MAX_JUNK_KEPT = 0.035
 MAX_GOOD_LOST = 0.062  # 0.057 in the tenth pass (0.064 before)
-MAX_GOOD_LOST_REACHABLE = 0.045
+MAX_GOOD_LOST_REACHABLE = 0.045  # 0.039 in the ninth and tenth passes
 # Pair level (ninth pass): a text kept for an image served under 300 px both ways counts as not
 # kept (the image step drops the picture).  On dev 0.028 / 0.225 with the ninth pass's rescue
 # of thumbnails that name a larger version (0.028 / 0.289 without it).
