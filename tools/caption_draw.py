@@ -1,7 +1,7 @@
 """New samples of the labelled real pages to label by eye (docs/captions.md, "The labelled
 sets"): every item the extractor finds with page roles off, minus those already labelled,
 drawn at random with a seed (``draw``) or by stratum (``draw_regions``: images of a region,
-or the thumbnails of :func:`larger_thumbnails`), optionally at most N items a site.
+or the thumbnails of :func:`larger_thumbnails` / :func:`resized_thumbnails`), optionally at most N items a site.
 ``python -m tools.caption_labels draw ...`` runs them."""
 from __future__ import annotations
 
@@ -39,15 +39,18 @@ def draw_regions(seed: int, quotas: dict, split: str = "dev", pages: str = "en",
     rng = random.Random(seed)
     items = unlabelled(split, pages)
     site = site_of if pages == "de" else (lambda name: name)  # one English page, one site
-    larger = larger_thumbnails(sorted({it["page"] for it in items}),
-                               PAGES_EN if pages == "en" else PAGES_DE) \
-        if "larger" in quotas else set()
+    folder = PAGES_EN if pages == "en" else PAGES_DE
+    names = sorted({it["page"] for it in items})
+    larger = larger_thumbnails(names, folder) if "larger" in quotas else set()
+    resized = resized_thumbnails(names, folder) if "resize" in quotas else set()
     out = []
     for region, n in quotas.items():
         # "larger" (sample 11) is no region: the items of images with no role declared under
         # 300 px both ways whose page names a larger version (larger_thumbnails)
-        pool = [it for it in items if (it["page"], it["image_url"]) in larger] \
-            if region == "larger" else [it for it in items if it["region"] == region]
+        # "resize" (sample 13): those of thumbnails a resizing CDN is asked for at 300 px
+        pick = larger if region == "larger" else resized if region == "resize" else None
+        pool = [it for it in items if (it["page"], it["image_url"]) in pick] \
+            if pick is not None else [it for it in items if it["region"] == region]
         if not per_site:
             out.extend(rng.sample(pool, min(n, len(pool))))
             continue
@@ -84,6 +87,21 @@ def larger_thumbnails(pages: list[str], folder: str = PAGES_EN) -> set:
             big, _, big_w = larger_url(img, found.base, PICTURE_PX)
             if big and not image_role(big, img.attrs, big_w, None, img.region, sites):
                 out.add((name, shown))
+    return out
+
+
+def resized_thumbnails(pages: list[str], folder: str = PAGES_EN) -> set:
+    """``{(page, image_url)}`` of the thumbnails (page roles on) whose candidate is the same
+    URL asking its resizing CDN for the picture at the image step's size
+    (``image_resize.resized_url``, ``url_attr`` "resize ..."): the tenth pass's rule."""
+    extract = Extractor()
+    out = set()
+    for name in pages:
+        page = Page(url=page_url(name), body=read_page(name, folder), content_type="text/html")
+        ev = next(extract.events(page))
+        if isinstance(ev, Keep):
+            out.update((name, c.meta["shown_url"]) for c in ev.outputs
+                       if c.meta["url_attr"].startswith("resize "))
     return out
 
 

@@ -30,6 +30,9 @@ thumbnails with no role declared under 300 px both ways whose page names a large
 labelled before anything was measured on them, reported only on their own; ``sample: 12,
 stratified: "region"``: 118 dev items of header images, one a site (``draw --regions
 header=200 --per-site 1 --seed 20261137``), drawn after the ninth pass's rules were frozen.
+Tenth pass: ``sample: 13, stratified: "stratum", stratum: "resize"``: 26 English dev items of
+thumbnails a resizing CDN serves under 300 px (``draw --regions resize=60 --per-site 4 --seed
+20261138``, :func:`tools.caption_draw.resized_thumbnails`), labelled before measuring.
 Labels are keyed on page, image URL, source and raw text, so they outlive
 code changes: an item the current code no longer extracts counts as ``not extracted``.
 
@@ -117,7 +120,8 @@ def all_items(pages: list[str], folder: str = PAGES_EN, targets: list[str] | Non
 # (``?w=48&h=48``) at this size or less both ways can never become a pair: the image step keeps
 # images of 300 px and more both ways (docs/captions.md, "Decisions").
 THUMB_PX = 100
-_ASKED_RE = re.compile(r"[?&;,](w|width|h|height)[=_](\d{1,4})(?!\d)")
+# (not a hash that starts with digits: Drupal's "?h=98c520fc", tenth pass)
+_ASKED_RE = re.compile(r"[?&;,](w|width|h|height)[=_](\d{1,4})(?![0-9A-Za-z])")
 # a size anywhere in the file name ("MakeWith100x100BettyCrockerCakeMix.jpeg")
 _NAMED_RE = re.compile(r"(?<!\d)(\d{2,4})x(\d{2,4})(?!\d)")
 

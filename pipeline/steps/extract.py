@@ -13,6 +13,7 @@ from pipeline.core.records import Candidate, Page
 from pipeline.core.stage import Drop, Keep, MapStage
 from pipeline.steps.html_images import find_images
 from pipeline.steps.image_roles import PICTURE_PX, image_role, name_facts, query_width, site_names
+from pipeline.steps.image_resize import resized_url
 from pipeline.steps.image_urls import html_dim, larger_url
 from pipeline.web.charset import looks_undecodable
 from pipeline.web.html import TooDeep, parsed
@@ -138,19 +139,28 @@ class Extractor(MapStage):
             branded = role == "branded"
             if branded:
                 role = ""
-            if role in SIZE_ROLES or (self.page_roles and not role
-                                      and below_picture(width, height, img.url)):
+            thumb = role in SIZE_ROLES or (self.page_roles and not role
+                                           and below_picture(width, height, img.url))
+            if thumb or (self.page_roles and not role and width is None and height is None):
                 # A thumbnail whose page names a larger version of its picture (a link to
                 # the image file, a wider srcset candidate, data-large-file): that version
                 # is the candidate, judged again without the thumbnail's declared size.
                 # Also for a thumbnail with no role declared under the image step's size
                 # (ninth pass): fetched as it is, the image step would drop it.
-                bigger, where, big_width = larger_url(img, found.base, PICTURE_PX)
-                if bigger and not image_role(bigger, img.attrs, big_width, None, img.region,
-                                             sites):
+                bigger, where, big_width = larger_url(img, found.base, PICTURE_PX) \
+                    if thumb else ("", "", None)
+                big_height = None
+                if not bigger and role != "furniture":
+                    # None named: the same URL asking its resizing CDN for the picture at
+                    # the image step's size (tenth pass; an undeclared image asked under
+                    # it, "?w=264&h=177&crop=1", too).  Menu furniture stays (sample 10).
+                    bigger, where, big_width, big_height = resized_url(img.url, width,
+                                                                       height, PICTURE_PX)
+                if bigger and not image_role(bigger, img.attrs, big_width, big_height,
+                                             img.region, sites):
                     shown, role = img.url, ""
                     img.url, img.url_attr = bigger, where
-                    width, height = big_width, None
+                    width, height = big_width, big_height
             if role:
                 units[f"extract_image_{role}"] += 1
                 continue

@@ -19,18 +19,20 @@ from tools.caption_labels import (LABELS, LABELS_DE, PAGES_DE, PAGES_EN, TARGETS
 # good lost 0.064: the good-lost target is NOT met (10 of the 26 lost are pictures declared,
 # named or asked of their server at 100 px or less with no larger version on the page, which
 # the image step, 300 px both ways, could never keep; without those pictures' good items good
-# lost is 0.039), so the test bounds what holds, with a small margin, and docs/captions.md
+# lost is 0.039; the tenth pass asks a resizing CDN for 3 of them at 300 px: 0.057, 23 of
+# 405), so the test bounds what holds, with a small margin, and docs/captions.md
 # says so.  The English check split is printed, not bounded: it misses both targets
 # (docs/captions.md, "Figures", "Third pass" to "Eighth pass").  The mostly German real_pages
 # are split by site into de-dev and de-check and bounded below (seventh pass).
 MAX_JUNK_KEPT = 0.035
-MAX_GOOD_LOST = 0.07
-MAX_GOOD_LOST_REACHABLE = 0.045
+MAX_GOOD_LOST = 0.062  # 0.057 in the tenth pass (0.064 before)
+MAX_GOOD_LOST_REACHABLE = 0.045  # 0.039 in the ninth and tenth passes
 # Pair level (ninth pass): a text kept for an image served under 300 px both ways counts as not
 # kept (the image step drops the picture).  On dev 0.028 / 0.225 with the ninth pass's rescue
 # of thumbnails that name a larger version (0.028 / 0.289 without it).
+# Tenth pass: thumbnails a resizing CDN serves small are asked for at 300 px (0.029 / 0.203).
 MAX_JUNK_KEPT_PAIR = 0.035
-MAX_GOOD_LOST_PAIR = 0.24
+MAX_GOOD_LOST_PAIR = 0.215
 
 
 @pytest.fixture(scope="module")
@@ -49,16 +51,18 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
+        assert lab.get("sample", 2) in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
         # samples 5, 10, 12 are stratified by region (header / footer / menu images), sample 11
-        # by a stratum of its own ("larger": thumbnails naming a larger version): they say so
+        # and 13 by a stratum of their own ("larger": thumbnails naming a larger version;
+        # "resize": thumbnails a resizing CDN serves small): they say so
         # and name each item's stratum, so that measure() keeps them out of the split's figures
         assert (lab.get("sample") in (5, 10, 12)) == (lab.get("stratified") == "region"), lab
-        assert (lab.get("sample") == 11) == (lab.get("stratified") == "stratum"), lab
+        assert (lab.get("sample") in (11, 13)) == (lab.get("stratified") == "stratum"), lab
         if lab.get("stratified") == "region":
             assert lab["region"] in ("nav", "header", "footer") and lab["split"] == "dev"
         if lab.get("stratified") == "stratum":
-            assert lab["stratum"] == "larger" and lab["split"] == "dev"
+            assert lab["stratum"] == {11: "larger", 13: "resize"}[lab["sample"]] \
+                and lab["split"] == "dev"
     counts = Counter(lab["label"] for lab in labels)
     assert len(labels) >= 200 and min(counts.values()) >= 35, counts
     # one split per page (each page of the set is a different site)
@@ -94,7 +98,8 @@ def test_junk_kept_and_good_lost_on_the_labelled_english_pages(english):
 
 
 @pytest.mark.xfail(strict=True, reason="issue 14: good captions lost <= 0.05 is not met on the "
-                   "dev split (0.064 in the eighth and ninth passes; docs/captions.md)")
+                   "dev split (0.064 in the eighth and ninth passes, 0.057 in the tenth; "
+                   "docs/captions.md)")
 def test_the_issues_good_lost_target_on_dev(english):
     assert english["dev"]["all"]["good_lost"] <= 0.05
 
@@ -114,6 +119,12 @@ def test_the_stratified_menu_and_thumbnail_samples(english):
     # Sample 12: header images of 104 English dev sites, one item a site: no junk kept
     headers = english["dev-s12"]["all"]
     assert headers["n_junk"] >= 95 and headers["junk_kept"] <= 0.05
+    # Sample 13 (tenth pass): thumbnails a resizing CDN serves under 300 px, at most 4 items a
+    # site: asked for at 300 px, their good captions reach a pair (0 of 10 lost; 9 without
+    # the rule); of 5 junk items one is kept (an ad network's headline, as without the rule)
+    resized = english["dev-s13"]["all"]
+    assert resized["n_good"] >= 10 and resized["good_lost_pair"] <= 0.1
+    assert resized["junk_kept"] <= 0.2
 
 
 # The mostly German real_pages, split by site (seventh pass, docs/captions.md "Seventh pass"):
@@ -231,6 +242,8 @@ def test_served_size_reads_declared_named_and_asked_sizes():
                        None) == (48, 48)
     assert served_size("https://x.org/a.jpg?h=52", None, None) == (None, 52)
     assert served_size("https://x.org/a.jpg", None, None) == (None, None)
+    # a Drupal image style's hash parameter asks no size
+    assert served_size("https://x.org/styles/image360w/a.jpg?h=98c520fc", None, None) == (None, None)
 
 
 def test_the_german_pages_are_split_by_site():
