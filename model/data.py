@@ -140,6 +140,13 @@ def decode_sample(s: dict, cfg: Config, tok: Tokenizer, text_only: bool = False)
                          f"expected [R, {cfg.model.region_dim}] and [R, 5]")
     if len(feats) == 0:
         raise ValueError("no regions")
+    # One NaN feature or box turns every weight NaN at the next step (and the run goes on,
+    # writing NaN checkpoints); a negative label stops it in MOC's cross-entropy.  Labels past
+    # num_object_classes are ignored by MOC on purpose (model/pretrain.py).
+    if not (np.isfinite(feats).all() and np.isfinite(boxes).all()):
+        raise ValueError("regions.npz has non-finite features or boxes")
+    if len(labels) != len(feats) or (labels < 0).any():
+        raise ValueError(f"regions.npz labels {labels.shape}: expected [R] of class ids >= 0")
     if len(feats) > cfg.data.max_regions:  # keep the most confident regions
         keep = np.sort(np.argsort(-scores, kind="stable")[: cfg.data.max_regions])
         feats, boxes, labels = feats[keep], boxes[keep], labels[keep]

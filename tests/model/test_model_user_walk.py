@@ -1,0 +1,84 @@
+"""What a user meets between the shards and a trained model: bad training samples, a run killed
+mid-stage and started again, a device the machine does not have (found walking the docs)."""
+import io
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+import torch
+import webdataset as wds
+from safetensors.torch import load_file
+
+import model_synth as synth
+from model.config import from_dict
+from model.data import decode_sample, tokenizer_for
+from model.train import train
+from model_synth import tiny_raw
+
+
+def _with_regions(sample: dict, **changes) -> dict:
+    z = dict(np.load(io.BytesIO(sample["regions.npz"])))
+    for k, fn in changes.items():
+        z[k] = fn(z[k].copy())
+    buf = io.BytesIO()
+    np.savez(buf, **z)
+    return {**sample, "regions.npz": buf.getvalue()}
+
+
+def _nan(a):
+    a[0, 0] = np.nan
+    return a
+
+
+def _inf(a):
+    a[0, 1] = np.inf
+    return a
+
+
+def _negative_label(a):
+    a[:] = -5  # (labels past num_object_classes are ignored by MOC on purpose: model/pretrain.py)
+    return a
+
+
+BROKEN = {"nan_features": {"features": _nan}, "inf_boxes": {"boxes": _inf},
+          "negative_label": {"labels": _negative_label}}
+
+
+@pytest.fixture(scope="module")
+def broken_dir(tmp_path_factory):
+    """16 good samples and, in a second shard, one sample per kind of broken regions.npz."""
+    d = str(tmp_path_factory.mktemp("broken"))
+    synth.write_shards(d, 16, per_shard=16, seed=11)
+    good = next(iter(wds.WebDataset(os.path.join(d, "shards", "00000.tar"), shardshuffle=False,
+                                    empty_check=False)))
+    good = {k: v for k, v in good.items() if k in ("__key__", "jpg", "txt", "regions.npz")}
+    with wds.TarWriter(os.path.join(d, "shards", "00001.tar")) as w:
+        for name, changes in BROKEN.items():
+            w.write({**_with_regions(good, **changes), "__key__": name})
+    return d
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_regions_that_would_poison_training_are_a_bad_sample(broken_dir, tmp_path, name):
+    """A NaN or infinite feature or box made every weight NaN after one step (the run went on
+    and wrote NaN checkpoints, exit 0); a negative label crashed the run in MOC's
+    cross-entropy.  Each is now a bad sample, skipped and counted."""
+    cfg = from_dict(tiny_raw(str(tmp_path), broken_dir + "/shards"))
+    tok = tokenizer_for(cfg)
+    bad = {s["__key__"]: s for s in wds.WebDataset(os.path.join(broken_dir, "shards", "00001.tar"),
+                                                     shardshuffle=False, empty_check=False)}
+    with pytest.raises(ValueError, match="regions.npz"):
+        decode_sample(bad[name], cfg, tok)
+
+
+def test_training_on_shards_with_broken_regions_stays_finite(broken_dir, tmp_path):
+    raw = tiny_raw(str(tmp_path), broken_dir + "/shards")
+    raw["stages"][1].update(steps=4, batch_size=8, log_every=1)
+    cfg = from_dict(raw)
+    train(cfg, 1, progress=False)  # 4 x 8 samples: every sample of the 19 is read at least once
+    weights = load_file(os.path.join(cfg.out_dir, "stage1", "final", "model.safetensors"))
+    assert all(torch.isfinite(v).all() for v in weights.values())
+    with open(os.path.join(cfg.out_dir, "stage1", "metrics.jsonl")) as f:
+        assert all(math.isfinite(json.loads(line)["loss"]) for line in f)
