@@ -82,3 +82,34 @@ def test_training_on_shards_with_broken_regions_stays_finite(broken_dir, tmp_pat
     assert all(torch.isfinite(v).all() for v in weights.values())
     with open(os.path.join(cfg.out_dir, "stage1", "metrics.jsonl")) as f:
         assert all(math.isfinite(json.loads(line)["loss"]) for line in f)
+
+
+# --- a device the machine does not have -------------------------------------------------------
+
+@pytest.mark.parametrize("command", ["eval", "features"])
+@pytest.mark.parametrize("device", ["cuda", "cuda:7", "gpu"])
+def test_a_device_the_machine_lacks_is_one_line_exit_2(tmp_path, capsys, monkeypatch, command, device):
+    """`--device cuda` on a machine without CUDA was torch's AssertionError with a traceback
+    (exit 1); `--device gpu` a RuntimeError listing torch's device types."""
+    from tools.cli import main
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 0)
+    shards = str(tmp_path / "data")
+    synth.write_shards(shards, 4, per_shard=4, seed=1)
+    if command == "eval":
+        argv = ["eval", "--config", synth_config(tmp_path, shards), "--device", device,
+                "--checkpoint", str(tmp_path / "nowhere")]
+    else:
+        argv = ["features", shards, str(tmp_path / "feat"), "--grid", "2", "--device", device]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("lait: ") and f"--device {device}" in err[0], err
+    assert not os.path.exists(tmp_path / "feat")
+
+
+def synth_config(tmp_path, shards) -> str:
+    import yaml
+    path = str(tmp_path / "tiny.yaml")
+    with open(path, "w") as f:
+        yaml.safe_dump(tiny_raw(str(tmp_path), shards + "/shards"), f)
+    return path
