@@ -196,7 +196,8 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
     last = os.path.join(sdir, "last")
     start = 0
     if os.path.exists(os.path.join(last, "model.safetensors")):
-        start = load_checkpoint(last, model, opts)["step"]
+        resumed = load_checkpoint(last, model, opts)
+        start = resumed["step"]
         log.info("resuming stage %d from %s at step %d", stage, last, start)
     elif stage == min(cfg.stages):
         missing = model.init_pretrained()
@@ -221,6 +222,13 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
             load_optimizers(plast, opts, pstate, keep_hyper=True)
             log.info("stage %d carries the optimiser state of %s", stage, plast)
     if start >= s.steps:
+        final = os.path.join(sdir, "final")
+        if rank == 0 and not os.path.exists(os.path.join(final, "model.safetensors")):
+            # Killed after last/ was written at the final step but before final/: last/ holds
+            # the final weights.  Without this the stage said "done" and the next stage (or
+            # `lait eval`) found no final checkpoint, for ever.
+            save_checkpoint(final, model, (), {k: v for k, v in resumed.items() if k != "optimizers"})
+            log.info("stage %d: wrote %s from %s (the run was stopped before it)", stage, final, last)
         log.info("stage %d already done (%d steps)", stage, start)
         return {"step": start}
 

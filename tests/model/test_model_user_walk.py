@@ -12,6 +12,7 @@ import webdataset as wds
 from safetensors.torch import load_file
 
 import model_synth as synth
+import model.train as train_mod
 from model.config import from_dict
 from model.data import decode_sample, tokenizer_for
 from model.train import train
@@ -113,3 +114,56 @@ def synth_config(tmp_path, shards) -> str:
     with open(path, "w") as f:
         yaml.safe_dump(tiny_raw(str(tmp_path), shards + "/shards"), f)
     return path
+
+
+# --- a run killed mid-stage, then the same command again ------------------------------------
+
+class Killed(Exception):
+    """Stands for kill -9: the loop stops between two steps, nothing is cleaned up."""
+
+
+def _kill_after(monkeypatch, n_batches: int):
+    real = train_mod.make_loader
+
+    def make_loader(*args, **kw):
+        loader = real(*args, **kw)
+
+        def batches():
+            for i, b in enumerate(loader):
+                if i == n_batches:
+                    raise Killed
+                yield b
+        return batches()
+    monkeypatch.setattr(train_mod, "make_loader", make_loader)
+
+
+def _steps(cfg, stage=1):
+    with open(os.path.join(cfg.out_dir, f"stage{stage}", "metrics.jsonl")) as f:
+        return [json.loads(line)["step"] for line in f]
+
+
+def _raw(data_dir, tmp_path):
+    raw = tiny_raw(str(tmp_path), data_dir + "/shards")
+    raw["stages"][1].update(steps=6, batch_size=4, log_every=1, ckpt_every=2)
+    return raw
+
+
+def test_killed_between_last_and_final_the_rerun_writes_final(data_dir, tmp_path):
+    """A kill after `last/` was written at the stage's final step but before `final/`: the rerun
+    said 'already done' and wrote nothing, and stage 2 then refused to start ('run the earlier
+    stage first': the user just had)."""
+    raw = _raw(data_dir, tmp_path)
+    cfg = from_dict(raw)
+    train(cfg, 1, progress=False)
+    sdir = os.path.join(cfg.out_dir, "stage1")
+    expected = load_file(os.path.join(sdir, "final", "model.safetensors"))
+    import shutil
+    shutil.rmtree(os.path.join(sdir, "final"))
+    train(cfg, 1, progress=False)
+    got = load_file(os.path.join(sdir, "final", "model.safetensors"))
+    assert got.keys() == expected.keys() and all(torch.equal(got[k], expected[k]) for k in got)
+    assert json.load(open(os.path.join(sdir, "final", "state.json")))["step"] == 6
+    train(cfg, 2, progress=False)  # stage 2 starts from it
+    assert os.path.exists(os.path.join(cfg.out_dir, "stage2", "final", "model.safetensors"))
+
+
