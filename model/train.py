@@ -166,6 +166,26 @@ def _has_unused(cfg: Config) -> bool:
     return p.text_only_ratio > 0 or not p.itm or (regions and not (p.moc_weight and p.mrfr_weight))
 
 
+def trim_metrics(path: str, start: int) -> None:
+    """Keep the records of steps up to ``start``, where the run resumes: a run killed after
+    its last checkpoint had logged steps that the rerun logs again (two losses for one step),
+    and a kill while writing can leave half a line that the next record would be glued to."""
+    if not os.path.exists(path):
+        return
+    keep = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(rec, dict) and rec.get("step", 0) <= start:
+                keep.append(line if line.endswith("\n") else line + "\n")
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.writelines(keep)
+    os.replace(path + ".tmp", path)
+
+
 def stage_dir(cfg: Config, stage: int) -> str:
     return os.path.join(cfg.out_dir, f"stage{stage}")
 
@@ -256,6 +276,8 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
     bar = None
     if progress and rank == 0:
         bar = tqdm(total=s.steps, initial=start, desc=f"stage {stage}", dynamic_ncols=True)
+    if rank == 0:
+        trim_metrics(os.path.join(sdir, "metrics.jsonl"), start)
     metrics_f = open(os.path.join(sdir, "metrics.jsonl"), "a") if rank == 0 else None
     sums: dict[str, float] = {}
     n_pairs = n_tokens = n_logged = 0

@@ -148,6 +148,23 @@ def _raw(data_dir, tmp_path):
     return raw
 
 
+def test_resumed_stage_has_one_metrics_record_per_step(data_dir, tmp_path, monkeypatch):
+    """Killed at step 5 with its last checkpoint at step 4, the rerun redoes step 5: the killed
+    run's record of step 5 was left in metrics.jsonl beside the new one (two losses for one
+    step in every plot; a half-written line got the next record glued to it).  The rerun keeps
+    only the whole records up to the step it resumes from."""
+    cfg = from_dict(_raw(data_dir, tmp_path))
+    _kill_after(monkeypatch, 5)
+    with pytest.raises(Killed):
+        train(cfg, 1, progress=False)
+    assert _steps(cfg) == [1, 2, 3, 4, 5]
+    with open(os.path.join(cfg.out_dir, "stage1", "metrics.jsonl"), "a") as f:
+        f.write('{"stage": 1, "step": 6, "lr"')  # a kill in the middle of a write
+    monkeypatch.undo()
+    train(cfg, 1, progress=False)
+    assert _steps(cfg) == [1, 2, 3, 4, 5, 6]  # every line parses
+
+
 def test_killed_between_last_and_final_the_rerun_writes_final(data_dir, tmp_path):
     """A kill after `last/` was written at the stage's final step but before `final/`: the rerun
     said 'already done' and wrote nothing, and stage 2 then refused to start ('run the earlier
@@ -165,5 +182,3 @@ def test_killed_between_last_and_final_the_rerun_writes_final(data_dir, tmp_path
     assert json.load(open(os.path.join(sdir, "final", "state.json")))["step"] == 6
     train(cfg, 2, progress=False)  # stage 2 starts from it
     assert os.path.exists(os.path.join(cfg.out_dir, "stage2", "final", "model.safetensors"))
-
-
