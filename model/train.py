@@ -117,6 +117,20 @@ def save_checkpoint(path: str, model: torch.nn.Module, opts=(), state: dict | No
         os.replace(tmp, path)
 
 
+def recover_checkpoint(path: str) -> None:
+    """Put back ``path.old`` when ``path`` is missing: save_checkpoint moves the previous
+    checkpoint there before renaming the new one in, and a kill between the two renames left
+    no ``path``; the rerun then started the stage again from step 0.  (Every rank may try:
+    the first rename wins.)"""
+    old = path + ".old"
+    if os.path.exists(os.path.join(path, "model.safetensors")) or \
+            not os.path.exists(os.path.join(old, "model.safetensors")):
+        return
+    with contextlib.suppress(FileNotFoundError):
+        os.replace(old, path)
+        log.warning("%s was missing (a run stopped while saving it): resuming from %s", path, old)
+
+
 def load_checkpoint(path: str, model: torch.nn.Module, opts=(), strict: bool = True) -> dict:
     """Load weights (and optimiser states when given); returns the JSON state."""
     if not os.path.exists(os.path.join(path, "model.safetensors")):
@@ -214,6 +228,7 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
     model = ImageBERT(cfg).to(device)
     opts = build_optimizers(model, s)
     last = os.path.join(sdir, "last")
+    recover_checkpoint(last)
     start = 0
     if os.path.exists(os.path.join(last, "model.safetensors")):
         resumed = load_checkpoint(last, model, opts)

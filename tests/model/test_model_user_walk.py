@@ -182,3 +182,19 @@ def test_killed_between_last_and_final_the_rerun_writes_final(data_dir, tmp_path
     assert json.load(open(os.path.join(sdir, "final", "state.json")))["step"] == 6
     train(cfg, 2, progress=False)  # stage 2 starts from it
     assert os.path.exists(os.path.join(cfg.out_dir, "stage2", "final", "model.safetensors"))
+
+
+def test_killed_while_swapping_checkpoints_the_rerun_resumes(data_dir, tmp_path, monkeypatch):
+    """save_checkpoint moves `last/` aside to `last.old/` before putting the new one in place; a
+    kill between the two renames left no `last/`, and the rerun started the stage again from
+    step 0 (stage 1: from scratch).  It now takes `last.old/` back and resumes."""
+    cfg = from_dict(_raw(data_dir, tmp_path))
+    _kill_after(monkeypatch, 3)
+    with pytest.raises(Killed):
+        train(cfg, 1, progress=False)
+    monkeypatch.undo()
+    sdir = os.path.join(cfg.out_dir, "stage1")
+    os.replace(os.path.join(sdir, "last"), os.path.join(sdir, "last.old"))
+    train(cfg, 1, progress=False)
+    assert _steps(cfg) == [1, 2, 3, 4, 5, 6]
+    assert not os.path.exists(os.path.join(sdir, "last.old"))
