@@ -34,3 +34,29 @@ def test_the_pairs_funnel_is_one_chart_with_dedup_inside(tmp_path):
     page = render(str(tmp_path))
     assert re.findall(r'id="funnel-([^"]+)"', page) == ["pairs"]
     assert re.search(r'data-step="dedup"><td><b>dedup</b></td><td>pairs</td>', page)
+
+
+def test_reasons_counted_without_a_sample_are_named(tmp_path):
+    """The dropped-samples section showed only the reasons rejects.parquet has a sample of:
+    read's drops (WARC records), drops inside a record (a page's images, a pair's near-duplicate
+    images) and withheld reasons were absent without a word, so a reason of the table seemed
+    to have been lost on the way."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pipeline.core.rejects import SCHEMA
+
+    doc = {"steps": [
+        {"name": "read", "in": 5, "kept": 3, "out": 3, "dropped": {"read_not_html": 2}},
+        {"name": "extract", "in": 3, "kept": 2, "out": 4, "dropped": {"extract_no_text": 1},
+         "units": {"image": {"in": 9, "kept": 4, "dropped": {"extract_image_icon": 5}}}},
+        {"name": "score", "in": 4, "kept": 4, "out": 4, "dropped": {}}],
+        "config": {}, "timings": {}}
+    (tmp_path / "stats.json").write_text(json.dumps(doc))
+    row = {n: None for n in SCHEMA.names} | {"step": "extract", "reason": "extract_no_text",
+                                              "page_url": "http://a.example/p", "text": "x"}
+    pq.write_table(pa.Table.from_pylist([row], schema=SCHEMA), tmp_path / "rejects.parquet")
+    page = render(str(tmp_path))
+    note = re.search(r'<p class="muted" id="not-sampled">(.*?)</p>', page, re.S).group(1)
+    assert "read_not_html (2)" in note and "extract_image_icon (5)" in note
+    assert "extract_no_text" not in note
