@@ -22,6 +22,8 @@ import torch.distributed as dist
 from safetensors.torch import load_file, save_file
 from tqdm import tqdm
 
+from pipeline.core.errors import UsageError
+
 from .config import Config, ConfigError, StageConfig, to_dict
 from .data import make_loader, tokenizer_for
 from .monitor import PriorWatch, ValidationITM
@@ -217,13 +219,48 @@ def latest_checkpoint(cfg: Config) -> str:
                       f"`lait train --stage {min(cfg.stages) if cfg.stages else 1}` first or pass --checkpoint")
 
 
+@contextlib.contextmanager
+def stage_lock(sdir: str):
+    """Hold ``sdir/.lock`` (flock, released when the process ends, however it ends) while a
+    stage trains: a second run of the stage fails at once, naming the holder's pid, instead
+    of writing the same checkpoints beside the first (kill -9 of torchrun leaves its workers
+    running)."""
+    import fcntl
+    os.makedirs(sdir, exist_ok=True)
+    path = os.path.join(sdir, ".lock")
+    f = open(path, "a+")
+    try:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0)
+            holder = f.read().strip() or "?"
+            raise UsageError(f"train: {sdir} is being trained by another process (pid {holder}); "
+                             "stop it first (after kill -9 of torchrun its workers go on: "
+                             "kill them too), then run the same command again to resume") from None
+        f.seek(0)
+        f.truncate()
+        f.write(f"{os.getpid()}\n")
+        f.flush()
+        yield
+    finally:
+        f.close()
+
+
 def train(cfg: Config, stage: int, progress: bool = True) -> dict:
     """Run (or resume) one pre-training stage; returns the last logged metrics."""
-    s = cfg.stage(stage)
+    cfg.stage(stage)
     rank, world, device = setup_dist()
-    torch.manual_seed(cfg.seed + rank)
     sdir = stage_dir(cfg, stage)
     os.makedirs(sdir, exist_ok=True)
+    with stage_lock(sdir) if rank == 0 else contextlib.nullcontext():  # rank 0 writes the files
+        return _train(cfg, stage, progress, rank, world, device)
+
+
+def _train(cfg: Config, stage: int, progress: bool, rank: int, world: int, device: torch.device) -> dict:
+    s = cfg.stage(stage)
+    torch.manual_seed(cfg.seed + rank)
+    sdir = stage_dir(cfg, stage)
 
     model = ImageBERT(cfg).to(device)
     opts = build_optimizers(model, s)

@@ -198,3 +198,30 @@ def test_killed_while_swapping_checkpoints_the_rerun_resumes(data_dir, tmp_path,
     train(cfg, 1, progress=False)
     assert _steps(cfg) == [1, 2, 3, 4, 5, 6]
     assert not os.path.exists(os.path.join(sdir, "last.old"))
+
+
+def test_a_second_run_of_a_stage_in_training_fails_at_once(data_dir, tmp_path):
+    """kill -9 of torchrun leaves its workers training (they are not in its process group's
+    reach once orphaned): the same command started again ran beside them, both writing
+    last/ and metrics.jsonl.  A stage being trained is locked; a second run says so."""
+    import subprocess
+    import sys
+
+    from pipeline.core.errors import UsageError
+
+    cfg = from_dict(_raw(data_dir, tmp_path))
+    sdir = os.path.join(cfg.out_dir, "stage1")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from model.train import stage_lock\n"
+         f"with stage_lock({sdir!r}):\n    print('locked', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True, cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(UsageError, match=f"pid {holder.pid}"):
+            train(cfg, 1, progress=False)
+        assert not os.path.exists(os.path.join(sdir, "last"))
+    finally:
+        holder.kill()
+        holder.wait()
+    train(cfg, 1, progress=False)  # the lock went with its process
+    assert _steps(cfg) == [1, 2, 3, 4, 5, 6]
