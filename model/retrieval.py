@@ -21,6 +21,7 @@ import time
 
 import numpy as np
 import torch
+import torch.distributed as dist
 import torch.nn.functional as F
 
 from .config import Config, ConfigError, StageConfig
@@ -64,6 +65,22 @@ def retrieval_loss(scores: torch.Tensor, kind: str, margin: float = 0.2) -> torc
     return F.relu(margin - s[:, 0] + s[:, 1:].max(1).values).mean()
 
 
+def average_gradients(model: torch.nn.Module, world: int) -> None:
+    """Data parallel under torchrun: every rank steps with the mean of the ranks' gradients, so
+    all hold one model.  (Scoring goes through ``model.score``, not ``forward``, which DDP's
+    wrapper would need; fine-tuning is short, one flat all-reduce per step is enough.)"""
+    # The parameters scoring leaves without a gradient (the pre-training heads) are the same on
+    # every rank: they stay without one, as in a single process.
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    flat = torch.cat([g.reshape(-1) for g in grads])
+    dist.all_reduce(flat)
+    flat /= world
+    i = 0
+    for g in grads:
+        g.copy_(flat[i:i + g.numel()].view_as(g))
+        i += g.numel()
+
+
 def finetune(cfg: Config, init: str, progress: bool = True) -> str:
     """Fine-tune from a pre-training checkpoint folder; returns the fine-tuned checkpoint path."""
     r = cfg.retrieval
@@ -83,7 +100,7 @@ def finetune(cfg: Config, init: str, progress: bool = True) -> str:
     P = 1 + r.negatives
     model.train()
     t0 = time.time()
-    with open(os.path.join(out_dir, "metrics.jsonl"), "a") as mf:
+    with open(os.path.join(out_dir, "metrics.jsonl"), "a") if rank == 0 else contextlib.nullcontext() as mf:
         for step in range(r.steps):
             for g in opt.param_groups:
                 g["lr"] = lr_at(step, sched)
@@ -92,6 +109,8 @@ def finetune(cfg: Config, init: str, progress: bool = True) -> str:
                 scores = model.score(batch).float().view(-1, P)
             loss = retrieval_loss(scores, r.loss, r.margin)
             loss.backward()
+            if world > 1:
+                average_gradients(model, world)
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
             opt.zero_grad(set_to_none=True)

@@ -225,3 +225,56 @@ def test_a_second_run_of_a_stage_in_training_fails_at_once(data_dir, tmp_path):
         holder.wait()
     train(cfg, 1, progress=False)  # the lock went with its process
     assert _steps(cfg) == [1, 2, 3, 4, 5, 6]
+
+
+# --- lait finetune ----------------------------------------------------------------------------
+
+FINETUNE_RANK = """
+import sys, torch, torch.distributed as dist
+import model.retrieval as retrieval
+from model.config import load_config
+made = []
+class Capture(retrieval.ImageBERT):
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        made.append(self)
+retrieval.ImageBERT = Capture
+retrieval.finetune(load_config(sys.argv[1]), sys.argv[2], progress=False)
+torch.save(made[0].state_dict(), f"{sys.argv[3]}/rank{dist.get_rank()}.pt")
+"""
+
+
+def test_finetune_under_torchrun_trains_one_model(data_dir, tmp_path):
+    """`torchrun ... finetune` ran each rank's fine-tuning alone (no gradient exchange): the
+    ranks ended with different weights and rank 0 saved the one that saw half the data.  Data
+    parallel ranks must end with the same weights."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    raw = _raw(data_dir, tmp_path)
+    raw["stages"][1].update(steps=2)
+    raw["retrieval"].update(steps=3, batch_size=4)
+    cfg = from_dict(raw)
+    train(cfg, 1, progress=False)
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump(raw))
+    script = tmp_path / "rank.py"
+    script.write_text(FINETUNE_RANK)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    res = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
+                          "--master_port", str(synth_free_port()), str(script), str(config),
+                          os.path.join(cfg.out_dir, "stage1", "final"), str(tmp_path)],
+                         capture_output=True, text=True, cwd=root, timeout=300,
+                         env={**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": root})
+    assert res.returncode == 0, res.stderr[-3000:]
+    a, b = (torch.load(tmp_path / f"rank{r}.pt") for r in (0, 1))
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def synth_free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
