@@ -27,7 +27,7 @@ import torch.nn.functional as F
 from .config import Config, ConfigError, StageConfig
 from .data import PretrainCollator, make_loader, read_samples, tokenizer_for
 from .pretrain import ImageBERT
-from .train import load_checkpoint, lr_at, save_checkpoint, setup_dist
+from .train import load_checkpoint, lr_at, save_checkpoint, setup_dist, trim_metrics
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +97,8 @@ def finetune(cfg: Config, init: str, progress: bool = True) -> str:
            if device.type == "cuda" and cfg.precision == "bf16" else contextlib.nullcontext())
     out_dir = os.path.join(cfg.out_dir, "retrieval")
     os.makedirs(out_dir, exist_ok=True)
+    if rank == 0:  # the records of the run that writes retrieval/final, not of earlier ones
+        trim_metrics(os.path.join(out_dir, "metrics.jsonl"), 0)
     P = 1 + r.negatives
     model.train()
     t0 = time.time()

@@ -273,6 +273,22 @@ def test_finetune_under_torchrun_trains_one_model(data_dir, tmp_path):
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
+def test_finetune_metrics_are_the_last_runs(data_dir, tmp_path):
+    """A second `lait finetune` (another loss, say) overwrites retrieval/final but appended its
+    records to the first run's metrics.jsonl: two 'step 10' lines, one of them not the model's."""
+    from model.retrieval import finetune
+
+    raw = _raw(data_dir, tmp_path)
+    raw["stages"][1].update(steps=2)
+    raw["retrieval"].update(steps=10, batch_size=4)
+    cfg = from_dict(raw)
+    train(cfg, 1, progress=False)
+    for _ in range(2):
+        finetune(cfg, os.path.join(cfg.out_dir, "stage1", "final"), progress=False)
+    with open(os.path.join(cfg.out_dir, "retrieval", "metrics.jsonl")) as f:
+        assert [json.loads(line)["step"] for line in f] == [10]
+
+
 def synth_free_port() -> int:
     import socket
     with socket.socket() as s:
