@@ -294,3 +294,34 @@ def synth_free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+# --- lait features on damaged shards -----------------------------------------------------------
+
+def _fake_regions(imgs):
+    return [{"features": np.ones((2, 4)), "boxes": np.zeros((2, 5)), "labels": np.zeros(2),
+             "scores": np.ones(2)} for _ in imgs]
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not_a_tar"])
+def test_features_on_a_damaged_shard_counts_it_and_goes_on(tmp_path, damage):
+    """A tar cut short (a copy that stopped, a full disk) stopped `lait features` with
+    tarfile's ReadError and a traceback, exit 1, leaving NNNNN.tar.tmp; the shards after it
+    were never done.  The damaged shard's whole samples before the damage are copied, the
+    shard is counted in `bad_shards`, the other shards are done."""
+    from model.features import run_features
+
+    raw = str(tmp_path / "raw")
+    synth.write_shards(raw, 12, per_shard=6, seed=2, with_regions=False)
+    bad = os.path.join(raw, "shards", "00000.tar")
+    data = open(bad, "rb").read()
+    open(bad, "wb").write(data[: len(data) * 2 // 3] if damage == "truncated" else b"not a tar" * 100)
+    out = str(tmp_path / "feat")
+    stats = run_features(raw, out, _fake_regions, progress=False)
+    assert stats["bad_shards"] == 1 and stats["shards"] == 2
+    good = list(wds.WebDataset(os.path.join(out, "shards", "00001.tar"), shardshuffle=False, empty_check=False))
+    assert len(good) == 6 and all("regions.npz" in s for s in good)
+    cut = list(wds.WebDataset(os.path.join(out, "shards", "00000.tar"), shardshuffle=False, empty_check=False))
+    assert len(cut) == (stats["samples"] - 6) and (0 < len(cut) < 6 if damage == "truncated" else not cut)
+    assert all({"jpg", "txt", "regions.npz"} <= set(s) for s in cut)
+    assert not [f for f in os.listdir(os.path.join(out, "shards")) if f.endswith(".tmp")]
