@@ -24,7 +24,7 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
-from .config import Config, ConfigError, StageConfig
+from .config import Config, ConfigError, StageConfig, to_dict
 from .data import PretrainCollator, make_loader, read_samples, tokenizer_for
 from .pretrain import ImageBERT
 from .train import load_checkpoint, lr_at, save_checkpoint, setup_dist, trim_metrics
@@ -124,7 +124,8 @@ def finetune(cfg: Config, init: str, progress: bool = True) -> str:
                     log.info("finetune %s", rec)
     path = os.path.join(out_dir, "final")
     if rank == 0:
-        save_checkpoint(path, model, (), {"step": r.steps, "loss_kind": r.loss, "init": init})
+        save_checkpoint(path, model, (), {"step": r.steps, "loss_kind": r.loss, "init": init,
+                                          "config": to_dict(cfg)})  # eval names a model mismatch
     return path
 
 

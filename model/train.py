@@ -10,6 +10,7 @@ Layout under cfg.out_dir:  stage1/last/  stage1/final/  stage1/metrics.jsonl  st
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import math
@@ -133,14 +134,30 @@ def recover_checkpoint(path: str) -> None:
         log.warning("%s was missing (a run stopped while saving it): resuming from %s", path, old)
 
 
+def _model_diff(state: dict, model: torch.nn.Module, err: Exception) -> str:
+    """The model keys on which a checkpoint's config (its state.json) and this run's differ;
+    torch's first complaint where the checkpoint records no config."""
+    saved = (state.get("config") or {}).get("model") or {}
+    mine = dataclasses.asdict(model.mcfg) if hasattr(model, "mcfg") else {}
+    diff = [f"model.{k}: {saved[k]!r} there, {v!r} here" for k, v in mine.items()
+            if k in saved and saved[k] != v]
+    if diff:
+        return "; ".join(diff)
+    lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
+    return lines[1] if len(lines) > 1 else (lines[0] if lines else repr(err))
+
+
 def load_checkpoint(path: str, model: torch.nn.Module, opts=(), strict: bool = True) -> dict:
     """Load weights (and optimiser states when given); returns the JSON state."""
     if not os.path.exists(os.path.join(path, "model.safetensors")):
         raise FileNotFoundError(f"no checkpoint at {path}")
     dev = next(model.parameters()).device
-    model.load_state_dict(load_file(os.path.join(path, "model.safetensors"), device=str(dev)), strict=strict)
     with open(os.path.join(path, "state.json")) as f:
         state = json.load(f)
+    try:
+        model.load_state_dict(load_file(os.path.join(path, "model.safetensors"), device=str(dev)), strict=strict)
+    except RuntimeError as e:  # torch's page of "size mismatch for ..." lines
+        raise ConfigError(f"{path} holds another model than this config's: {_model_diff(state, model, e)}") from None
     if opts:
         load_optimizers(path, opts, state)
     return state

@@ -325,3 +325,26 @@ def test_features_on_a_damaged_shard_counts_it_and_goes_on(tmp_path, damage):
     assert len(cut) == (stats["samples"] - 6) and (0 < len(cut) < 6 if damage == "truncated" else not cut)
     assert all({"jpg", "txt", "regions.npz"} <= set(s) for s in cut)
     assert not [f for f in os.listdir(os.path.join(out, "shards")) if f.endswith(".tmp")]
+
+
+# --- a checkpoint of another model ------------------------------------------------------------
+
+def test_a_checkpoint_of_another_model_is_one_line_naming_the_keys(data_dir, tmp_path, capsys):
+    """Stage 2 (or eval, finetune) with a config whose model differs from the checkpoint's,
+    e.g. `lait eval --config configs/imagebert.yaml` on the tiny demo's checkpoint, was torch's
+    RuntimeError: a traceback and a page of 'size mismatch for ...' lines, exit 1."""
+    from model.config import ConfigError
+    from tools.cli import main
+
+    raw = _raw(data_dir, tmp_path)
+    raw["stages"][1].update(steps=2)
+    train(from_dict(raw), 1, progress=False)
+    other = {**raw, "model": {**raw["model"], "hidden": 64, "heads": 2}}
+    with pytest.raises(ConfigError, match=r"model\.hidden: 128 there, 64 here"):
+        train(from_dict(other), 2, progress=False)
+    path = tmp_path / "other.yaml"
+    import yaml
+    path.write_text(yaml.safe_dump({**raw, "model": {**raw["model"], "layers": 3}}))
+    assert main(["eval", "--config", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "model.layers: 2 there, 3 here" in err[0], err
