@@ -35,6 +35,7 @@ from PIL import Image
 from tqdm import tqdm
 
 from filters.efficientnet import EfficientNetLite0
+from pipeline.core.errors import UsageError
 from pipeline.steps.write import PARQUET_DIR, parquet_files
 
 from .data import image_bytes
@@ -205,6 +206,10 @@ def run_features(src_dir: str, dst_dir: str, extractor, batch_size: int = 32, dt
     if not shards:
         raise FileNotFoundError(f"no .tar shards in {src_dir} or {src_dir}/shards")
     out_shards = os.path.join(dst_dir, "shards")
+    if os.path.realpath(out_shards) == os.path.realpath(src_shards):
+        # every output shard would look done (they are the input's): nothing would be added
+        raise UsageError(f"features: {dst_dir} is where the input shards are; write the copy "
+                         "with regions to another folder (lait features IN OUT)")
     os.makedirs(out_shards, exist_ok=True)
     parquets = glob.glob(os.path.join(src_shards, "*.parquet")) or parquet_files(src_dir)
     if parquets:

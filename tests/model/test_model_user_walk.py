@@ -348,3 +348,17 @@ def test_a_checkpoint_of_another_model_is_one_line_naming_the_keys(data_dir, tmp
     assert main(["eval", "--config", str(path), "--quiet"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "model.layers: 2 there, 3 here" in err[0], err
+
+
+def test_features_into_its_own_input_is_refused(tmp_path, capsys):
+    """`lait features OUT OUT` found every output shard 'done' (they are the input's) and
+    exited 0 having added nothing; training then said the shards lacked regions."""
+    from tools.cli import main
+
+    raw = str(tmp_path / "raw")
+    synth.write_shards(raw, 4, per_shard=4, seed=2, with_regions=False)
+    before = open(os.path.join(raw, "shards", "00000.tar"), "rb").read()
+    assert main(["features", raw, raw + "/", "--grid", "2", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "another folder" in err[0], err
+    assert open(os.path.join(raw, "shards", "00000.tar"), "rb").read() == before
