@@ -24,10 +24,11 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
+from .checkpoints import load_checkpoint, save_checkpoint, trim_metrics
 from .config import Config, ConfigError, StageConfig, to_dict
 from .data import PretrainCollator, make_loader, read_samples, tokenizer_for
 from .pretrain import ImageBERT
-from .train import load_checkpoint, lr_at, save_checkpoint, setup_dist, trim_metrics
+from .train import lr_at, setup_dist
 
 log = logging.getLogger(__name__)
 
