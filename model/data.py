@@ -358,13 +358,27 @@ class PretrainStream(IterableDataset):
         try:
             while True:
                 if texts is not None and rng.random() < ratio:
-                    yield collate([next(texts) for _ in range(self.B)], text_only=True)
+                    batch = collate([next(texts) for _ in range(self.B)], text_only=True)
                 else:
-                    yield collate([next(pairs) for _ in range(self.B)])
+                    batch = collate([next(pairs) for _ in range(self.B)])
+                # this reader's skips so far, for metrics.jsonl (see pop_bad_samples)
+                batch[BAD_SAMPLES] = torch.tensor([reader, bad.count])
+                yield batch
         except ConfigError as e:
             if wi is None:
                 raise
             yield WorkerFailed(str(e))
+
+
+BAD_SAMPLES = "bad_samples"
+
+
+def pop_bad_samples(batch: dict, tally: dict) -> None:
+    """Take a batch's skip count out of it (the model never sees it) into ``tally``: reader
+    -> bad samples it skipped so far; their sum is this rank's count."""
+    t = batch.pop(BAD_SAMPLES, None)
+    if t is not None:
+        tally[int(t[0])] = int(t[1])
 
 
 class Loader(DataLoader):

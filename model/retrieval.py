@@ -26,7 +26,7 @@ import torch.nn.functional as F
 
 from .checkpoints import load_checkpoint, save_checkpoint, trim_metrics
 from .config import Config, ConfigError, StageConfig, to_dict
-from .data import PretrainCollator, make_loader, read_samples, tokenizer_for
+from .data import PretrainCollator, make_loader, pop_bad_samples, read_samples, tokenizer_for
 from .pretrain import ImageBERT
 from .train import lr_at, setup_dist
 
@@ -107,7 +107,9 @@ def finetune(cfg: Config, init: str, progress: bool = True) -> str:
         for step in range(r.steps):
             for g in opt.param_groups:
                 g["lr"] = lr_at(step, sched)
-            batch = {k: v.to(device) for k, v in next(batches).items()}
+            cpu = next(batches)
+            pop_bad_samples(cpu, {})
+            batch = {k: v.to(device) for k, v in cpu.items()}
             with amp:
                 scores = model.score(batch).float().view(-1, P)
             loss = retrieval_loss(scores, r.loss, r.margin)

@@ -23,7 +23,7 @@ from tqdm import tqdm
 from .checkpoints import (load_checkpoint, load_optimizers, recover_checkpoint, save_checkpoint,
                           stage_lock, trim_metrics)
 from .config import Config, ConfigError, StageConfig, to_dict
-from .data import make_loader, tokenizer_for
+from .data import make_loader, pop_bad_samples, tokenizer_for
 from .monitor import PriorWatch, ValidationITM
 from .pretrain import ImageBERT, count_params
 
@@ -194,6 +194,7 @@ def _train(cfg: Config, stage: int, progress: bool, rank: int, world: int, devic
         trim_metrics(os.path.join(sdir, "metrics.jsonl"), start)
     metrics_f = open(os.path.join(sdir, "metrics.jsonl"), "a") if rank == 0 else None
     sums: dict[str, float] = {}
+    skipped: dict[int, int] = {}  # reader -> bad samples it skipped (this run)
     n_pairs = n_tokens = n_logged = 0
     t0 = time.time()
     record: dict = {}
@@ -204,6 +205,7 @@ def _train(cfg: Config, stage: int, progress: bool, rank: int, world: int, devic
                 g["lr"] = lr_at(step, s, peak)
         for micro in range(s.grad_accum):
             cpu = next(batches)
+            pop_bad_samples(cpu, skipped)
             # Counted on the host copy: no GPU sync in the step.
             n_pairs += int((cpu["itm_labels"] > 0).sum()) if "itm_labels" in cpu else cpu["input_ids"].shape[0]
             n_tokens += int(cpu["text_mask"].sum()) + int(cpu["vis_mask"].sum() if "vis_mask" in cpu else 0)
@@ -224,14 +226,16 @@ def _train(cfg: Config, stage: int, progress: bool, rank: int, world: int, devic
         done = step + 1
         if done % s.log_every == 0 or done == s.steps:
             dt = max(time.time() - t0, 1e-9)
-            vals = torch.tensor([float(sums[k]) / n_logged for k in sorted(sums)] + [n_pairs / dt, n_tokens / dt])
+            vals = torch.tensor([float(sums[k]) / n_logged for k in sorted(sums)]
+                                + [n_pairs / dt, n_tokens / dt, float(sum(skipped.values()))])
             if world > 1 and device.type == "cuda":
                 vals = vals.to(device)
             if world > 1:
                 dist.all_reduce(vals)
-                vals[:-2] /= world
-            names = sorted(sums) + ["samples_per_s", "tokens_per_s"]
+                vals[:-3] /= world  # means of the ranks; rates and skips add up
+            names = sorted(sums) + ["samples_per_s", "tokens_per_s", "bad_samples"]
             record = {"stage": stage, "step": done, "lr": lr_at(step, s), **dict(zip(names, vals.cpu().tolist()))}
+            record["bad_samples"] = int(record["bad_samples"])
             if val is not None and (done % s.val_every == 0 or done == s.steps):
                 record.update(val(raw, device))
             record["itm_stuck"] = watch.update(record)

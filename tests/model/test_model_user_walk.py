@@ -362,3 +362,19 @@ def test_features_into_its_own_input_is_refused(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "another folder" in err[0], err
     assert open(os.path.join(raw, "shards", "00000.tar"), "rb").read() == before
+
+
+def test_skipped_samples_are_counted_in_metrics(tmp_path):
+    """Bad samples were skipped with a warning (at most 20 distinct) and counted in a counter
+    nobody read: metrics.jsonl now says how many were skipped so far (every pass over the
+    shards counts again)."""
+    d = str(tmp_path / "data")
+    synth.write_shards(d, 16, per_shard=16, seed=4, bad=2)  # + 2 broken samples in shard 0
+    raw = tiny_raw(str(tmp_path), d + "/shards")
+    raw["stages"][1].update(steps=6, batch_size=8, log_every=1)
+    cfg = from_dict(raw)
+    train(cfg, 1, progress=False)
+    with open(os.path.join(cfg.out_dir, "stage1", "metrics.jsonl")) as f:
+        counts = [json.loads(line)["bad_samples"] for line in f]
+    # 6 x 8 = 48 samples drawn from 16 good ones: at least two passes, each skipping both
+    assert counts == sorted(counts) and counts[-1] >= 4 and counts[-1] % 2 == 0
