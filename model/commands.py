@@ -26,8 +26,32 @@ def _config(args):
     return load_config(args.config, args.set)
 
 
+def check_device(name: str | None) -> str | None:
+    """``--device`` as given, once torch can run on it here: else a UsageError (one line, exit
+    2) instead of torch's AssertionError and traceback ("Torch not compiled with CUDA enabled")
+    in the middle of the command."""
+    if name is None:
+        return None
+    import torch
+    try:
+        dev = torch.device(name)
+    except RuntimeError:
+        raise UsageError(f"--device {name}: not a device (cpu, cuda or cuda:N)") from None
+    if dev.type == "cuda":
+        n = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if not n:
+            raise UsageError(f"--device {name}: torch sees no CUDA device on this machine "
+                             "(use --device cpu, or leave --device out)")
+        if dev.index is not None and dev.index >= n:
+            raise UsageError(f"--device {name}: this machine has {n} CUDA device(s) (cuda:0..cuda:{n - 1})")
+    elif dev.type != "cpu":
+        raise UsageError(f"--device {name}: lait runs on cpu or cuda")
+    return name
+
+
 def cmd_features(args) -> int:
     from .features import GridExtractor, OnnxDetector, run_features
+    check_device(args.device)
     if args.onnx:
         ex = OnnxDetector(args.onnx, size=args.onnx_size, min_score=args.min_score,
                           min_regions=args.min_regions, max_regions=args.regions or 100)
@@ -64,6 +88,7 @@ def cmd_finetune(args) -> int:
 def cmd_eval(args) -> int:
     from .retrieval import evaluate
     from .train import latest_checkpoint
+    check_device(args.device)
     cfg = _config(args)
     ckpt = args.checkpoint or latest_checkpoint(cfg)
     res = evaluate(cfg, ckpt, args.shards, args.n, args.device, args.seed)

@@ -140,6 +140,13 @@ def decode_sample(s: dict, cfg: Config, tok: Tokenizer, text_only: bool = False)
                          f"expected [R, {cfg.model.region_dim}] and [R, 5]")
     if len(feats) == 0:
         raise ValueError("no regions")
+    # One NaN feature or box turns every weight NaN at the next step (and the run goes on,
+    # writing NaN checkpoints); a negative label stops it in MOC's cross-entropy.  Labels past
+    # num_object_classes are ignored by MOC on purpose (model/pretrain.py).
+    if not (np.isfinite(feats).all() and np.isfinite(boxes).all()):
+        raise ValueError("regions.npz has non-finite features or boxes")
+    if len(labels) != len(feats) or (labels < 0).any():
+        raise ValueError(f"regions.npz labels {labels.shape}: expected [R] of class ids >= 0")
     if len(feats) > cfg.data.max_regions:  # keep the most confident regions
         keep = np.sort(np.argsort(-scores, kind="stable")[: cfg.data.max_regions])
         feats, boxes, labels = feats[keep], boxes[keep], labels[keep]
@@ -351,13 +358,27 @@ class PretrainStream(IterableDataset):
         try:
             while True:
                 if texts is not None and rng.random() < ratio:
-                    yield collate([next(texts) for _ in range(self.B)], text_only=True)
+                    batch = collate([next(texts) for _ in range(self.B)], text_only=True)
                 else:
-                    yield collate([next(pairs) for _ in range(self.B)])
+                    batch = collate([next(pairs) for _ in range(self.B)])
+                # this reader's skips so far, for metrics.jsonl (see pop_bad_samples)
+                batch[BAD_SAMPLES] = torch.tensor([reader, bad.count])
+                yield batch
         except ConfigError as e:
             if wi is None:
                 raise
             yield WorkerFailed(str(e))
+
+
+BAD_SAMPLES = "bad_samples"
+
+
+def pop_bad_samples(batch: dict, tally: dict) -> None:
+    """Take a batch's skip count out of it (the model never sees it) into ``tally``: reader
+    -> bad samples it skipped so far; their sum is this rank's count."""
+    t = batch.pop(BAD_SAMPLES, None)
+    if t is not None:
+        tally[int(t[0])] = int(t[1])
 
 
 class Loader(DataLoader):

@@ -26,6 +26,7 @@ import os
 import shutil
 import tarfile
 import time
+import zlib
 
 import numpy as np
 import onnxruntime as ort
@@ -34,6 +35,7 @@ from PIL import Image
 from tqdm import tqdm
 
 from filters.efficientnet import EfficientNetLite0
+from pipeline.core.errors import UsageError
 from pipeline.steps.write import PARQUET_DIR, parquet_files
 
 from .data import image_bytes
@@ -118,23 +120,28 @@ def npz_bytes(r: dict, dtype=np.float16) -> bytes:
     return buf.getvalue()
 
 
-def _samples(path: str):
+def _samples(path: str, damage: list):
     """Tar members grouped by sample key (webdataset rule: key = name up to the first dot
-    of the basename), in file order."""
-    with tarfile.open(path) as tf:
-        cur, members = None, []
-        for m in tf:
-            if not m.isfile():
-                continue
-            base = os.path.basename(m.name)
-            key = os.path.join(os.path.dirname(m.name), base.split(".", 1)[0])
-            if key != cur and members:
+    of the basename), in file order.  A tar cut short or not a tar ends the samples there and
+    appends the error to ``damage``: the sample being read then is dropped (it may lack
+    members), the whole ones before it were yielded."""
+    try:
+        with tarfile.open(path) as tf:
+            cur, members = None, []
+            for m in tf:
+                if not m.isfile():
+                    continue
+                base = os.path.basename(m.name)
+                key = os.path.join(os.path.dirname(m.name), base.split(".", 1)[0])
+                if key != cur and members:
+                    yield cur, members
+                    members = []
+                cur = key
+                members.append((m, tf.extractfile(m).read()))
+            if members:
                 yield cur, members
-                members = []
-            cur = key
-            members.append((m, tf.extractfile(m).read()))
-        if members:
-            yield cur, members
+    except (tarfile.TarError, EOFError, zlib.error) as e:
+        damage.append(e)
 
 
 def _add(tf: tarfile.TarFile, name: str, data: bytes, like: tarfile.TarInfo | None = None):
@@ -145,9 +152,10 @@ def _add(tf: tarfile.TarFile, name: str, data: bytes, like: tarfile.TarInfo | No
 
 
 def extract_shard(src: str, dst: str, extractor, batch_size: int = 32, dtype=np.float16, bar=None) -> dict:
-    counts = {"samples": 0, "with_regions": 0, "bad_image": 0}
+    counts = {"samples": 0, "with_regions": 0, "bad_image": 0, "bad_shards": 0}
     tmp = dst + ".tmp"
     pending: list = []
+    damage: list = []
 
     def flush(tf):
         imgs = [im for _, _, im in pending if im is not None]
@@ -164,7 +172,7 @@ def extract_shard(src: str, dst: str, extractor, batch_size: int = 32, dtype=np.
         pending.clear()
 
     with tarfile.open(tmp, "w", format=tarfile.USTAR_FORMAT) as tf:
-        for key, members in _samples(src):
+        for key, members in _samples(src, damage):
             counts["samples"] += 1
             im = None
             try:
@@ -181,6 +189,10 @@ def extract_shard(src: str, dst: str, extractor, batch_size: int = 32, dtype=np.
             if len(pending) >= batch_size:
                 flush(tf)
         flush(tf)
+    if damage:
+        counts["bad_shards"] = 1
+        log.warning("%s: damaged tar (%s): its %d whole sample(s) before the damage copied",
+                    src, damage[0], counts["samples"])
     os.replace(tmp, dst)
     return counts
 
@@ -194,6 +206,10 @@ def run_features(src_dir: str, dst_dir: str, extractor, batch_size: int = 32, dt
     if not shards:
         raise FileNotFoundError(f"no .tar shards in {src_dir} or {src_dir}/shards")
     out_shards = os.path.join(dst_dir, "shards")
+    if os.path.realpath(out_shards) == os.path.realpath(src_shards):
+        # every output shard would look done (they are the input's): nothing would be added
+        raise UsageError(f"features: {dst_dir} is where the input shards are; write the copy "
+                         "with regions to another folder (lait features IN OUT)")
     os.makedirs(out_shards, exist_ok=True)
     parquets = glob.glob(os.path.join(src_shards, "*.parquet")) or parquet_files(src_dir)
     if parquets:
@@ -202,7 +218,7 @@ def run_features(src_dir: str, dst_dir: str, extractor, batch_size: int = 32, dt
         shutil.copy2(f, os.path.join(dst_dir, PARQUET_DIR))
     todo = [s for s in shards if not os.path.exists(os.path.join(out_shards, os.path.basename(s)))]
     total = {"shards": len(shards), "skipped_done": len(shards) - len(todo), "samples": 0,
-             "with_regions": 0, "bad_image": 0}
+             "with_regions": 0, "bad_image": 0, "bad_shards": 0}
     bar = None
     if progress:
         bar = tqdm(desc="features", unit="img", dynamic_ncols=True)

@@ -21,12 +21,14 @@ import time
 
 import numpy as np
 import torch
+import torch.distributed as dist
 import torch.nn.functional as F
 
-from .config import Config, ConfigError, StageConfig
-from .data import PretrainCollator, make_loader, read_samples, tokenizer_for
+from .checkpoints import load_checkpoint, save_checkpoint, trim_metrics
+from .config import Config, ConfigError, StageConfig, to_dict
+from .data import PretrainCollator, make_loader, pop_bad_samples, read_samples, tokenizer_for
 from .pretrain import ImageBERT
-from .train import load_checkpoint, lr_at, save_checkpoint, setup_dist
+from .train import lr_at, setup_dist
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +66,22 @@ def retrieval_loss(scores: torch.Tensor, kind: str, margin: float = 0.2) -> torc
     return F.relu(margin - s[:, 0] + s[:, 1:].max(1).values).mean()
 
 
+def average_gradients(model: torch.nn.Module, world: int) -> None:
+    """Data parallel under torchrun: every rank steps with the mean of the ranks' gradients, so
+    all hold one model.  (Scoring goes through ``model.score``, not ``forward``, which DDP's
+    wrapper would need; fine-tuning is short, one flat all-reduce per step is enough.)"""
+    # The parameters scoring leaves without a gradient (the pre-training heads) are the same on
+    # every rank: they stay without one, as in a single process.
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    flat = torch.cat([g.reshape(-1) for g in grads])
+    dist.all_reduce(flat)
+    flat /= world
+    i = 0
+    for g in grads:
+        g.copy_(flat[i:i + g.numel()].view_as(g))
+        i += g.numel()
+
+
 def finetune(cfg: Config, init: str, progress: bool = True) -> str:
     """Fine-tune from a pre-training checkpoint folder; returns the fine-tuned checkpoint path."""
     r = cfg.retrieval
@@ -80,18 +98,24 @@ def finetune(cfg: Config, init: str, progress: bool = True) -> str:
            if device.type == "cuda" and cfg.precision == "bf16" else contextlib.nullcontext())
     out_dir = os.path.join(cfg.out_dir, "retrieval")
     os.makedirs(out_dir, exist_ok=True)
+    if rank == 0:  # the records of the run that writes retrieval/final, not of earlier ones
+        trim_metrics(os.path.join(out_dir, "metrics.jsonl"), 0)
     P = 1 + r.negatives
     model.train()
     t0 = time.time()
-    with open(os.path.join(out_dir, "metrics.jsonl"), "a") as mf:
+    with open(os.path.join(out_dir, "metrics.jsonl"), "a") if rank == 0 else contextlib.nullcontext() as mf:
         for step in range(r.steps):
             for g in opt.param_groups:
                 g["lr"] = lr_at(step, sched)
-            batch = {k: v.to(device) for k, v in next(batches).items()}
+            cpu = next(batches)
+            pop_bad_samples(cpu, {})
+            batch = {k: v.to(device) for k, v in cpu.items()}
             with amp:
                 scores = model.score(batch).float().view(-1, P)
             loss = retrieval_loss(scores, r.loss, r.margin)
             loss.backward()
+            if world > 1:
+                average_gradients(model, world)
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
             opt.zero_grad(set_to_none=True)
@@ -103,7 +127,8 @@ def finetune(cfg: Config, init: str, progress: bool = True) -> str:
                     log.info("finetune %s", rec)
     path = os.path.join(out_dir, "final")
     if rank == 0:
-        save_checkpoint(path, model, (), {"step": r.steps, "loss_kind": r.loss, "init": init})
+        save_checkpoint(path, model, (), {"step": r.steps, "loss_kind": r.loss, "init": init,
+                                          "config": to_dict(cfg)})  # eval names a model mismatch
     return path
 
 

@@ -3,7 +3,7 @@
 Straight-line, nanoGPT-style: build the model, pick the starting weights (BERT for stage 1,
 the previous stage's final checkpoint for stage 2, or this stage's own last checkpoint when
 resuming), then step. bf16 autocast on GPU, DDP under torchrun, gradient accumulation,
-warmup + decay, checkpoints as safetensors + JSON, metrics as JSON lines.
+warmup + decay, checkpoints as safetensors + JSON (checkpoints.py), metrics as JSON lines.
 
 Layout under cfg.out_dir:  stage1/last/  stage1/final/  stage1/metrics.jsonl  stage2/...
 """
@@ -14,16 +14,16 @@ import json
 import logging
 import math
 import os
-import shutil
 import time
 
 import torch
 import torch.distributed as dist
-from safetensors.torch import load_file, save_file
 from tqdm import tqdm
 
+from .checkpoints import (load_checkpoint, load_optimizers, recover_checkpoint, save_checkpoint,
+                          stage_lock, trim_metrics)
 from .config import Config, ConfigError, StageConfig, to_dict
-from .data import make_loader, tokenizer_for
+from .data import make_loader, pop_bad_samples, tokenizer_for
 from .monitor import PriorWatch, ValidationITM
 from .pretrain import ImageBERT, count_params
 
@@ -57,7 +57,7 @@ def setup_dist() -> tuple[int, int, torch.device]:
     return rank, world, torch.device("cpu")
 
 
-# --- optimisers and checkpoints ----------------------------------------------------------------
+# --- optimisers --------------------------------------------------------------------------------
 
 def build_optimizers(model: ImageBERT, s: StageConfig) -> list[tuple[torch.optim.Optimizer, float]]:
     """AdamW for the Transformer (no decay on biases / LayerNorm); Pixel-BERT's CNN gets its own
@@ -81,80 +81,6 @@ def build_optimizers(model: ImageBERT, s: StageConfig) -> list[tuple[torch.optim
         opts.append((torch.optim.SGD(cnn_params, lr=s.cnn_lr, momentum=0.9,
                                      weight_decay=s.cnn_weight_decay), s.cnn_lr))
     return opts
-
-
-def save_checkpoint(path: str, model: torch.nn.Module, opts=(), state: dict | None = None) -> None:
-    """model.safetensors + optim.safetensors + state.json, written to a temp folder and renamed,
-    so a killed run never leaves a half checkpoint that looks whole."""
-    tmp = path + ".tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(tmp)
-    sd = {k: v.detach().contiguous().cpu() for k, v in model.state_dict().items()}
-    save_file(sd, os.path.join(tmp, "model.safetensors"))
-    tensors, meta = {}, []
-    for oi, (opt, _) in enumerate(opts):
-        osd = opt.state_dict()
-        st = {}
-        for pi, entry in osd["state"].items():
-            st[str(pi)] = {}
-            for k, v in entry.items():
-                if torch.is_tensor(v):
-                    tensors[f"{oi}.{pi}.{k}"] = v.detach().contiguous().cpu()
-                else:
-                    st[str(pi)][k] = v
-        meta.append({"param_groups": osd["param_groups"], "scalars": st})
-    if tensors:
-        save_file(tensors, os.path.join(tmp, "optim.safetensors"))
-    with open(os.path.join(tmp, "state.json"), "w") as f:
-        json.dump({**(state or {}), "optimizers": meta}, f, indent=1, default=str)
-    if os.path.exists(path):
-        old = path + ".old"
-        shutil.rmtree(old, ignore_errors=True)
-        os.replace(path, old)
-        os.replace(tmp, path)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(tmp, path)
-
-
-def load_checkpoint(path: str, model: torch.nn.Module, opts=(), strict: bool = True) -> dict:
-    """Load weights (and optimiser states when given); returns the JSON state."""
-    if not os.path.exists(os.path.join(path, "model.safetensors")):
-        raise FileNotFoundError(f"no checkpoint at {path}")
-    dev = next(model.parameters()).device
-    model.load_state_dict(load_file(os.path.join(path, "model.safetensors"), device=str(dev)), strict=strict)
-    with open(os.path.join(path, "state.json")) as f:
-        state = json.load(f)
-    if opts:
-        load_optimizers(path, opts, state)
-    return state
-
-
-def load_optimizers(path: str, opts, state: dict, keep_hyper: bool = False) -> None:
-    """Load the optimisers' states saved by save_checkpoint at `path` (state = its state.json).
-    keep_hyper: keep each param group's own hyper-parameters (weight decay, betas, ...) and take
-    only the per-parameter state (AdamW's moments and step counts) from the checkpoint."""
-    tensors = load_file(os.path.join(path, "optim.safetensors")) if os.path.exists(
-        os.path.join(path, "optim.safetensors")) else {}
-    saved = state.get("optimizers", [])
-    if len(saved) != len(opts):
-        raise ConfigError(f"{path} holds {len(saved)} optimiser state(s), this run has {len(opts)}")
-    for oi, (opt, _) in enumerate(opts):
-        meta = saved[oi]
-        st: dict = {}
-        for k, v in tensors.items():
-            o, pi, name = k.split(".", 2)
-            if int(o) == oi:
-                st.setdefault(int(pi), {})[name] = v
-        for pi, sc in meta["scalars"].items():
-            st.setdefault(int(pi), {}).update(sc)
-        groups = meta["param_groups"]
-        if keep_hyper:
-            if [len(g["params"]) for g in groups] != [len(g["params"]) for g in opt.param_groups]:
-                raise ConfigError(f"{path}: optimiser {oi} has other parameter groups than this run's")
-            groups = [{**{k: v for k, v in mine.items() if k != "params"}, "params": g["params"]}
-                      for mine, g in zip(opt.param_groups, groups)]
-        opt.load_state_dict({"state": st, "param_groups": groups})
 
 
 # --- the loop ----------------------------------------------------------------------------------
@@ -185,18 +111,27 @@ def latest_checkpoint(cfg: Config) -> str:
 
 def train(cfg: Config, stage: int, progress: bool = True) -> dict:
     """Run (or resume) one pre-training stage; returns the last logged metrics."""
-    s = cfg.stage(stage)
+    cfg.stage(stage)
     rank, world, device = setup_dist()
-    torch.manual_seed(cfg.seed + rank)
     sdir = stage_dir(cfg, stage)
     os.makedirs(sdir, exist_ok=True)
+    with stage_lock(sdir) if rank == 0 else contextlib.nullcontext():  # rank 0 writes the files
+        return _train(cfg, stage, progress, rank, world, device)
+
+
+def _train(cfg: Config, stage: int, progress: bool, rank: int, world: int, device: torch.device) -> dict:
+    s = cfg.stage(stage)
+    torch.manual_seed(cfg.seed + rank)
+    sdir = stage_dir(cfg, stage)
 
     model = ImageBERT(cfg).to(device)
     opts = build_optimizers(model, s)
     last = os.path.join(sdir, "last")
+    recover_checkpoint(last)
     start = 0
     if os.path.exists(os.path.join(last, "model.safetensors")):
-        start = load_checkpoint(last, model, opts)["step"]
+        resumed = load_checkpoint(last, model, opts)
+        start = resumed["step"]
         log.info("resuming stage %d from %s at step %d", stage, last, start)
     elif stage == min(cfg.stages):
         missing = model.init_pretrained()
@@ -221,6 +156,13 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
             load_optimizers(plast, opts, pstate, keep_hyper=True)
             log.info("stage %d carries the optimiser state of %s", stage, plast)
     if start >= s.steps:
+        final = os.path.join(sdir, "final")
+        if rank == 0 and not os.path.exists(os.path.join(final, "model.safetensors")):
+            # Killed after last/ was written at the final step but before final/: last/ holds
+            # the final weights.  Without this the stage said "done" and the next stage (or
+            # `lait eval`) found no final checkpoint, for ever.
+            save_checkpoint(final, model, (), {k: v for k, v in resumed.items() if k != "optimizers"})
+            log.info("stage %d: wrote %s from %s (the run was stopped before it)", stage, final, last)
         log.info("stage %d already done (%d steps)", stage, start)
         return {"step": start}
 
@@ -248,8 +190,11 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
     bar = None
     if progress and rank == 0:
         bar = tqdm(total=s.steps, initial=start, desc=f"stage {stage}", dynamic_ncols=True)
+    if rank == 0:
+        trim_metrics(os.path.join(sdir, "metrics.jsonl"), start)
     metrics_f = open(os.path.join(sdir, "metrics.jsonl"), "a") if rank == 0 else None
     sums: dict[str, float] = {}
+    skipped: dict[int, int] = {}  # reader -> bad samples it skipped (this run)
     n_pairs = n_tokens = n_logged = 0
     t0 = time.time()
     record: dict = {}
@@ -260,6 +205,7 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
                 g["lr"] = lr_at(step, s, peak)
         for micro in range(s.grad_accum):
             cpu = next(batches)
+            pop_bad_samples(cpu, skipped)
             # Counted on the host copy: no GPU sync in the step.
             n_pairs += int((cpu["itm_labels"] > 0).sum()) if "itm_labels" in cpu else cpu["input_ids"].shape[0]
             n_tokens += int(cpu["text_mask"].sum()) + int(cpu["vis_mask"].sum() if "vis_mask" in cpu else 0)
@@ -280,14 +226,16 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
         done = step + 1
         if done % s.log_every == 0 or done == s.steps:
             dt = max(time.time() - t0, 1e-9)
-            vals = torch.tensor([float(sums[k]) / n_logged for k in sorted(sums)] + [n_pairs / dt, n_tokens / dt])
+            vals = torch.tensor([float(sums[k]) / n_logged for k in sorted(sums)]
+                                + [n_pairs / dt, n_tokens / dt, float(sum(skipped.values()))])
             if world > 1 and device.type == "cuda":
                 vals = vals.to(device)
             if world > 1:
                 dist.all_reduce(vals)
-                vals[:-2] /= world
-            names = sorted(sums) + ["samples_per_s", "tokens_per_s"]
+                vals[:-3] /= world  # means of the ranks; rates and skips add up
+            names = sorted(sums) + ["samples_per_s", "tokens_per_s", "bad_samples"]
             record = {"stage": stage, "step": done, "lr": lr_at(step, s), **dict(zip(names, vals.cpu().tolist()))}
+            record["bad_samples"] = int(record["bad_samples"])
             if val is not None and (done % s.val_every == 0 or done == s.steps):
                 record.update(val(raw, device))
             record["itm_stuck"] = watch.update(record)

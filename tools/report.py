@@ -211,6 +211,27 @@ def timings_table(doc: dict) -> str:
     return table(["job", "seconds", "records", "throughput"], rows, "timings")
 
 
+def not_sampled(steps: list[dict], sampled: set[str]) -> str:
+    """The reasons stats.json counts that have no sample above, and why: without this line a
+    reason of the table seems lost on the way."""
+    counts = Counter()
+    for s in steps:
+        for reason, n in s["dropped"].items():
+            counts[reason] += n
+        for u in s.get("units", {}).values():
+            for reason, n in u["dropped"].items():
+                counts[reason] += n
+    missing = [(r, n) for r, n in counts.items() if n and r not in sampled]
+    if not missing:
+        return ""
+    return ('<p class="muted" id="not-sampled">Counted, with no sample above: '
+            + ", ".join(f"{esc(r)} ({n})" for r, n in sorted(missing, key=lambda kv: (-kv[1], kv[0])))
+            + ". rejects.parquet samples the records a step drops; the read and crawl steps' drops "
+            "(WARC records, URLs), drops inside a record (a page's images "
+            "and sides, a text's sentences, a pair's near-duplicate images) and withheld reasons "
+            "(safety-list matches, evaluation images) have none.</p>")
+
+
 def render(out_dir: str) -> str:
     doc = read_stats(storage.join(out_dir, "stats.json"))
     steps = doc.get("steps", [])
@@ -296,6 +317,7 @@ def render(out_dir: str) -> str:
     for (step, reason), rs in by_reason.items():
         body.append(f'<h3>{esc(reason)} <span class="muted">(step {esc(step)}, {esc(unit_of(step)[0])})</span></h3>'
                     '<div class="grid">' + "".join(reject_cell(r, winners) for r in rs) + "</div>")
+    body.append(not_sampled(steps, {reason for _, reason in by_reason}))
 
     body.append("<h2>Configuration</h2><pre id=\"config\">"
                 + esc(yaml.safe_dump(cfg, sort_keys=False, allow_unicode=True)) + "</pre>")

@@ -11,12 +11,17 @@ CHAR_W = 6.2  # width of one 11-px system-ui character, generously: labels are c
 
 # What each step counts (README "Steps and their units"): its input unit, and its output unit
 # where it differs.  A step not listed (a new one) is shown as counting "records".
+# Every step the plan can hold (pipeline/jobs.py; tests/tools/test_report_units.py checks):
+# a step missing here is drawn as a funnel of "records" of its own, cutting its unit's in two.
 STEP_UNITS = {
-    "read": ("WARC records", "pages"), "language": ("pages",), "extract": ("pages", "candidate texts"),
-    "text": ("candidate texts",), "fetch": ("candidate texts", "images"), "image_size": ("images",),
+    "read": ("WARC records", "pages"), "crawl": ("URLs", "pages"), "page_blocklist": ("pages",),
+    "language": ("pages",), "extract": ("pages", "candidate texts"), "url_blocklist": ("candidate texts",),
+    "text": ("candidate texts",), "fetch": ("candidate texts", "images"), "hash_blocklist": ("images",),
+    "dedup_evaluation": ("images",), "image_size": ("images",),
     "image_decode": ("images",), "naturalness": ("images",), "nsfw": ("images",),
     "labels": ("images",), "image_store": ("images",), "pairs": ("images", "pairs"),
-    "score": ("pairs",), "text_share": ("pairs",), "best_text": ("pairs",), "write": ("pairs",),
+    "score": ("pairs",), "dedup": ("pairs",), "text_share": ("pairs",), "best_text": ("pairs",),
+    "write": ("pairs",),
 }
 
 

@@ -1,0 +1,62 @@
+"""Every step a build can run has its unit in the report (found walking the demo's report: the
+`dedup` step was drawn as a funnel of "records" of its own, which cut the pairs funnel in two)."""
+import json
+import re
+
+import pipeline.jobs as jobs
+from filters.dedup import DedupPass
+from pipeline.core.stage import Stage
+from tools.report import render
+from tools.report_charts import STEP_UNITS
+
+
+def plan_step_names() -> set[str]:
+    """The names of every stage the plan assembles (optional ones included: the safety lists,
+    the evaluation-image check, the crawler), and the visible dedup pass."""
+    names = {cls.name for cls in vars(jobs).values()
+             if isinstance(cls, type) and issubclass(cls, Stage) and cls.__module__ != Stage.__module__}
+    return names | {DedupPass(1, 1).name}
+
+
+def test_every_step_the_plan_can_hold_has_a_unit():
+    names = plan_step_names()
+    assert {"read", "crawl", "page_blocklist", "url_blocklist", "hash_blocklist",
+            "dedup_evaluation", "dedup", "write"} <= names  # the scan finds them
+    assert sorted(names - set(STEP_UNITS)) == []
+
+
+def test_the_pairs_funnel_is_one_chart_with_dedup_inside(tmp_path):
+    steps = [("score", 10, 8, 8), ("dedup", 8, 7, 7), ("text_share", 7, 7, 7), ("best_text", 7, 5, 5),
+             ("write", 5, 5, 0)]
+    doc = {"steps": [{"name": n, "in": i, "kept": k, "out": o, "dropped": {f"{n}_x": i - k} if i > k else {}}
+                     for n, i, k, o in steps], "config": {}, "timings": {}}
+    (tmp_path / "stats.json").write_text(json.dumps(doc))
+    page = render(str(tmp_path))
+    assert re.findall(r'id="funnel-([^"]+)"', page) == ["pairs"]
+    assert re.search(r'data-step="dedup"><td><b>dedup</b></td><td>pairs</td>', page)
+
+
+def test_reasons_counted_without_a_sample_are_named(tmp_path):
+    """The dropped-samples section showed only the reasons rejects.parquet has a sample of:
+    read's drops (WARC records), drops inside a record (a page's images, a pair's near-duplicate
+    images) and withheld reasons were absent without a word, so a reason of the table seemed
+    to have been lost on the way."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pipeline.core.rejects import SCHEMA
+
+    doc = {"steps": [
+        {"name": "read", "in": 5, "kept": 3, "out": 3, "dropped": {"read_not_html": 2}},
+        {"name": "extract", "in": 3, "kept": 2, "out": 4, "dropped": {"extract_no_text": 1},
+         "units": {"image": {"in": 9, "kept": 4, "dropped": {"extract_image_icon": 5}}}},
+        {"name": "score", "in": 4, "kept": 4, "out": 4, "dropped": {}}],
+        "config": {}, "timings": {}}
+    (tmp_path / "stats.json").write_text(json.dumps(doc))
+    row = {n: None for n in SCHEMA.names} | {"step": "extract", "reason": "extract_no_text",
+                                              "page_url": "http://a.example/p", "text": "x"}
+    pq.write_table(pa.Table.from_pylist([row], schema=SCHEMA), tmp_path / "rejects.parquet")
+    page = render(str(tmp_path))
+    note = re.search(r'<p class="muted" id="not-sampled">(.*?)</p>', page, re.S).group(1)
+    assert "read_not_html (2)" in note and "extract_image_icon (5)" in note
+    assert "extract_no_text" not in note
