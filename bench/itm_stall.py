@@ -24,7 +24,8 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from model.config import load_config  # noqa: E402
-from model.data import make_loader, tokenizer_for  # noqa: E402
+from model.data import tokenizer_for  # noqa: E402
+from model.stream import make_loader  # noqa: E402
 from model.monitor import itm_stats  # noqa: E402
 from model.pretrain import ImageBERT  # noqa: E402
 from model.train import build_optimizers, lr_at  # noqa: E402

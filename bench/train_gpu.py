@@ -31,7 +31,8 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from model.config import from_dict  # noqa: E402
-from model.data import PretrainCollator, make_loader, tokenizer_for  # noqa: E402
+from model.data import PretrainCollator, tokenizer_for  # noqa: E402
+from model.stream import make_loader  # noqa: E402
 from model.pretrain import ImageBERT, model_flops_per_sample  # noqa: E402
 from model.train import build_optimizers  # noqa: E402
 

@@ -26,7 +26,8 @@ import torch.nn.functional as F
 
 from .checkpoints import load_checkpoint, save_checkpoint, trim_metrics
 from .config import Config, ConfigError, StageConfig, to_dict
-from .data import PretrainCollator, make_loader, pop_bad_samples, read_samples, tokenizer_for
+from .data import PretrainCollator, read_samples, tokenizer_for
+from .stream import make_loader, pop_bad_samples
 from .pretrain import ImageBERT
 from .train import lr_at, setup_dist
 

@@ -23,7 +23,8 @@ from tqdm import tqdm
 from .checkpoints import (load_checkpoint, load_optimizers, recover_checkpoint, save_checkpoint,
                           stage_lock, trim_metrics)
 from .config import Config, ConfigError, StageConfig, to_dict
-from .data import make_loader, pop_bad_samples, tokenizer_for
+from .data import tokenizer_for
+from .stream import make_loader, pop_bad_samples
 from .monitor import PriorWatch, ValidationITM
 from .pretrain import ImageBERT, count_params
 

@@ -2,7 +2,7 @@
 a warning, instead of starting configs/imagebert.yaml's 8 on a small machine."""
 import logging
 
-from model.data import loader_workers
+from model.stream import loader_workers
 
 
 def test_eight_workers_on_two_cores_warn_and_cap(caplog):

@@ -10,7 +10,8 @@ import torch
 
 from model_synth import tiny_raw
 from model.config import from_dict
-from model.data import PretrainCollator, make_loader, read_samples, tokenizer_for
+from model.data import PretrainCollator, read_samples, tokenizer_for
+from model.stream import make_loader
 from model.monitor import PriorWatch, ValidationITM, itm_stats, prior_loss
 from model.pretrain import ImageBERT
 from model.train import train

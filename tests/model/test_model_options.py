@@ -6,7 +6,8 @@ import torch
 
 from model_synth import tiny_raw
 from model.config import from_dict
-from model.data import make_loader, tokenizer_for
+from model.data import tokenizer_for
+from model.stream import make_loader
 from model.pretrain import ImageBERT
 from model.train import build_optimizers, train
 

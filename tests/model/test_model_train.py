@@ -9,7 +9,8 @@ from safetensors.torch import load_file
 
 from model_synth import tiny_raw
 from model.config import from_dict
-from model.data import make_loader, read_samples, tokenizer_for
+from model.data import read_samples, tokenizer_for
+from model.stream import make_loader
 from model.pretrain import ImageBERT
 from model.retrieval import recall_at_k, score_matrix
 from model.train import build_optimizers, load_checkpoint, lr_at, save_checkpoint, train
