@@ -69,7 +69,7 @@ def test_counts_and_every_kind_present(site, truth):
     assert {r["text_kind"] for r in truth} == set(TEXT_KINDS)
     assert {r["text_source"] for r in truth} == {"alt", "title", "caption", "surrounding"}
     assert {r["markup"] for r in truth} >= {"img", "figure", "para", "lazy", "lazy_placeholder",
-                                            "picture", "picture_source", "thumb"}
+                                            "picture", "picture_source", "thumb", "thumb_link"}
     assert {r["page_lang"] for r in truth} == {"en", "de", "fr"}
     # Every file on disk is shown by some page.
     assert {f"{site[1]}/images/{p.relative_to(out / 'images')}" for p in images} == {r["image_url"] for r in truth}
@@ -155,6 +155,9 @@ def parsed_candidates(base_url: str, page_url: str, body: bytes) -> set:
         urls = [urljoin(root, a[k]) for k in ("src", "data-src") if a.get(k)]
         if img.parent and img.parent.tag == "picture":
             urls += [urljoin(root, s.attributes["srcset"].split()[0]) for s in img.parent.css("source")]
+        href = img.parent.attributes.get("href") if img.parent and img.parent.tag == "a" else None
+        if href and re.search(r"\.(jpe?g|png|webp)$", href):  # a thumbnail linking to its picture
+            urls.append(urljoin(root, href))
         fig = img.parent if img.parent and img.parent.tag == "figure" else None
         cap = fig.css_first("figcaption") if fig else None
         for url in urls:

@@ -156,6 +156,11 @@ class Renderer:
                 images += [(s, "picture_source") for s in slot.sources]
             if slot.style == "lazy":
                 images.append((slot.placeholder, "lazy_placeholder"))
+            if slot.style == "thumb" and slot.sources:
+                # The thumbnail links to its full picture: a page that names a larger version
+                # of a picture gives that version the thumbnail's texts (the extract step's
+                # larger-version rescue), as a <picture>'s sources get the <img>'s.
+                images.append((slot.sources[0], "thumb_link"))
             for img, markup in images:
                 for source, t in texts:
                     if t is not None:
