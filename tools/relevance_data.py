@@ -18,14 +18,17 @@ landscapes, Hugin's and Fotoxx's manual photos -> train.  GCompris ``categorizat
 by its folders too (fourth round): renewable-energy scenes (dams, solar panels, windmills) ->
 val, monuments -> train, the rest (a few objects) stays the ``gcompris_categorization`` train
 source; Enlightenment's background photos (``enlightenment-data``: mountains, clouds, snowy
-trees, leaves, flowers) -> val.  The test split (fifth round, 2026-11-24): GCompris
-``categorization``'s fishes (underwater photos) and its other objects (cups, a chair, a pan,
-an igloo; the first round's two balls in that folder stay in the train source), which nothing
-has trained or tuned on.  The third round's test split (Scratch's background photos: beaches,
-parks, streets, rooms; GCompris ``louis-braille``), scored three times, is val since (its
-scenes are what the fifth round's scene features are judged on).  The earlier test splits
-(GCompris ``erase`` ... Palapeli; then the Tux Paint birds, household, vehicles and hobbies
-folders) were each scored with one recipe and are training sources since (docs/scoring.md).  Off limits (an independent evaluation): the KDE Plasma and lomiri
+trees, leaves, flowers) -> val.  The test split (seventh round, 2026-11-24): KPhotoAlbum's demo
+photos (``kphotoalbum``, read from its .deb: snapshots of people, pets, a beach, a canyon, the
+sea, a sunset) and the photos of scenes in OpenCV's tutorial pages (``opencv-doc``'s html
+folder: a campus path, a harbour, a bus by Big Ben, a courthouse at night), which nothing has
+trained or tuned on; GCompris ``categorization``'s hand tools -> train (its spray bottle, the
+first round's, stays in the ``gcompris_categorization`` train source).  The fifth round's test
+split (``categorization``'s fishes and other objects, scored once) and the third round's
+(Scratch's background photos, GCompris ``louis-braille``, scored three times) are val since.
+The earlier test splits (GCompris ``erase`` ... Palapeli; then the Tux Paint birds, household,
+vehicles and hobbies folders) were each scored with one recipe and are training sources since
+(docs/scoring.md).  Off limits (an independent evaluation): the KDE Plasma and lomiri
 wallpapers and every package issue 15 names (``tests/off_limits.py``; ``tuxpaint-data`` among
 them; the stamps are another package).
 
