@@ -22,6 +22,11 @@ IMAGE_PKGS  := mate-backgrounds openclipart-png opencv-doc plasma-workspace-wall
                extremetuxracer-data tuxpaint-stamps-default hugin-data fotoxx-common \
                colobot-common-textures scratch kalzium-data enlightenment-data
 SYSTEM_PKGS := $(IMAGE_PKGS) chromium wordnet-base qemu-user
+# Debian packages read from their .deb, not installed (tools/relevance_data.py's `deb:` paths,
+# LAIT_DEB_DIR overrides the folder): KPhotoAlbum's demo photos (12 MB; installing the
+# application would pull some 220 KDE, Qt and multimedia packages for twenty photos).
+DEB_PKGS := kphotoalbum
+DEBS     := out/debs
 MODELS := filters/models/.built
 FASTLID := $(VENV)/.fastlid
 
@@ -31,7 +36,7 @@ export PYSPARK_DRIVER_PYTHON := $(abspath $(BIN)/python)
 
 .PHONY: setup demo test bench clean
 
-setup: $(STAMP) $(MODELS) $(FASTLID)
+setup: $(STAMP) $(MODELS) $(FASTLID) $(DEBS)/.fetched
 
 $(VENV)/.system: Makefile
 	@missing=""; for p in $(SYSTEM_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -40,6 +45,10 @@ $(VENV)/.system: Makefile
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 	mkdir -p $(VENV) && touch $@
+
+$(DEBS)/.fetched: Makefile | $(VENV)/.system
+	mkdir -p $(DEBS) && cd $(DEBS) && apt-get download -qq $(DEB_PKGS)
+	touch $@
 
 # The ONNX image models are built from the packages' weights (not committed: 30 MB), and
 # rebuilt when the code that exports or calibrates them changes, so a checkout never runs

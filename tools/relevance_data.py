@@ -18,19 +18,24 @@ landscapes, Hugin's and Fotoxx's manual photos -> train.  GCompris ``categorizat
 by its folders too (fourth round): renewable-energy scenes (dams, solar panels, windmills) ->
 val, monuments -> train, the rest (a few objects) stays the ``gcompris_categorization`` train
 source; Enlightenment's background photos (``enlightenment-data``: mountains, clouds, snowy
-trees, leaves, flowers) -> val.  The test split (fifth round, 2026-11-24): GCompris
-``categorization``'s fishes (underwater photos) and its other objects (cups, a chair, a pan,
-an igloo; the first round's two balls in that folder stay in the train source), which nothing
-has trained or tuned on.  The third round's test split (Scratch's background photos: beaches,
-parks, streets, rooms; GCompris ``louis-braille``), scored three times, is val since (its
-scenes are what the fifth round's scene features are judged on).  The earlier test splits
-(GCompris ``erase`` ... Palapeli; then the Tux Paint birds, household, vehicles and hobbies
-folders) were each scored with one recipe and are training sources since (docs/scoring.md).  Off limits (an independent evaluation): the KDE Plasma and lomiri
+trees, leaves, flowers) -> val.  The test split (seventh round, 2026-11-24): KPhotoAlbum's demo
+photos (``kphotoalbum``, read from its .deb: snapshots of people, pets, a beach, a canyon, the
+sea, a sunset) and the photos of scenes in OpenCV's tutorial pages (``opencv-doc``'s html
+folder: a campus path, a harbour, a bus by Big Ben, a courthouse at night), which nothing has
+trained or tuned on; GCompris ``categorization``'s hand tools -> train (its spray bottle, the
+first round's, stays in the ``gcompris_categorization`` train source).  The fifth round's test
+split (``categorization``'s fishes and other objects, scored once) and the third round's
+(Scratch's background photos, GCompris ``louis-braille``, scored three times) are val since.
+The earlier test splits (GCompris ``erase`` ... Palapeli; then the Tux Paint birds, household,
+vehicles and hobbies folders) were each scored with one recipe and are training sources since
+(docs/scoring.md).  Off limits (an independent evaluation): the KDE Plasma and lomiri
 wallpapers and every package issue 15 names (``tests/off_limits.py``; ``tuxpaint-data`` among
 them; the stamps are another package).
 
-Paths: ``/abs/file``, ``python:<module>/<path inside the package>`` (scikit-image, ...), or
-``/abs/file.rcc:<inner path>`` for a file packed in a Qt resource file (``tools/rcc.py``); an
+Paths: ``/abs/file``, ``python:<module>/<path inside the package>`` (scikit-image, ...),
+``/abs/file.rcc:<inner path>`` for a file packed in a Qt resource file (``tools/rcc.py``),
+``deb:<package>:/abs/file`` for a file inside a downloaded, not installed, package (``DEB_DIR``;
+the Makefile's ``DEB_PKGS``); an
 Enlightenment ``.edj`` path stands for the largest JPEG inside it (:func:`largest_jpeg`).
 
 Labelled pairs per photo (:func:`labelled_pairs`): its own caption (label 1); three other
@@ -41,16 +46,23 @@ name.  The choices are seeded by the photo's hash: the same pairs on every run.
 """
 from __future__ import annotations
 
+import functools
+import glob
 import hashlib
+import io
 import json
 import os
 import random
 import re
+import tarfile
 
 from tools.image_sources import SPLITS
 
-DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                    "scoring", "data", "real_captions.jsonl")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, "scoring", "data", "real_captions.jsonl")
+# Where ``deb:`` paths find their package's .deb (the Makefile's DEB_PKGS, fetched by
+# ``apt-get download`` at setup): packages read without installing them.
+DEB_DIR = os.environ.get("LAIT_DEB_DIR") or os.path.join(ROOT, "out", "debs")
 N_CROSS, N_JUNK = 3, 4
 
 # Texts that sit beside images on real pages without describing them.  Kinds: boilerplate,
@@ -92,7 +104,12 @@ JUNK = {
 
 
 def resolve(path: str) -> str:
-    """A row's path on this machine (``python:`` paths inside an installed package)."""
+    """A row's path on this machine (``python:`` paths inside an installed package, ``deb:``
+    paths inside a downloaded .deb: the .deb itself)."""
+    if path.startswith("deb:"):
+        package = path[len("deb:"):].split(":", 1)[0]
+        found = sorted(glob.glob(os.path.join(DEB_DIR, f"{package}_*.deb")))
+        return found[-1] if found else os.path.join(DEB_DIR, f"{package}_.deb")
     if path.startswith("python:"):
         module, _, rest = path[len("python:"):].partition("/")
         mod = __import__(module, fromlist=["__file__"])
@@ -101,6 +118,8 @@ def resolve(path: str) -> str:
 
 
 def read_bytes(path: str) -> bytes:
+    if path.startswith("deb:"):
+        return deb_member(resolve(path), path[len("deb:"):].split(":", 1)[1])
     if ".rcc:" in path:
         from tools import rcc
 
@@ -109,6 +128,38 @@ def read_bytes(path: str) -> bytes:
     with open(resolve(path), "rb") as f:
         data = f.read()
     return largest_jpeg(data) if path.endswith(".edj") else data
+
+
+def deb_member(deb: str, inner: str) -> bytes:
+    """The bytes of ``inner`` (an absolute path, ``/usr/share/...``) in a Debian package file.
+
+    A .deb is an ``ar`` archive whose ``data.tar.*`` member holds the files; KPhotoAlbum's demo
+    photos are read this way, since installing the application would pull some 220 KDE and Qt
+    packages for twenty photos."""
+    files = _deb_files(deb)
+    key = "./" + inner.lstrip("/")
+    if key not in files:
+        raise FileNotFoundError(f"{inner} is not in {deb}")
+    return files[key]
+
+
+@functools.lru_cache(maxsize=2)
+def _deb_files(deb: str) -> dict[str, bytes]:
+    """Every picture file (JPEG, PNG, WebP) of a .deb's data archive, by its tar name."""
+    with open(deb, "rb") as f:
+        data = f.read()
+    if not data.startswith(b"!<arch>\n"):
+        raise ValueError(f"{deb} is not a Debian package (no ar header)")
+    i = 8
+    while i + 60 <= len(data):
+        name, size = data[i:i + 16].decode("ascii").strip().rstrip("/"), int(data[i + 48:i + 58])
+        if name.startswith("data.tar"):
+            # gz, bz2 and xz (Debian's default) are read by tarfile; zstd is not (a ValueError)
+            with tarfile.open(fileobj=io.BytesIO(data[i + 60:i + 60 + size]), mode="r:*") as t:
+                return {m.name: t.extractfile(m).read() for m in t.getmembers()
+                        if m.isfile() and m.name.lower().endswith((".jpg", ".jpeg", ".png", ".webp"))}
+        i += 60 + size + (size & 1)  # members are aligned to even offsets
+    raise ValueError(f"{deb} has no data.tar member")
 
 
 def largest_jpeg(data: bytes) -> bytes:

@@ -1,9 +1,12 @@
 """The shipped scorer on the real test split (photos from sources never trained or tuned on,
 captions written by eye): ``tools/eval_relevance.py``'s figures, printed, against issue 13's
-targets.  The fifth test split (2026-11-24): GCompris ``categorization``'s fishes (28 underwater
-photos) and its other objects (15), 43 photos, 387 pairs, scored once with the fifth round's
-model (scene words, train + val, threshold 0.4 chosen on val by a rule fixed before the sweep;
-docs/scoring.md).  The third test split (Scratch, ``louis-braille``) is val since."""
+targets.  The seventh test split (2026-11-24): KPhotoAlbum's demo photos (21 snapshots: people,
+pets, a beach, a canyon, the sea from the shore and the air, a sunset) and OpenCV's tutorial
+scene photos (6: a campus path, a harbour, a bus by Big Ben, a courthouse at night, heathland,
+a lecture hall), 27 photos, 243 pairs, scored once with the fifth round's model (unchanged: the
+seventh round's refit did not pass its val rule; threshold 0.4; docs/scoring.md).  The fifth
+test split (GCompris fishes and objects) and the third (Scratch, ``louis-braille``) are val
+since."""
 import json
 
 import pytest
@@ -18,37 +21,28 @@ def figures():
     return result
 
 
-def test_the_junk_targets_hold_on_the_test_split(figures):
+def test_the_met_targets_hold_on_the_test_split(figures):
     f = figures
-    assert f["photos"] >= 40 and f["pairs"] == 9 * f["photos"]
+    assert f["photos"] >= 25 and f["pairs"] == 9 * f["photos"]
+    assert f["threshold"] == json.load(open(eval_relevance.ScorerConfig().model_path))["threshold"]
     assert f["auc_boiler"] >= 0.95, f  # own caption above boilerplate, credits, promo, file names
     assert f["kept_boiler"] <= 0.05, f
-    # Floors, not the targets (those are the expected failures below): guard against a scorer
-    # that ranks other photos' captions far worse or keeps far more of them than measured
-    # (0.849 / 0.395, 2026-11-24).
-    assert f["auc_cross"] >= 0.8, f
-    assert f["kept_cross"] <= 0.45, f
+    # Measured 0.963 / 0.062 on this split (2026-11-24): issue 13's targets, met.
+    assert f["auc_cross"] >= 0.9, f  # own caption above three other photos' captions
+    assert f["kept_cross"] <= 0.10, f
+    # A floor, not the target (that is the expected failure below): guard against a scorer that
+    # keeps far fewer own captions than measured (0.852: 23 of 27).
+    assert f["recall_at_threshold"] >= 0.75, f
 
 
+@pytest.mark.xfail(strict=True, reason="issue 13's recall target is missed on the seventh test "
+                   "split: 0.852 of own captions at the shipped threshold 0.4 (23 of 27; below it "
+                   "an aerial view of a sandy peninsula, a sunset behind trees, a man talking "
+                   "indoors, an aquarium fish; by source: KPhotoAlbum 0.809, OpenCV's scenes "
+                   "1.000; docs/scoring.md)")
 def test_recall_target_at_the_default_threshold(figures):
     """>= 90% of correct human captions reach the model's own threshold."""
-    assert figures["threshold"] == json.load(open(eval_relevance.ScorerConfig().model_path))["threshold"]
     assert figures["recall_at_threshold"] >= 0.9, figures
-
-
-@pytest.mark.xfail(strict=True, reason="issue 13's AUC against other captions is missed on the fifth "
-                   "test split: 0.849 (28 of its 43 photos are fish under water, so two thirds of a "
-                   "fish photo's other captions are another fish's; by source: fishes 0.805, other "
-                   "objects 0.982; docs/scoring.md)")
-def test_ranking_target_against_other_captions(figures):
-    assert figures["auc_cross"] >= 0.9, figures
-
-
-@pytest.mark.xfail(strict=True, reason="issue 13's bound on other captions is missed on the fifth "
-                   "test split: 0.395 kept at the shipped threshold 0.4 (fishes 0.583: another "
-                   "fish's caption on a fish; other objects 0.044; val: 0.089; docs/scoring.md)")
-def test_other_captions_bound_at_the_default_threshold(figures):
-    assert figures["kept_cross"] <= 0.10, figures
 
 
 def test_the_last_line_printed_is_the_json(capsys, monkeypatch):
