@@ -47,7 +47,8 @@ $(VENV)/.system: Makefile
 	mkdir -p $(VENV) && touch $@
 
 $(DEBS)/.fetched: Makefile | $(VENV)/.system
-	mkdir -p $(DEBS) && cd $(DEBS) && apt-get download -qq $(DEB_PKGS)
+	mkdir -p $(DEBS) && cd $(DEBS) && { apt-get download -qq $(DEB_PKGS) 2>/dev/null || \
+	  { apt-get update -qq && apt-get download -qq $(DEB_PKGS); }; }
 	touch $@
 
 # The ONNX image models are built from the packages' weights (not committed: 30 MB), and
