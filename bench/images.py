@@ -163,6 +163,13 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="the default chain only")
     ap.add_argument("--only", default="", help="comma-separated variants to run (default: all)")
     args = ap.parse_args()
+    # bad arguments stop here with argparse's one-line error, before the models load
+    if args.passes < 1:
+        ap.error(f"--passes must be at least 1 (the warm-up pass is not timed): got {args.passes}")
+    known = set(variants(quick=False))
+    unknown = sorted(set(filter(None, args.only.split(","))) - known)
+    if unknown:
+        ap.error(f"--only: no variant {', '.join(unknown)} (known: {', '.join(sorted(known))})")
     os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     ensure_built()
     images = demo_images()

@@ -177,6 +177,16 @@ def main():
     ap.add_argument("--rounds", type=int, default=2, help="alternations with --against")
     ap.add_argument("--root", default=HERE, help=argparse.SUPPRESS)  # code to time (--against)
     args = ap.parse_args()
+    # bad arguments stop here with argparse's one-line error, not in a traceback mid-run
+    if args.passes < 1:
+        ap.error(f"--passes must be at least 1: got {args.passes}")
+    if args.rounds < 1:
+        ap.error(f"--rounds must be at least 1: got {args.rounds}")
+    if args.against and subprocess.run(["git", "-C", HERE, "rev-parse", "--verify", "-q",
+                                        args.against + "^{commit}"], capture_output=True).returncode:
+        ap.error(f"--against: {args.against!r} is not a git revision of {HERE}")
+    if not os.path.isdir(PAGES):
+        sys.exit(f"no real pages at {os.path.normpath(PAGES)}")
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     if args.against:

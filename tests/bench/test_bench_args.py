@@ -1,0 +1,39 @@
+"""The bench scripts refuse bad arguments at once, with argparse's one-line error and exit 2,
+before any work: they had run on and died in a traceback (a division by zero, a KeyError, a
+failed `git archive`) or silently timed nothing."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+BAD = [
+    ("dedup.py", ["--sizes", "abc"], "--sizes"),
+    ("dedup.py", ["--sizes", "0"], "--sizes"),
+    ("dedup.py", ["--sizes", "100", "--repeats", "0"], "--repeats"),
+    ("dedup.py", ["--sizes", "100", "--distance", "65"], "--distance"),
+    ("images.py", ["--passes", "0"], "--passes"),
+    ("images.py", ["--only", "no_such_variant"], "no_such_variant"),
+    ("text.py", ["--passes", "0"], "--passes"),
+    ("text.py", ["--against", "HEAD", "--rounds", "0"], "--rounds"),
+    ("text.py", ["--against", "no-such-ref-qa7", "--passes", "2"], "no-such-ref-qa7"),
+    ("extract.py", ["--reps", "0"], "--reps"),
+    ("extract.py", ["--copies", "0"], "--copies"),
+    ("fetch.py", ["--n", "0"], "--n"),
+    ("fetch.py", ["--threads", "0"], "--threads"),
+]
+
+
+@pytest.mark.parametrize("script,args,named", BAD, ids=[f"{s} {' '.join(a)}" for s, a, _ in BAD])
+def test_a_bad_argument_is_one_line_and_exit_2(script, args, named, tmp_path):
+    # --cache keeps fetch.py's default /tmp cache untouched should the check ever be missed
+    extra = ["--cache", str(tmp_path)] if script == "fetch.py" else []
+    res = subprocess.run([sys.executable, os.path.join(REPO, "bench", script), *args, *extra],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2, res.stderr[-2000:]
+    assert "Traceback" not in res.stderr
+    last = res.stderr.strip().splitlines()[-1]
+    assert "error:" in last and named in last, res.stderr
+    assert res.stdout == ""  # nothing measured, nothing printed
