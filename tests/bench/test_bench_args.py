@@ -1,6 +1,7 @@
 """The bench scripts refuse bad arguments at once, with argparse's one-line error and exit 2,
 before any work: they had run on and died in a traceback (a division by zero, a KeyError, a
 failed `git archive`) or silently timed nothing."""
+import json
 import os
 import subprocess
 import sys
@@ -37,3 +38,20 @@ def test_a_bad_argument_is_one_line_and_exit_2(script, args, named, tmp_path):
     last = res.stderr.strip().splitlines()[-1]
     assert "error:" in last and named in last, res.stderr
     assert res.stdout == ""  # nothing measured, nothing printed
+
+
+def test_text_bench_times_the_compiled_predictor_beside_fasttexts_binding():
+    # the README's ratio between the two predictors comes from this run; no speed is asserted
+    pages = os.path.join(REPO, "..", "shared", "data", "real_pages")
+    if not os.path.isdir(pages):
+        pytest.skip("../shared/data/real_pages is absent")
+    res = subprocess.run([sys.executable, os.path.join(REPO, "bench", "text.py"), "--passes", "1"],
+                         cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    last = json.loads(res.stdout.strip().splitlines()[-1])
+    for part in ("english_pages", "all_pages"):
+        if last["compiled"]:
+            assert last[part]["fasttext_compiled_ratio_cpu"] > 0
+            assert last[part]["fasttext_binding_texts_per_s_cpu"] > 0
+        else:  # not built: nothing compiled to compare
+            assert "fasttext_compiled_ratio_cpu" not in last[part]
