@@ -55,3 +55,18 @@ def test_text_bench_times_the_compiled_predictor_beside_fasttexts_binding():
             assert last[part]["fasttext_binding_texts_per_s_cpu"] > 0
         else:  # not built: nothing compiled to compare
             assert "fasttext_compiled_ratio_cpu" not in last[part]
+
+
+def test_images_bench_prints_cpu_flags_and_each_variants_ratio_to_the_headline():
+    res = subprocess.run([sys.executable, os.path.join(REPO, "bench", "images.py"), "--passes", "1",
+                          "--only", "nsfw_first"], cwd=REPO, capture_output=True, text=True,
+                         timeout=600)
+    assert res.returncode == 0, res.stderr[-2000:]
+    lines = res.stdout.strip().splitlines()
+    assert lines[0].startswith("cpu ")  # the CPU's int8 flags come first, as documented
+    last = json.loads(lines[-1])
+    assert set(last["cpu"]) >= {"avx2", "avx512_vnni", "avx_vnni"}
+    assert set(last["ratio_to_default"]) == {"default", "nsfw_first"} == set(last["variants"])
+    assert last["ratio_to_default"]["default"] == 1.0
+    v = last["variants"]
+    assert last["ratio_to_default"]["nsfw_first"] == round(v["nsfw_first"] / v["default"], 3)
