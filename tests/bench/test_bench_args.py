@@ -24,6 +24,15 @@ BAD = [
     ("extract.py", ["--copies", "0"], "--copies"),
     ("fetch.py", ["--n", "0"], "--n"),
     ("fetch.py", ["--threads", "0"], "--threads"),
+    ("itm_stall.py", ["{tmp}/o.jsonl", "--every", "0"], "--every"),
+    ("itm_stall.py", ["{tmp}/o.jsonl", "--steps", "0"], "--steps"),
+    ("itm_stall.py", ["{tmp}/o.jsonl", "--config", "{tmp}/nope.yaml"], "nope.yaml"),
+    ("itm_stall.py", ["{tmp}/o.jsonl", "--stage", "3", "--set", "data.vocab=None"], "stage 3"),
+    ("seen_unseen.py", ["--config", "{tmp}/nope.yaml", "--test", "{tmp}", "{tmp}"], "nope.yaml"),
+    ("seen_unseen.py", ["--config", "configs/imagebert_synth.yaml", "--test", "{tmp}/none",
+                        "{tmp}"], "none"),
+    ("stage1_noise.py", ["{tmp}/none", "{tmp}/out", "--keep", "0.5"], "none"),
+    ("stage1_noise.py", ["{tmp}", "{tmp}", "--keep", "0.5"], "no .tar shards"),
 ]
 
 
@@ -31,6 +40,8 @@ BAD = [
 def test_a_bad_argument_is_one_line_and_exit_2(script, args, named, tmp_path):
     # --cache keeps fetch.py's default /tmp cache untouched should the check ever be missed
     extra = ["--cache", str(tmp_path)] if script == "fetch.py" else []
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    named = named.replace("{tmp}", str(tmp_path))
     res = subprocess.run([sys.executable, os.path.join(REPO, "bench", script), *args, *extra],
                          cwd=REPO, capture_output=True, text=True, timeout=120)
     assert res.returncode == 2, res.stderr[-2000:]
@@ -70,3 +81,14 @@ def test_images_bench_prints_cpu_flags_and_each_variants_ratio_to_the_headline()
     assert last["ratio_to_default"]["default"] == 1.0
     v = last["variants"]
     assert last["ratio_to_default"]["nsfw_first"] == round(v["nsfw_first"] / v["default"], 3)
+
+
+def test_stage1_noise_refuses_to_rewrite_its_shards_in_place(tmp_path):
+    # dst == src had truncated every shard before reading it
+    shard = tmp_path / "00000.tar"
+    shard.write_bytes(b"not read")
+    res = subprocess.run([sys.executable, os.path.join(REPO, "bench", "stage1_noise.py"),
+                          str(tmp_path), str(tmp_path) + "/.", "--keep", "0.5"],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2 and "dst must differ from src" in res.stderr
+    assert shard.read_bytes() == b"not read"
