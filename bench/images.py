@@ -166,6 +166,8 @@ def main() -> int:
     # bad arguments stop here with argparse's one-line error, before the models load
     if args.passes < 1:
         ap.error(f"--passes must be at least 1 (the warm-up pass is not timed): got {args.passes}")
+    if args.quick and args.only:  # --quick runs the default chain alone: --only would be ignored
+        ap.error("--quick runs the default chain only: give --quick or --only, not both")
     known = set(variants(quick=False))
     unknown = sorted(set(filter(None, args.only.split(","))) - known)
     if unknown:

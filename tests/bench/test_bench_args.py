@@ -17,6 +17,7 @@ BAD = [
     ("dedup.py", ["--sizes", "100", "--distance", "65"], "--distance"),
     ("images.py", ["--passes", "0"], "--passes"),
     ("images.py", ["--only", "no_such_variant"], "no_such_variant"),
+    ("images.py", ["--quick", "--only", "nsfw_first"], "--quick"),
     ("text.py", ["--passes", "0"], "--passes"),
     ("text.py", ["--against", "HEAD", "--rounds", "0"], "--rounds"),
     ("text.py", ["--against", "no-such-ref-qa7", "--passes", "2"], "no-such-ref-qa7"),
