@@ -1,4 +1,4 @@
-"""The bench scripts refuse bad arguments at once, with argparse's one-line error and exit 2,
+"""The bench scripts refuse bad arguments at once, with argparse's usage and one error line, exit 2,
 before any work: they had run on and died in a traceback (a division by zero, a KeyError, a
 failed `git archive`) or silently timed nothing."""
 import json
