@@ -34,7 +34,7 @@ export SPARK_LOCAL_IP ?= 127.0.0.1
 export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 export PYSPARK_DRIVER_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo test clean
 
 setup: $(STAMP) $(MODELS) $(FASTLID) $(DEBS)/.fetched
 

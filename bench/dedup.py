@@ -52,7 +52,17 @@ def main() -> None:
     ap.add_argument("--distance", type=int, default=6)
     ap.add_argument("--repeats", type=int, default=2)
     args = ap.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
+    # bad arguments stop here with argparse's one-line error, not in a traceback mid-run
+    try:
+        sizes = [int(s) for s in args.sizes.split(",")]
+    except ValueError:
+        ap.error(f"--sizes takes comma-separated image counts, e.g. 1000,10000: got {args.sizes!r}")
+    if min(sizes) < 1:
+        ap.error(f"--sizes must be at least 1 image each: got {args.sizes!r}")
+    if args.repeats < 1:
+        ap.error(f"--repeats must be at least 1: got {args.repeats}")
+    if not 0 <= args.distance <= 64:
+        ap.error(f"--distance is in bits of a 64-bit pHash, 0..64: got {args.distance}")
     data = {n: [int(p.image.meta["phash"], 16) for p in synthetic(n, args.distance)]
             for n in sizes}
     best: dict = {"passes": {}, "all_pairs": {}}

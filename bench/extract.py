@@ -133,6 +133,10 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--copies", type=int, default=1, help="times each page is written")
     args = ap.parse_args()
+    # bad arguments stop here with argparse's one-line error, not in a traceback mid-run
+    for name in ("reps", "copies"):
+        if getattr(args, name) < 1:
+            ap.error(f"--{name} must be at least 1: got {getattr(args, name)}")
     if not os.path.isdir(PAGES):
         sys.exit(f"no real pages at {PAGES}")
     with tempfile.TemporaryDirectory() as tmp:

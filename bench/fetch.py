@@ -153,6 +153,11 @@ def main(argv=None) -> int:
     ap.add_argument("--cache", default=os.path.join("/tmp", "lait-bench-fetch"))
     ap.add_argument("--i2d-venv", default=os.path.join("/tmp", "i2d"))
     args = ap.parse_args(argv)
+    # bad arguments stop here with argparse's one-line error, before images are made or a
+    # venv is installed
+    for name in ("n", "threads", "processes", "rounds"):
+        if getattr(args, name) < 1:
+            ap.error(f"--{name} must be at least 1: got {getattr(args, name)}")
 
     img_dir = os.path.join(args.cache, "images")
     t0 = time.perf_counter()

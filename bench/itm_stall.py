@@ -23,7 +23,7 @@ import time
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from model.config import load_config  # noqa: E402
+from model.config import ConfigError, load_config  # noqa: E402
 from model.data import tokenizer_for  # noqa: E402
 from model.stream import make_loader  # noqa: E402
 from model.monitor import itm_stats  # noqa: E402
@@ -85,9 +85,17 @@ def main(argv=None) -> int:
     ap.add_argument("--every", type=int, default=25)
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     a = ap.parse_args(argv)
+    # bad arguments and a missing config, vocab or stage: one line and exit 2, no traceback
+    for name in ("steps", "every"):
+        if getattr(a, name) < 1:
+            ap.error(f"--{name} must be at least 1: got {getattr(a, name)}")
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
-    # The diagnosis runs measured the paper's four tasks unless told otherwise.
-    cfg = load_config(a.config, ["pretrain.itc_weight=0.0", *a.set])
+    try:
+        # The diagnosis runs measured the paper's four tasks unless told otherwise.
+        cfg = load_config(a.config, ["pretrain.itc_weight=0.0", *a.set])
+        cfg.stage(a.stage)
+    except ConfigError as e:
+        ap.error(str(e))
     run(cfg, a.out, a.steps, a.every, a.stage)
     return 0
 

@@ -21,7 +21,7 @@ import torch
 import webdataset as wds
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from model.config import load_config  # noqa: E402
+from model.config import ConfigError, load_config  # noqa: E402
 from model.data import list_shards, read_samples, tokenizer_for  # noqa: E402
 from model.pretrain import ImageBERT  # noqa: E402
 from model.retrieval import hits_at_k, score_matrix  # noqa: E402
@@ -60,7 +60,16 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="draw seed (lait ablate's: 0)")
     ap.add_argument("--pairs-seed", type=int, default=NARROW_SEED)
     a = ap.parse_args(argv)
-    cfg = load_config(a.config, a.set)
+    # bad arguments and a missing config, vocab or file: one line and exit 2, no traceback
+    if a.n < 1:
+        ap.error(f"--n must be at least 1: got {a.n}")
+    missing = [p for p in (a.test, *a.checkpoints) if not os.path.exists(p)]
+    if missing:
+        ap.error(f"not found: {', '.join(missing)}")
+    try:
+        cfg = load_config(a.config, a.set)
+    except ConfigError as e:
+        ap.error(str(e))
     tok = tokenizer_for(cfg)
     samples = read_samples(a.test, cfg, tok, sample=a.n, seed=a.seed)
     objs = objects_by_key(a.test)

@@ -62,6 +62,12 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     if not 0.0 <= a.keep <= 1.0:
         ap.error("--keep must be in [0, 1]")
+    # a missing or empty src would write nothing and still print counts; dst == src would
+    # truncate each shard before it is read
+    if not os.path.isdir(a.src) or not any(f.endswith(".tar") for f in os.listdir(a.src)):
+        ap.error(f"no .tar shards in {a.src}")
+    if os.path.realpath(a.src) == os.path.realpath(a.dst):
+        ap.error("dst must differ from src (the shards are rewritten, not edited in place)")
     print(json.dumps(rewrite(a.src, a.dst, a.keep, a.seed)))
     return 0
 

@@ -210,7 +210,11 @@ def _unknown(p: argparse.ArgumentParser, args, extra: list[str]) -> None:
     if engine_like and getattr(args, "passthrough", False):
         hint = (f" (engine options go after a `--` separator: lait {args.command} ... -- "
                 f"{' '.join(engine_like)} ...)")
-    p.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+    # Report through the subcommand's parser: its usage lists the options the user was typing
+    # (the top-level usage lists only the subcommands).
+    subs = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+    sub = subs[0].choices.get(getattr(args, "command", None)) if subs else None
+    (sub or p).error(f"unrecognized arguments: {' '.join(extra)}{hint}")
 
 
 def main(argv: list[str] | None = None) -> int:

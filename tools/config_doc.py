@@ -9,6 +9,7 @@ docs/config.md differs from what this module writes (``python -m tools.config_do
 """
 from __future__ import annotations
 
+import argparse
 import ast
 import dataclasses
 import inspect
@@ -166,8 +167,12 @@ def defaults_yaml() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    path = argv[0] if argv else DOC_PATH
+    # argparse, so that `--help` prints the usage instead of being taken for the file to write
+    ap = argparse.ArgumentParser(prog="python -m tools.config_doc",
+                                 description="Write the configuration reference (docs/config.md) "
+                                             "from the config dataclasses.")
+    ap.add_argument("path", nargs="?", default=DOC_PATH, help="file to write (default: %(default)s)")
+    path = ap.parse_args(argv).path
     with open(path, "w", encoding="utf-8") as f:
         f.write(markdown())
     print(f"wrote {path}")

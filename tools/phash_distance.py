@@ -11,6 +11,7 @@ image is stored as the pipeline stores it (longest side 512, JPEG 90) before its
 """
 from __future__ import annotations
 
+import argparse
 import io
 import itertools
 from collections import Counter
@@ -83,7 +84,10 @@ def measure():
     return len(originals), copies, distinct
 
 
-def main():
+def main(argv: list[str] | None = None) -> None:
+    # no options, but --help answers and a stray argument is an error before the long run
+    argparse.ArgumentParser(prog="python -m tools.phash_distance",
+                            description=__doc__.split("\n\n")[0]).parse_args(argv)
     n, copies, distinct = measure()
     d_all = Counter(distinct)
     print(f"{n} photos, {len(distinct)} distinct pairs")

@@ -20,6 +20,7 @@ The last line printed is a JSON object with the figures.
 
     python -m tools.train_scorer --labelled L.parquet --corpus OUT [--corpus OUT2] --out M.json
     python -m tools.train_scorer labelled-from-sampleweb WEB_DIR L.parquet
+    python -m tools.train_scorer recipe [--work out/scorer-recipe] [--out M.json]   # WORK/scorer.json
     python -m tools.train_real [--splits train val]          # the shipped default (tools/train_real.py)
 """
 from __future__ import annotations
@@ -354,11 +355,14 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["recipe"]:
         ap = argparse.ArgumentParser(prog="python -m tools.train_scorer recipe")
-        ap.add_argument("--out", default="scoring/models/scorer.json")
+        # The model goes into the work folder unless --out says otherwise: the shipped
+        # scoring/models/scorer.json is tools.train_real's, and trying the recipe must not
+        # replace it.
+        ap.add_argument("--out", help="the model JSON to write (default: WORK/scorer.json)")
         ap.add_argument("--work", default="out/scorer-recipe")
         ap.add_argument("--rounds", type=int, default=1)
         a = ap.parse_args(argv[1:])
-        result = recipe(a.out, a.work, rounds=a.rounds)
+        result = recipe(a.out or os.path.join(a.work, "scorer.json"), a.work, rounds=a.rounds)
         for k, v in result.get("heldout_auc", {}).items():
             print(f"held-out ROC AUC ({k}): {v}")
         print(json.dumps(result))

@@ -89,6 +89,8 @@ def test_unknown_build_option_is_rejected(captured_build, tmp_path, capsys):
                           "--frobnicate", "1"], capsys)
     assert rc == 2 and "unrecognized arguments: --frobnicate 1" in err
     assert not captured_build
+    # the usage shown is the subcommand's, whose options the user was typing
+    assert "usage: lait build " in err and "lait build: error:" in err
     rc, _, err = run_cli(["build", "--config", CONFIG, "--out", str(tmp_path),
                           "--runner=FlinkRunner"], capsys)
     assert rc == 2 and "engine options go after a `--` separator" in err

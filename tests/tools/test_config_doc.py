@@ -57,3 +57,24 @@ def test_a_changed_default_makes_the_reference_stale(monkeypatch):
 
 def test_auto_num_shards_rule():
     assert [config.auto_num_shards(n) for n in (0, 1, 10_000, 10_001, 1_000_000)] == [1, 1, 1, 2, 100]
+
+
+def test_config_doc_help_prints_usage_and_writes_no_file(tmp_path, monkeypatch, capsys):
+    # `python -m tools.config_doc --help` had written the reference into a file named
+    # "--help"; an unknown option must be an error too, never a file name.
+    monkeypatch.chdir(tmp_path)
+    for argv, code in ((["--help"], 0), (["--bogus"], 2)):
+        try:
+            config_doc.main(argv)
+        except SystemExit as e:
+            assert e.code == code
+        else:
+            raise AssertionError(f"{argv} did not exit")
+    assert "usage:" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_config_doc_writes_to_the_path_given(tmp_path):
+    out = tmp_path / "config.md"
+    assert config_doc.main([str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == config_doc.markdown()
