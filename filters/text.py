@@ -297,14 +297,16 @@ class TextCleaner(BatchMapStage):
             self._store(key, result)
         if file_name and self._may_name(result, own) and named_by_file(text, file_name):
             return _fresh(self._named(text, page_lang))
-        if result[0] is not None and text[-1:].isdigit() and titled_by_file(text, file_name):
-            return _fresh(self._titled(result))
+        result = self._titled(result, text, file_name)  # a drop passes _short unchanged
         return _fresh(self._short(result) if not own else result)
 
-    def _titled(self, result: tuple) -> tuple:
+    def _titled(self, result: tuple, text: str, file_name: str) -> tuple:
         """A kept text that is its picture's file name with a running number ("Reichsbürger
-        1": a CMS's title for an upload, filters/file_names.py) as a ``text_filename`` drop."""
-        return None, self._reason("filename"), result[2], self._filename_at
+        1": a CMS's title for an upload, filters/file_names.py) as a ``text_filename`` drop;
+        any other result as it is (the digit test first: most texts end in none)."""
+        if result[0] is not None and text[-1:].isdigit() and titled_by_file(text, file_name):
+            return None, self._reason("filename"), result[2], self._filename_at
+        return result
 
     def _may_name(self, result: tuple, own: bool) -> bool:
         """Whether a text's result could change were it its picture's file's name: dropped
@@ -513,9 +515,7 @@ class TextCleaner(BatchMapStage):
                     result = (self._named(sentence, page_lang)
                               if named_by_file(sentence, cand.meta.get("file_name", ""))
                               else self._short(result))
-            if result[0] is not None and sentence[-1:].isdigit() and \
-                    titled_by_file(sentence, cand.meta.get("file_name", "")):
-                result = self._titled(result)
+            result = self._titled(result, sentence, cand.meta.get("file_name", ""))
             got.append((side, sentence, result))
         if len(pieces) == 1 and got[0][2][0] is None:  # most candidates: one text, dropped
             return self._drop(got[0][2][1])

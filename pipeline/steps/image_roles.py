@@ -14,41 +14,17 @@ picture, ``_menu_picture``); so is one in a theme folder
 (``/themes/``) or a header folder (``/img/head/``, ``/header/``, ``site-header``), and
 ``logo(s)``, ``promo(s)``, ``icons``, ``buttons``, ``badges``, ``sprite(s)``, ``banner`` and
 ``gravatar`` folders name their roles (as does a file named as a banner, ``topbanner.gif``).
-The image's region comes from ``pipeline/steps/regions.py``.
+The image's region comes from ``pipeline/steps/regions.py``; what its file name, folders,
+class and id say (and the tracker URLs) from ``pipeline/steps/image_names.py``.
 """
 from __future__ import annotations
 
-import posixpath
 import re
 from urllib.parse import urlsplit
 
-from pipeline.steps.regions import CAMEL_RE, SPLIT_RE
+from pipeline.steps.image_names import (TRACKER_URL_RE, class_roles, folder_role, name_facts,
+                                        query_width, tracker_hint)
 
-_ROLE_TOKENS = {}
-for _role, _words in {
-    "tracker": "pixel pixels beacon tracking tracker atrk utm",
-    "avatar": "avatar avatars gravatar headshot headshots userpic biopic mugshot authorpic "
-              "profilepic",
-    "icon": "icon icons ico icn sprite sprites arrow arrows btn button bullet chevron emoji "
-            "smiley smilies stars rating caret spinner loader loading throbber bul",
-    "logo": "logo logos wordmark masthead",
-    "badge": "badge badges seal appstore playstore googleplay certified trustmark",
-    "social": "facebook twitter pinterest linkedin instagram youtube rss digg reddit tumblr "
-              "whatsapp email mail share fb",
-    "ad": "ad ads advert banner300 adserver doubleclick",
-}.items():
-    for _w in _words.split():
-        _ROLE_TOKENS[_w] = _role
-# Hosts and paths of tracking pixels and ad servers (the file name says nothing there).
-_TRACKER_URL_RE = re.compile(
-    r"quantserve|quantcount|scorecardresearch|doubleclick|/b/ss/|/__utm|facebook\.com/tr"
-    r"|(?<=[\w-])/pixel(?:[/?]|\.(?:gif|png))|/beacon|/impression|/track[/?]|/ad/|/ads/|adserver|ord=\d|;sz=\d"
-    r"|pixel\.wp\.com|/p-[\w-]{8,}\.gif|stats\.wp\.com|/count\?|/counter"
-    # hit counters' hosts (sixth pass: dev, 2 junk on 2 sites, nothing else)
-    r"|statcounter\.com", re.I)
-# File names made of these words (and numbers) only: spacers ("1x1.trans.gif", "clear.gif").
-_SPACER_WORDS = frozenset("spacer blank clear trans transparent 1x1 shim pixel dot empty "
-                          "placeholder".split())
 _ALT_ROLE_RE = re.compile(r"^(?:\w+ )?(?:logo|icon|avatar|badge)$|^avatar\b|\blogo$"
                           r"|^(?:\w+ ){0,2}(?:logo|icon)\b", re.I)
 # Standard ad banner sizes (IAB), declared or written in the file name.
@@ -66,16 +42,6 @@ _THUMB = 100
 # the image step keeps (its minimum side, 300 px).
 _MASTHEAD_REGIONS = frozenset(("header", "footer", "nav"))
 _PICTURE = PICTURE_PX = 300
-_NAMED_SIZE_RE = re.compile(r"^(\d{2,4})x(\d{2,4})$")
-
-
-_QUERY_WIDTH_RE = re.compile(r"[?&;,](?:w|width|resize)[=_](\d{2,4})")
-
-
-def query_width(url: str) -> int:
-    """The width an image URL asks its server for (``?w=1920``, ``,w_800``), else 0."""
-    m = _QUERY_WIDTH_RE.search(url) if "w" in url else None
-    return int(m.group(1)) if m else 0
 
 
 def _picture_size(width: int | None, height: int | None, url: str) -> bool:
@@ -131,133 +97,6 @@ def _menu_picture(alt: str, width: int | None, height: int | None, low: str) -> 
         and any(w[:1].islower() and w not in _FUNCTION_WORDS for w in words[1:])
 
 
-def _tracker_hint(low: str) -> bool:
-    """What every _TRACKER_URL_RE match holds, as a chain of ``in`` tests (several times
-    cheaper than the pattern, or any() over a tuple): most URLs hold none of it."""
-    return ("pixel" in low or "track" in low or "/ad" in low or "quant" in low
-            or "count" in low or "beacon" in low or "/p-" in low or "ord=" in low
-            or "sz=" in low or "doubleclick" in low or "scorecard" in low or "__utm" in low
-            or "/b/ss/" in low or "facebook.com/tr" in low or "impression" in low
-            or "stats.wp" in low)
-_NAME_CACHE: dict[str, tuple] = {}
-_CLASS_ROLE_CACHE: dict[str, frozenset] = {}
-
-
-def url_tokens(url: str) -> list[str]:
-    """The lowercase word tokens of a URL's file name (camelCase split)."""
-    name = posixpath.basename(urlsplit(url).path)
-    return SPLIT_RE.split(CAMEL_RE.sub(r"\1 \2", name.rsplit(".", 1)[0]).lower())
-
-
-def name_facts(url: str) -> tuple:
-    """``(tokens, named size or None)`` of a URL's file name, cached by name (logos and
-    icons repeat across the pages of a site)."""
-    path = url.split("?", 1)[0].split("#", 1)[0]
-    name = path[path.rfind("/") + 1:]
-    hit = _NAME_CACHE.get(name)
-    if hit is not None:
-        return hit
-    stem = name.rsplit(".", 1)[0]
-    if not stem.islower():
-        stem = CAMEL_RE.sub(r"\1 \2", stem).lower()
-    tokens = [t for t in SPLIT_RE.split(stem) if t]
-    size = None
-    for t in tokens:
-        m = _NAMED_SIZE_RE.match(t)
-        if m:
-            size = (int(m.group(1)), int(m.group(2)))
-    # "bul2" -> "bul", "icon18" -> "icon"; "windowsicon", "sitelogo" end in a role word.
-    extra = [t.rstrip("0123456789") for t in tokens if t[-1:].isdigit()]
-    extra += ["icon" for t in tokens if t.endswith("icon") and t not in ("silicon", "lexicon")]
-    extra += ["logo" for t in tokens if t.endswith("logo") and len(t) > 4]
-    # "poobanner2", "topbanner": a banner named as one (fifth pass)
-    extra += ["ad" for t in tokens
-              if len(t) > 6 and t.rstrip("0123456789").endswith("banner")]
-    # A role word split in two: "profile-pic", "author_pic", "user-pic", "head-shot".
-    extra += [a + b for a, b in zip(tokens, tokens[1:])]
-    spacer = bool(tokens) and all(t in _SPACER_WORDS or t.isdigit() for t in tokens) \
-        and not all(t.isdigit() for t in tokens)
-    roles = {_ROLE_TOKENS[t] for t in tokens + extra if t in _ROLE_TOKENS}
-    # A social network's name among many words is a picture's subject or a Pinterest version
-    # ("salisbury-steak-recipe-pinterest-blog-150x150.jpg"), not a share button.
-    if "social" in roles and sum(t.isalpha() and len(t) > 2 for t in tokens) > 3:
-        roles.discard("social")
-    roles = frozenset(roles)
-    hit = (frozenset(tokens), size, spacer, roles)
-    if len(_NAME_CACHE) > 50000:
-        _NAME_CACHE.clear()
-    _NAME_CACHE[name] = hit
-    return hit
-
-
-# Folders of a site's own design files: a theme's images (logos, backgrounds, buttons; a
-# site's pictures live under uploads / media), logo, promo, icon and badge folders, Gravatar
-# copies.  A folder's token is its whole name, or its end for "logo" ("foollogo").
-_DIR_ROLES = {"themes": "furniture", "theme": "furniture", "logo": "logo", "logos": "logo",
-              "promo": "ad", "promos": "ad", "gravatar": "avatar", "icons": "icon",
-              "buttons": "icon", "badges": "badge",
-              # fifth pass: a site's header graphics ("img/head/special-report-slide.png",
-              # "global/header/us/hdr-politics.gif"), sprite sheets, banner folders
-              "head": "furniture", "header": "furniture", "headers": "furniture",
-              "sprite": "icon", "sprites": "icon", "banner": "ad",
-              # seventh pass: SVG files served without the extension (MediaWiki's formulas,
-              # "media/math/render/svg/<hash>"; "assets/svg/arrow"): drawings, no photograph
-              "svg": "vector", "svgs": "vector"}
-# A word of a folder's name that names its role ("site-header", "oth_banner"); the other roles
-# take the whole name only ("theme-park" is no theme).
-_DIR_WORD_ROLES = {"header": "furniture", "banner": "ad"}
-_DIR_HINTS = ("theme", "logo", "promo", "gravatar", "icons", "buttons", "badges", "/head",
-              "header", "sprite", "banner", "/svg")
-_DIR_SPLIT_RE = re.compile(r"[_-]")
-_DIR_CACHE: dict[str, str] = {}
-
-
-def _dir_role(low: str) -> str:
-    """The role the folders of a (lowercased) image URL name, or ""."""
-    # A chain of ``in`` tests first (as _tracker_hint): most URLs hold none of the hints.
-    if not ("theme" in low or "logo" in low or "promo" in low or "gravatar" in low
-            or "icons" in low or "buttons" in low or "badges" in low or "/head" in low
-            or "header" in low or "sprite" in low or "banner" in low or "/svg" in low):
-        return ""
-    path = low.split("?", 1)[0].split("#", 1)[0]
-    start = path.find("//")
-    path = path[path.find("/", start + 2 if start >= 0 else 0):path.rfind("/")]
-    if not any(h in path for h in _DIR_HINTS):
-        return ""
-    hit = _DIR_CACHE.get(path)
-    if hit is None:
-        hit = ""
-        for folder in path.split("/"):
-            role = _DIR_ROLES.get(folder) or ("logo" if folder.endswith("logo") else "")
-            if not role and ("_" in folder or "-" in folder):
-                role = next((_DIR_WORD_ROLES[w] for w in _DIR_SPLIT_RE.split(folder)
-                             if w in _DIR_WORD_ROLES), "")
-            if role:
-                hit = role
-                break
-        if len(_DIR_CACHE) > 50000:
-            _DIR_CACHE.clear()
-        _DIR_CACHE[path] = hit
-    return hit
-
-
-def _class_roles(value: str) -> frozenset:
-    """The roles (avatar, icon, logo, badge) an image's own class or id names."""
-    hit = _CLASS_ROLE_CACHE.get(value)
-    if hit is None:
-        roles = set()
-        for name in value.split():
-            for tok in SPLIT_RE.split(CAMEL_RE.sub(r"\1 \2", name).lower()):
-                r = _ROLE_TOKENS.get(tok)
-                if r in ("avatar", "icon", "logo", "badge"):
-                    roles.add(r)
-        hit = frozenset(roles)
-        if len(_CLASS_ROLE_CACHE) > 50000:
-            _CLASS_ROLE_CACHE.clear()
-        _CLASS_ROLE_CACHE[value] = hit
-    return hit
-
-
 def _letters(text: str) -> str:
     # filter() with str.isalpha runs in C: a generator cost a Python step per character, for
     # every image's alt.
@@ -307,7 +146,7 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
         if width <= _TINY and height <= _TINY:
             return "tracker"
     low = url.lower()
-    if _tracker_hint(low) and _TRACKER_URL_RE.search(url):
+    if tracker_hint(low) and TRACKER_URL_RE.search(url):
         return "tracker"
     if "gravatar." in low or "/avatar" in low:
         return "avatar"  # gravatar.com/avatar/<hash>, /avatars/<user>.jpg: the name says nothing
@@ -318,7 +157,7 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
             and f"{width}x{height}" in _AD_SIZES:
         return "ad"
     tokens, size, spacer, url_roles = name_facts(url)
-    dir_role = _dir_role(low)
+    dir_role = folder_role(low)
     # A theme folder's picture declared at the image step's size is content kept there by a
     # CMS of its own ("themes/Bluemonkey/images/how-it-works.jpg", width 985).
     if dir_role and not (dir_role == "furniture" and max(width or 0, height or 0) >= _PICTURE):
@@ -333,7 +172,7 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
     for key in ("class", "id"):
         value = attrs.get(key)
         if value:
-            roles |= _class_roles(value)
+            roles |= class_roles(value)
     alt = attrs.get("alt")
     if alt:
         la = alt.lower()

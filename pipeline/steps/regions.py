@@ -54,7 +54,7 @@ _STATE_PREFIXES = ("has-", "has_", "with-", "no-", "is-", "show-", "hide-", "js-
 # Class names with these words name a layout wrapper, whatever else they say.
 _LAYOUT_WORDS = frozenset("wrap wrapper container layout content contents inner outer body "
                           "main page".split())
-# Token splitting shared with image_roles.py: class / id / file names split at non-alphanumerics
+# Token splitting shared with image_names.py: class / id / file names split at non-alphanumerics
 # and camelCase ("commentList" -> comment, list).
 SPLIT_RE = re.compile(r"[^a-z0-9]+")
 CAMEL_RE = re.compile(r"([a-z0-9])([A-Z])")

@@ -1,0 +1,182 @@
+"""Image names: what an image's URL and its own class / id say, before any fetch (issue 14).
+
+The facts :mod:`pipeline.steps.image_roles` decides an image's role from: the words of its
+URL's file name (role words, a spacer's name, a size written in it: ``generic-96x96.gif``),
+the role its folders name (``/themes/``, ``/img/head/``, ``logos``, ``promo(s)``, ``icons``,
+``buttons``, ``badges``, ``sprite(s)``, ``banner``, ``gravatar``, ``svg``), the hosts and
+paths of tracking pixels and ad servers, the width a URL asks its server for, and the roles its
+class or id names.  File names, folders and class / id values are cached (logos and icons
+repeat across the pages of a site).
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from urllib.parse import urlsplit
+
+from pipeline.steps.regions import CAMEL_RE, SPLIT_RE
+
+_ROLE_TOKENS = {}
+for _role, _words in {
+    "tracker": "pixel pixels beacon tracking tracker atrk utm",
+    "avatar": "avatar avatars gravatar headshot headshots userpic biopic mugshot authorpic "
+              "profilepic",
+    "icon": "icon icons ico icn sprite sprites arrow arrows btn button bullet chevron emoji "
+            "smiley smilies stars rating caret spinner loader loading throbber bul",
+    "logo": "logo logos wordmark masthead",
+    "badge": "badge badges seal appstore playstore googleplay certified trustmark",
+    "social": "facebook twitter pinterest linkedin instagram youtube rss digg reddit tumblr "
+              "whatsapp email mail share fb",
+    "ad": "ad ads advert banner300 adserver doubleclick",
+}.items():
+    for _w in _words.split():
+        _ROLE_TOKENS[_w] = _role
+# Hosts and paths of tracking pixels and ad servers (the file name says nothing there).
+TRACKER_URL_RE = re.compile(
+    r"quantserve|quantcount|scorecardresearch|doubleclick|/b/ss/|/__utm|facebook\.com/tr"
+    r"|(?<=[\w-])/pixel(?:[/?]|\.(?:gif|png))|/beacon|/impression|/track[/?]|/ad/|/ads/|adserver|ord=\d|;sz=\d"
+    r"|pixel\.wp\.com|/p-[\w-]{8,}\.gif|stats\.wp\.com|/count\?|/counter"
+    # hit counters' hosts (sixth pass: dev, 2 junk on 2 sites, nothing else)
+    r"|statcounter\.com", re.I)
+# File names made of these words (and numbers) only: spacers ("1x1.trans.gif", "clear.gif").
+_SPACER_WORDS = frozenset("spacer blank clear trans transparent 1x1 shim pixel dot empty "
+                          "placeholder".split())
+_NAMED_SIZE_RE = re.compile(r"^(\d{2,4})x(\d{2,4})$")
+
+
+_QUERY_WIDTH_RE = re.compile(r"[?&;,](?:w|width|resize)[=_](\d{2,4})")
+
+
+def query_width(url: str) -> int:
+    """The width an image URL asks its server for (``?w=1920``, ``,w_800``), else 0."""
+    m = _QUERY_WIDTH_RE.search(url) if "w" in url else None
+    return int(m.group(1)) if m else 0
+
+
+def tracker_hint(low: str) -> bool:
+    """What every TRACKER_URL_RE match holds, as a chain of ``in`` tests (several times
+    cheaper than the pattern, or any() over a tuple): most URLs hold none of it."""
+    return ("pixel" in low or "track" in low or "/ad" in low or "quant" in low
+            or "count" in low or "beacon" in low or "/p-" in low or "ord=" in low
+            or "sz=" in low or "doubleclick" in low or "scorecard" in low or "__utm" in low
+            or "/b/ss/" in low or "facebook.com/tr" in low or "impression" in low
+            or "stats.wp" in low)
+
+
+_NAME_CACHE: dict[str, tuple] = {}
+_CLASS_ROLE_CACHE: dict[str, frozenset] = {}
+
+
+def url_tokens(url: str) -> list[str]:
+    """The lowercase word tokens of a URL's file name (camelCase split)."""
+    name = posixpath.basename(urlsplit(url).path)
+    return SPLIT_RE.split(CAMEL_RE.sub(r"\1 \2", name.rsplit(".", 1)[0]).lower())
+
+
+def name_facts(url: str) -> tuple:
+    """``(tokens, named size or None)`` of a URL's file name, cached by name (logos and
+    icons repeat across the pages of a site)."""
+    path = url.split("?", 1)[0].split("#", 1)[0]
+    name = path[path.rfind("/") + 1:]
+    hit = _NAME_CACHE.get(name)
+    if hit is not None:
+        return hit
+    stem = name.rsplit(".", 1)[0]
+    if not stem.islower():
+        stem = CAMEL_RE.sub(r"\1 \2", stem).lower()
+    tokens = [t for t in SPLIT_RE.split(stem) if t]
+    size = None
+    for t in tokens:
+        m = _NAMED_SIZE_RE.match(t)
+        if m:
+            size = (int(m.group(1)), int(m.group(2)))
+    # "bul2" -> "bul", "icon18" -> "icon"; "windowsicon", "sitelogo" end in a role word.
+    extra = [t.rstrip("0123456789") for t in tokens if t[-1:].isdigit()]
+    extra += ["icon" for t in tokens if t.endswith("icon") and t not in ("silicon", "lexicon")]
+    extra += ["logo" for t in tokens if t.endswith("logo") and len(t) > 4]
+    # "poobanner2", "topbanner": a banner named as one (fifth pass)
+    extra += ["ad" for t in tokens
+              if len(t) > 6 and t.rstrip("0123456789").endswith("banner")]
+    # A role word split in two: "profile-pic", "author_pic", "user-pic", "head-shot".
+    extra += [a + b for a, b in zip(tokens, tokens[1:])]
+    spacer = bool(tokens) and all(t in _SPACER_WORDS or t.isdigit() for t in tokens) \
+        and not all(t.isdigit() for t in tokens)
+    roles = {_ROLE_TOKENS[t] for t in tokens + extra if t in _ROLE_TOKENS}
+    # A social network's name among many words is a picture's subject or a Pinterest version
+    # ("salisbury-steak-recipe-pinterest-blog-150x150.jpg"), not a share button.
+    if "social" in roles and sum(t.isalpha() and len(t) > 2 for t in tokens) > 3:
+        roles.discard("social")
+    roles = frozenset(roles)
+    hit = (frozenset(tokens), size, spacer, roles)
+    if len(_NAME_CACHE) > 50000:
+        _NAME_CACHE.clear()
+    _NAME_CACHE[name] = hit
+    return hit
+
+
+# Folders of a site's own design files: a theme's images (logos, backgrounds, buttons; a
+# site's pictures live under uploads / media), logo, promo, icon and badge folders, Gravatar
+# copies.  A folder's token is its whole name, or its end for "logo" ("foollogo").
+_DIR_ROLES = {"themes": "furniture", "theme": "furniture", "logo": "logo", "logos": "logo",
+              "promo": "ad", "promos": "ad", "gravatar": "avatar", "icons": "icon",
+              "buttons": "icon", "badges": "badge",
+              # fifth pass: a site's header graphics ("img/head/special-report-slide.png",
+              # "global/header/us/hdr-politics.gif"), sprite sheets, banner folders
+              "head": "furniture", "header": "furniture", "headers": "furniture",
+              "sprite": "icon", "sprites": "icon", "banner": "ad",
+              # seventh pass: SVG files served without the extension (MediaWiki's formulas,
+              # "media/math/render/svg/<hash>"; "assets/svg/arrow"): drawings, no photograph
+              "svg": "vector", "svgs": "vector"}
+# A word of a folder's name that names its role ("site-header", "oth_banner"); the other roles
+# take the whole name only ("theme-park" is no theme).
+_DIR_WORD_ROLES = {"header": "furniture", "banner": "ad"}
+_DIR_HINTS = ("theme", "logo", "promo", "gravatar", "icons", "buttons", "badges", "/head",
+              "header", "sprite", "banner", "/svg")
+_DIR_SPLIT_RE = re.compile(r"[_-]")
+_DIR_CACHE: dict[str, str] = {}
+
+
+def folder_role(low: str) -> str:
+    """The role the folders of a (lowercased) image URL name, or ""."""
+    # A chain of ``in`` tests first (as tracker_hint): most URLs hold none of the hints.
+    if not ("theme" in low or "logo" in low or "promo" in low or "gravatar" in low
+            or "icons" in low or "buttons" in low or "badges" in low or "/head" in low
+            or "header" in low or "sprite" in low or "banner" in low or "/svg" in low):
+        return ""
+    path = low.split("?", 1)[0].split("#", 1)[0]
+    start = path.find("//")
+    path = path[path.find("/", start + 2 if start >= 0 else 0):path.rfind("/")]
+    if not any(h in path for h in _DIR_HINTS):
+        return ""
+    hit = _DIR_CACHE.get(path)
+    if hit is None:
+        hit = ""
+        for folder in path.split("/"):
+            role = _DIR_ROLES.get(folder) or ("logo" if folder.endswith("logo") else "")
+            if not role and ("_" in folder or "-" in folder):
+                role = next((_DIR_WORD_ROLES[w] for w in _DIR_SPLIT_RE.split(folder)
+                             if w in _DIR_WORD_ROLES), "")
+            if role:
+                hit = role
+                break
+        if len(_DIR_CACHE) > 50000:
+            _DIR_CACHE.clear()
+        _DIR_CACHE[path] = hit
+    return hit
+
+
+def class_roles(value: str) -> frozenset:
+    """The roles (avatar, icon, logo, badge) an image's own class or id names."""
+    hit = _CLASS_ROLE_CACHE.get(value)
+    if hit is None:
+        roles = set()
+        for name in value.split():
+            for tok in SPLIT_RE.split(CAMEL_RE.sub(r"\1 \2", name).lower()):
+                r = _ROLE_TOKENS.get(tok)
+                if r in ("avatar", "icon", "logo", "badge"):
+                    roles.add(r)
+        hit = frozenset(roles)
+        if len(_CLASS_ROLE_CACHE) > 50000:
+            _CLASS_ROLE_CACHE.clear()
+        _CLASS_ROLE_CACHE[value] = hit
+    return hit
