@@ -10,9 +10,7 @@ repeat across the pages of a site).
 """
 from __future__ import annotations
 
-import posixpath
 import re
-from urllib.parse import urlsplit
 
 from pipeline.steps.regions import CAMEL_RE, SPLIT_RE
 
@@ -65,12 +63,6 @@ def tracker_hint(low: str) -> bool:
 
 _NAME_CACHE: dict[str, tuple] = {}
 _CLASS_ROLE_CACHE: dict[str, frozenset] = {}
-
-
-def url_tokens(url: str) -> list[str]:
-    """The lowercase word tokens of a URL's file name (camelCase split)."""
-    name = posixpath.basename(urlsplit(url).path)
-    return SPLIT_RE.split(CAMEL_RE.sub(r"\1 \2", name.rsplit(".", 1)[0]).lower())
 
 
 def name_facts(url: str) -> tuple:
