@@ -24,6 +24,7 @@ def engine_runner(engine: str, engine_args: list[str] | None, spark=None):
         # Imported on use: each engine is a heavy optional dependency the other runs never load.
         from pipeline.engines import beam
 
+        beam.pipeline_options(engine_args)  # a misspelt option fails now, not after the run
         return lambda plan: beam.run(plan, engine_args)
     if engine == "spark":
         from pipeline.engines import spark as spark_engine  # on use, as above

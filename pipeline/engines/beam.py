@@ -7,6 +7,9 @@ fails without network access.
 """
 from __future__ import annotations
 
+import argparse
+import difflib
+import logging
 import pickle
 import shutil
 import tempfile
@@ -24,9 +27,50 @@ from apache_beam.utils.timestamp import MIN_TIMESTAMP
 from apache_beam.utils.windowed_value import WindowedValue
 
 from pipeline.core import executor
+from pipeline.core.errors import ConfigError
 from pipeline.core.plan import Plan, Step
 
 DEFAULT_RUNNER = "apache_beam.runners.portability.fn_api_runner.FnApiRunner"
+_log = logging.getLogger(__name__)
+
+
+def _known_flags() -> list[str]:
+    """Every option string of every PipelineOptions class imported (Beam's own, a runner's,
+    a user's), as Beam itself collects them to parse."""
+    parser = argparse.ArgumentParser(allow_abbrev=False, add_help=False)
+    for cls in {str(c): c for c in PipelineOptions.__subclasses__()}.values():
+        cls._add_argparse_args(parser)  # noqa: SLF001 (the one way Beam exposes its flags)
+    return [opt for action in parser._actions for opt in action.option_strings]  # noqa: SLF001
+
+
+def pipeline_options(beam_args: list[str] | None) -> PipelineOptions:
+    """The PipelineOptions for a run, checked before any work.
+
+    Beam discards an option it does not know with a warning in the middle of its log, so
+    ``--runer=DataflowRunner`` ran the whole job in-process.  With the in-process runner
+    nothing downstream could read an unknown option, so any is a configuration error, named
+    with Beam's closest known option.  Another runner may hand unknown options to its job
+    server (a Flink or Java SDK option), so there they pass through as Beam passes them,
+    with one warning naming them."""
+    args = list(beam_args or [])
+    options = PipelineOptions(args)
+    std = options.view_as(StandardOptions)
+    if not std.runner:
+        std.runner = DEFAULT_RUNNER
+    flags = _known_flags()
+    unknown = [a for a in args if a.startswith("-") and a.split("=", 1)[0] not in flags]
+    if not unknown:
+        return options
+    named = []
+    for arg in unknown:
+        close = difflib.get_close_matches(arg.split("=", 1)[0], flags, n=1)
+        named.append(f"{arg} (did you mean {close[0]}?)" if close else arg)
+    if std.runner == DEFAULT_RUNNER:
+        raise ConfigError("Beam option(s) that no PipelineOptions class defines, which the "
+                          "in-process runner would ignore: " + ", ".join(named))
+    _log.warning("Beam options not known to the Python SDK, passed to runner %s as Beam does: %s",
+                 std.runner, ", ".join(named))
+    return options
 
 
 class _StepFn(beam.DoFn):
@@ -102,10 +146,7 @@ def run(plan: Plan, beam_args: list[str] | None = None) -> executor.RunSummary:
     Beam's FileSystems (local, gs://, s3://) to ``--temp_location`` if given, else to a local
     temporary directory (enough for in-process and local runners), and read back here.  It
     never touches the output directory."""
-    options = PipelineOptions(beam_args or [])
-    std = options.view_as(StandardOptions)
-    if not std.runner:
-        std.runner = DEFAULT_RUNNER
+    options = pipeline_options(beam_args)
     temp = options.view_as(GoogleCloudOptions).temp_location
     local_dir = None if temp else tempfile.mkdtemp(prefix="lait-beam-")
     handover = FileSystems.join(temp or local_dir, f"lait-counts-{uuid.uuid4().hex}.pickle")
