@@ -113,6 +113,7 @@ class RetrievalConfig:
     negatives: int = 3               # P-1 sampled negatives per pair
     margin: float = 0.2
     eval_size: int = 1000            # images (and their captions) in the R@K test set
+    ckpt_every: int = 500            # retrieval/last/ every N steps: a rerun resumes there
 
 
 @dataclass

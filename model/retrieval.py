@@ -24,7 +24,7 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
-from .checkpoints import load_checkpoint, save_checkpoint, trim_metrics
+from .checkpoints import load_checkpoint, recover_checkpoint, save_checkpoint, stage_lock, trim_metrics
 from .config import Config, ConfigError, StageConfig, to_dict
 from .data import PretrainCollator, read_samples, tokenizer_for
 from .stream import make_loader, pop_bad_samples
@@ -84,28 +84,69 @@ def average_gradients(model: torch.nn.Module, world: int) -> None:
 
 
 def finetune(cfg: Config, init: str, progress: bool = True) -> str:
-    """Fine-tune from a pre-training checkpoint folder; returns the fine-tuned checkpoint path."""
-    r = cfg.retrieval
+    """Fine-tune from a pre-training checkpoint folder; returns the fine-tuned checkpoint path.
+
+    Resumes like a pre-training stage: ``retrieval/last/`` is written every
+    ``retrieval.ckpt_every`` steps, and the same command run again (same config, same
+    ``init``) goes on from there; a finished run is not redone.  A ``last/`` of another run
+    (another loss, say, or another starting checkpoint) is not resumed: that run starts from
+    step 0 and replaces it."""
     rank, world, device = setup_dist()
+    out_dir = os.path.join(cfg.out_dir, "retrieval")
+    os.makedirs(out_dir, exist_ok=True)
+    with stage_lock(out_dir) if rank == 0 else contextlib.nullcontext():  # rank 0 writes the files
+        return _finetune(cfg, init, progress, rank, world, device, out_dir)
+
+
+def _resumable(last: str, init: str, cfg: Config) -> bool:
+    """Whether ``last`` is a checkpoint of this very run: the same starting checkpoint and
+    config, so its steps are this command's steps."""
+    recover_checkpoint(last)
+    try:
+        with open(os.path.join(last, "state.json")) as f:
+            state = json.load(f)
+    except (OSError, ValueError):
+        return False
+    mine = json.loads(json.dumps(to_dict(cfg), default=str))  # as state.json holds it
+    if state.get("init") == os.path.abspath(init) and state.get("config") == mine:
+        return os.path.exists(os.path.join(last, "model.safetensors"))
+    log.info("%s is of another fine-tuning run (another config or starting checkpoint): "
+             "starting from step 0", last)
+    return False
+
+
+def _finetune(cfg: Config, init: str, progress: bool, rank: int, world: int, device, out_dir: str) -> str:
+    r = cfg.retrieval
     torch.manual_seed(cfg.seed)
     model = ImageBERT(cfg).to(device)
     load_checkpoint(init, model)
     sched = StageConfig(steps=r.steps, lr=r.lr, min_lr=0.0, warmup_steps=r.warmup_steps, decay="linear")
     opt = torch.optim.AdamW(model.parameters(), lr=r.lr, weight_decay=0.01)
+    last, path = os.path.join(out_dir, "last"), os.path.join(out_dir, "final")
+    state = {"init": os.path.abspath(init), "loss_kind": r.loss, "config": to_dict(cfg)}
+    start = 0
+    if _resumable(last, init, cfg):
+        start = load_checkpoint(last, model, [(opt, r.lr)])["step"]
+        log.info("resuming fine-tuning from %s at step %d", last, start)
+    if start >= r.steps:
+        if rank == 0 and not os.path.exists(os.path.join(path, "model.safetensors")):
+            save_checkpoint(path, model, (), {**state, "step": start})  # killed before final/
+        log.info("fine-tuning already done (%d steps): %s", start, path)
+        return path
     tok = tokenizer_for(cfg)
-    batches = iter(make_loader(cfg, r.shards, r.batch_size, tok, rank, world, seed=cfg.seed + 99,
+    # The stream's seed depends on the step it starts at, as in pre-training: a resumed run
+    # does not replay the samples it already saw from the start.
+    batches = iter(make_loader(cfg, r.shards, r.batch_size, tok, rank, world, seed=cfg.seed + 99 + start,
                                collator=RetrievalCollator))
     amp = (torch.autocast("cuda", dtype=torch.bfloat16)
            if device.type == "cuda" and cfg.precision == "bf16" else contextlib.nullcontext())
-    out_dir = os.path.join(cfg.out_dir, "retrieval")
-    os.makedirs(out_dir, exist_ok=True)
-    if rank == 0:  # the records of the run that writes retrieval/final, not of earlier ones
-        trim_metrics(os.path.join(out_dir, "metrics.jsonl"), 0)
+    if rank == 0:  # the records of the run that writes retrieval/final, up to where it resumes
+        trim_metrics(os.path.join(out_dir, "metrics.jsonl"), start)
     P = 1 + r.negatives
     model.train()
     t0 = time.time()
     with open(os.path.join(out_dir, "metrics.jsonl"), "a") if rank == 0 else contextlib.nullcontext() as mf:
-        for step in range(r.steps):
+        for step in range(start, r.steps):
             for g in opt.param_groups:
                 g["lr"] = lr_at(step, sched)
             cpu = next(batches)
@@ -120,16 +161,18 @@ def finetune(cfg: Config, init: str, progress: bool = True) -> str:
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
             opt.zero_grad(set_to_none=True)
-            if rank == 0 and ((step + 1) % 10 == 0 or step + 1 == r.steps):
-                rec = {"step": step + 1, "loss": float(loss.detach()), "acc": float((scores.detach().argmax(1) == 0).float().mean()),
-                       "pairs_per_s": (step + 1) * r.batch_size / (time.time() - t0)}
+            done = step + 1
+            if rank == 0 and (done % 10 == 0 or done == r.steps):
+                rec = {"step": done, "loss": float(loss.detach()), "acc": float((scores.detach().argmax(1) == 0).float().mean()),
+                       "pairs_per_s": (done - start) * r.batch_size / (time.time() - t0)}
                 mf.write(json.dumps(rec) + "\n")
+                mf.flush()
                 if progress:
                     log.info("finetune %s", rec)
-    path = os.path.join(out_dir, "final")
+            if rank == 0 and (done % r.ckpt_every == 0 or done == r.steps):
+                save_checkpoint(last, model, [(opt, r.lr)], {**state, "step": done})
     if rank == 0:
-        save_checkpoint(path, model, (), {"step": r.steps, "loss_kind": r.loss, "init": init,
-                                          "config": to_dict(cfg)})  # eval names a model mismatch
+        save_checkpoint(path, model, (), {**state, "step": r.steps})  # eval names a model mismatch
     return path
 
 

@@ -122,19 +122,25 @@ class Killed(Exception):
     """Stands for kill -9: the loop stops between two steps, nothing is cleaned up."""
 
 
-def _kill_after(monkeypatch, n_batches: int):
-    real = train_mod.make_loader
+def _kill_after(monkeypatch, n_batches: int | None, module=train_mod, drawn: list | None = None):
+    """The loop stops (Killed) when it asks for batch ``n_batches``; ``drawn`` counts the
+    batches each loader gave."""
+    real = module.make_loader
 
     def make_loader(*args, **kw):
         loader = real(*args, **kw)
+        if drawn is not None:
+            drawn.append(0)
 
         def batches():
             for i, b in enumerate(loader):
                 if i == n_batches:
                     raise Killed
+                if drawn is not None:
+                    drawn[-1] += 1
                 yield b
         return batches()
-    monkeypatch.setattr(train_mod, "make_loader", make_loader)
+    monkeypatch.setattr(module, "make_loader", make_loader)
 
 
 def _steps(cfg, stage=1):
@@ -287,6 +293,40 @@ def test_finetune_metrics_are_the_last_runs(data_dir, tmp_path):
         finetune(cfg, os.path.join(cfg.out_dir, "stage1", "final"), progress=False)
     with open(os.path.join(cfg.out_dir, "retrieval", "metrics.jsonl")) as f:
         assert [json.loads(line)["step"] for line in f] == [10]
+
+
+def test_finetune_killed_resumes_from_its_last_checkpoint(data_dir, tmp_path, monkeypatch):
+    """`lait finetune` had no checkpoint but its final one: a fine-tuning run killed after
+    hours started again from step 0.  It now writes retrieval/last/ every ckpt_every steps and
+    the same command resumes there; another run (another loss) does not resume it."""
+    import model.retrieval as retrieval
+
+    raw = _raw(data_dir, tmp_path)
+    raw["stages"][1].update(steps=2)
+    raw["retrieval"].update(steps=20, batch_size=4, ckpt_every=10)
+    cfg = from_dict(raw)
+    train(cfg, 1, progress=False)
+    init = os.path.join(cfg.out_dir, "stage1", "final")
+    rdir = os.path.join(cfg.out_dir, "retrieval")
+    _kill_after(monkeypatch, 15, retrieval)
+    with pytest.raises(Killed):
+        retrieval.finetune(cfg, init, progress=False)
+    assert json.load(open(os.path.join(rdir, "last", "state.json")))["step"] == 10
+    assert not os.path.exists(os.path.join(rdir, "final"))
+    monkeypatch.undo()
+    drawn: list = []
+    _kill_after(monkeypatch, None, retrieval, drawn)
+    path = retrieval.finetune(cfg, init, progress=False)
+    assert drawn == [10]  # the steps after the checkpoint, not all 20
+    with open(os.path.join(rdir, "metrics.jsonl")) as f:
+        assert [json.loads(line)["step"] for line in f] == [10, 20]
+    assert json.load(open(os.path.join(path, "state.json")))["step"] == 20
+    retrieval.finetune(cfg, init, progress=False)  # done: nothing is redone
+    assert drawn == [10]
+    raw["retrieval"].update(loss="ce")  # another run: from step 0, replacing last/ and final/
+    retrieval.finetune(from_dict(raw), init, progress=False)
+    assert drawn == [10, 20]
+    assert json.load(open(os.path.join(path, "state.json")))["loss_kind"] == "ce"
 
 
 def synth_free_port() -> int:
