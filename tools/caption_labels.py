@@ -271,7 +271,11 @@ def lost_and_leaked(labels: list[dict], items: list[dict]) -> tuple[list, list]:
     return lost, leaked
 
 
-def format_table(result: dict) -> str:
+def format_table(result: dict, only: str = "") -> str:
+    """The table of :func:`measure`'s figures; ``only``: that split's rows alone ("dev": its
+    samples too, "dev-s10"), so that a dev pass prints no held-out figure (eleventh pass)."""
+    if only:
+        result = {k: v for k, v in result.items() if k.split("-")[0] == only}
     lines = [f"{'split':13} {'source':12} {'good':>5} {'junk':>5} {'vague':>5} "
              f"{'junk kept':>9} {'good lost':>9} {'lost >100':>9} {'precision':>9} "
              f"{'pair junk':>9} {'pair lost':>9}"]
@@ -295,7 +299,8 @@ def main(argv=None) -> int:
                         f"(text targets {TARGETS_DE})")
     m.add_argument("--labels", default="", help="labels file (default: the set's own)")
     m.add_argument("--show", action="store_true", help="list lost good and kept junk items")
-    m.add_argument("--split", default="", help="with --show: only this split (dev / check)")
+    m.add_argument("--split", default="", help="only this split (dev / check): its rows and, "
+                                               "with --show, its items")
     d = sub.add_parser("dump")
     d.add_argument("out")
     dr = sub.add_parser("draw")
@@ -333,7 +338,7 @@ def main(argv=None) -> int:
     pages = sorted({lab["page"] for lab in labels})
     items = all_items(pages, folder, targets)
     result = measure(labels, items, thumbnails(pages, folder))
-    print(format_table(result))
+    print(format_table(result, args.split))
     if args.show:
         shown = [lab for lab in labels if not args.split or lab["split"] == args.split]
         lost, leaked = lost_and_leaked(shown, items)
@@ -341,7 +346,7 @@ def main(argv=None) -> int:
             print(f"LOST  [{lab['source']}] {why:24} {lab['text'][:110]!r}  {lab['page'][:40]}")
         for lab, item in leaked:
             print(f"LEAK  [{lab['source']}] {lab['text'][:120]!r}  {lab['page'][:40]}")
-    print(json.dumps(result["all"]["all"]))
+    print(json.dumps(result[args.split or "all"]["all"]))
     return 0
 
 

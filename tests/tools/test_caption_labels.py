@@ -224,6 +224,19 @@ def test_measure_counts_kept_dropped_and_missing_items():
     assert (r["n_good"], r["n_good_thumb"], r["good_lost_reachable"]) == (3, 2, 1.0)
 
 
+def test_the_table_of_one_split_holds_no_other_splits_rows():
+    labels = [{"page": "p", "image_url": "u", "source": "alt", "text": t, "label": "good",
+               "split": split, **extra} for t, split, extra in (
+                   ("a dev caption", "dev", {}), ("a later dev one", "dev", {"sample": 7}),
+                   ("a held-out caption", "check", {}))]
+    result = measure(labels, [])
+    assert set(result) == {"dev", "dev-s7", "check", "all"}
+    rows = {line.split()[0] for line in format_table(result, "dev").splitlines()[1:]}
+    assert rows == {"dev", "dev-s7"}
+    rows = {line.split()[0] for line in format_table(result).splitlines()[1:]}
+    assert rows == {"dev", "dev-s7", "check", "all"}
+
+
 def test_pair_below_reads_the_file_names_size_first():
     assert pair_below("https://x.org/a-150x150.jpg", None, None)
     # declared 250 px, named 360 px: the file is the named size, and reaches the image step
