@@ -3,8 +3,9 @@ captions written by eye): ``tools/eval_relevance.py``'s figures, printed, agains
 targets.  The seventh test split (2026-11-24): KPhotoAlbum's demo photos (21 snapshots: people,
 pets, a beach, a canyon, the sea from the shore and the air, a sunset) and OpenCV's tutorial
 scene photos (6: a campus path, a harbour, a bus by Big Ben, a courthouse at night, heathland,
-a lecture hall), 27 photos, 243 pairs, scored once with the fifth round's model (unchanged: the
-seventh round's refit did not pass its val rule; threshold 0.4; docs/scoring.md).  The fifth
+a lecture hall), 27 photos, 243 pairs, scored in the seventh round with the fifth round's model
+(0.852 / 0.062 / AUC 0.963) and, once more, in the eighth with the model that replaced it (crops
+weigh 1/3, fitted on the seventh round's train + val; threshold 0.4; docs/scoring.md).  The fifth
 test split (GCompris fishes and objects) and the third (Scratch, ``louis-braille``) are val
 since."""
 import json
@@ -27,19 +28,19 @@ def test_the_met_targets_hold_on_the_test_split(figures):
     assert f["threshold"] == json.load(open(eval_relevance.ScorerConfig().model_path))["threshold"]
     assert f["auc_boiler"] >= 0.95, f  # own caption above boilerplate, credits, promo, file names
     assert f["kept_boiler"] <= 0.05, f
-    # Measured 0.963 / 0.062 on this split (2026-11-24): issue 13's targets, met.
+    # Measured 0.968 / 0.086 on this split (2026-11-24, eighth round): issue 13's targets, met.
     assert f["auc_cross"] >= 0.9, f  # own caption above three other photos' captions
     assert f["kept_cross"] <= 0.10, f
     # A floor, not the target (that is the expected failure below): guard against a scorer that
-    # keeps far fewer own captions than measured (0.852: 23 of 27).
+    # keeps far fewer own captions than measured (0.889: 24 of 27).
     assert f["recall_at_threshold"] >= 0.75, f
 
 
 @pytest.mark.xfail(strict=True, reason="issue 13's recall target is missed on the seventh test "
-                   "split: 0.852 of own captions at the shipped threshold 0.4 (23 of 27; below it "
+                   "split: 0.889 of own captions at the shipped threshold 0.4 (24 of 27; below it "
                    "an aerial view of a sandy peninsula, a sunset behind trees, a man talking "
-                   "indoors, an aquarium fish; by source: KPhotoAlbum 0.809, OpenCV's scenes "
-                   "1.000; docs/scoring.md)")
+                   "indoors; by source: KPhotoAlbum 0.857, OpenCV's scenes 1.000; "
+                   "docs/scoring.md)")
 def test_recall_target_at_the_default_threshold(figures):
     """>= 90% of correct human captions reach the model's own threshold."""
     assert figures["recall_at_threshold"] >= 0.9, figures
