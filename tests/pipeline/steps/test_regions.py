@@ -10,7 +10,7 @@ from pipeline.steps.extract import Extractor, below_picture, file_name
 from pipeline.steps.html_images import find_images
 from pipeline.core.records import Page
 from pipeline.steps.image_roles import image_role, site_names
-from pipeline.steps.image_urls import srcset_largest
+from pipeline.steps.image_urls import interchange_url, srcset_largest
 from pipeline.steps.regions import class_region
 from pipeline.core.stage import Drop, Keep
 from pipeline.core.stats import StepStats, format_funnel
@@ -327,6 +327,37 @@ def test_data_source_and_other_image_url_attributes():
     assert [(c.image_url.rsplit("/", 1)[1], c.meta["url_attr"]) for c in ev.outputs] == [
         ("cat.jpg", "data-source-large"), ("dog.jpg", "data-original-src"),
         ("owl.jpg", "data-image-url")]
+
+
+def test_foundation_interchange_rules_give_their_last_path():
+    # twelfth pass: austria.info's lazy containers hold Zurb Foundation's Interchange syntax
+    # in data-lazy; it was read as one relative URL (".../[https:/cdn...jpg,%20(default)]")
+    ev = event("<div class='background-image' data-lazy=\"[https://cdn.austria.info/media/"
+               "radfahren--salzburgerland-tourismus.jpg.3761067.jpg, (default)]\" data-alt="
+               "'Bike-Ausflug ins Grüne'></div>"
+               "<img data-lazy='[/t/gwandhaus.jpg.3998923.jpg, (default)], "
+               "[/t/gwandhaus.jpg.3998910.jpg, (large)]' alt='Gwandhaus in Salzburg'>"
+               "<img src='/t/small.jpg' data-interchange='[/c/w_300,h_200/a.jpg, (small)], "
+               "[/c/w_900,h_600/a.jpg, (large)]' alt='A sunset over the Salzach'>")
+    assert [(c.image_url, c.meta["url_attr"]) for c in ev.outputs] == [
+        ("https://cdn.austria.info/media/radfahren--salzburgerland-tourismus.jpg.3761067.jpg",
+         "data-lazy"),
+        ("https://example.com/t/gwandhaus.jpg.3998910.jpg", "data-lazy"),  # the last rule
+        ("https://example.com/t/small.jpg", "src")]  # a real src still wins
+    (img,) = find_images("<img src='/blank.gif' data-interchange=' [/c/w_300,h_200/a.jpg, "
+                         "(small)], [/c/w_900,h_600/a.jpg, (large)]' alt='x'>", URL).images
+    assert (img.url, img.url_attr) == ("https://example.com/c/w_900,h_600/a.jpg",
+                                       "data-interchange")  # commas in a path, a space first
+
+
+@pytest.mark.parametrize("value,url", [
+    ("[/a.jpg, (default)]", "https://example.com/a.jpg"),
+    ("[/a.jpg, (small)],[/b.jpg,(medium)] , [/c.jpg, (large)]", "https://example.com/c.jpg"),
+    ("[/a.jpg, (small)], [javascript:void(0), (large)]", "https://example.com/a.jpg"),
+    ("[/a.jpg]", ""), ("[/a.jpg, default]", ""), ("[]", ""), ("/a.jpg, (small)", ""),
+])
+def test_interchange_url_reads_rules_and_rejects_other_brackets(value, url):
+    assert interchange_url(value, URL) == url
 
 
 def test_a_placeholder_src_gives_way_to_the_srcset():
