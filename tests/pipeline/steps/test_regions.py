@@ -73,6 +73,32 @@ def test_main_ends_a_region_that_wraps_it_and_layout_wrappers_name_none():
     assert class_region("widget_recent_entries") == "aside"
 
 
+@pytest.mark.parametrize("value,expected", [
+    # twelfth pass: a component's head or foot is inside the content (austria.info's
+    # "table-header" held its pictures; people.com's "card__header", a post's "entry-footer")
+    ("table-header", ""), ("card__header", ""), ("entry-footer", ""), ("stream-item-header", ""),
+    ("more-about__cardHeader", ""), ("post-footer-ad", "ad"),  # the name's other words count
+    # the site's own header and footer keep their region; generic containers are no component
+    ("header", "header"), ("site-header", "header"), ("header__list", "header"),
+    ("site-header__block", "header"), ("site-footer", "footer"), ("footer-widgets", "footer"),
+    ("section-footer", "footer"), ("block-footer-copyright", "footer"),
+    ("mini-panel-header", "header"), ("block-area block-area-before-footer", "footer"),
+    ("modal-header", "header"),  # a dialog's head is no content either
+    ("page-header", ""), ("header-main", ""),  # layout words, as before
+])
+def test_a_components_header_or_footer_names_no_region(value, expected):
+    assert class_region(value) == expected
+
+
+def test_pictures_in_a_tables_header_are_content_outside_the_site_header():
+    html = ("<div class='table-header'><div class='background-image' data-lazy='[https://cdn."
+            "austria.info/t/radfahren.jpg.3761067.jpg, (default)]' data-alt='Bike-Ausflug ins "
+            "Grüne © Tourismus Salzburg GmbH'></div></div>")
+    assert region(html) == ""
+    assert region("<div class='site-header'><div class='table-header'><img src='a.jpg'></div>"
+                  "</div>") == "header"  # inside the site's header it is the site's
+
+
 def test_a_related_box_inside_the_article_is_still_related():
     assert region("<article><div class='related-posts'><img src='a.jpg'></div></article>") \
         == "related"
