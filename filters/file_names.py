@@ -86,15 +86,20 @@ def named_by_file(text: str, name: str) -> bool:
 # number, the size suffix and WordPress's edit stamp ("-e1558349457528") taken off.
 _SUFFIX_RE = re.compile(r"(?:-e\d{10,})?(?:[-_]\d{2,4}x\d{2,4})?$")
 _NON_WORD_RE = re.compile(r"[\W_]+")
+# A final number that is a year ("Whitewashed Botany, 2022" on ...-Whitewashed-Botany-2022.jpg)
+# belongs to the title: a CMS's running number counts duplicates (-1, -2, ...), never to 1800
+# (twelfth pass).
+_YEAR_RE = re.compile(r"(?:18|19|20)\d\d")
 
 
 def titled_by_file(text: str, name: str) -> bool:
     """Whether ``text`` is its picture's file name with a running number, as a CMS writes a
     title for an upload (seventh pass; the caller tests ``text[-1:].isdigit()`` first): two
-    words or more, the last a number, the same words as the file's stem."""
+    words or more, the last a number that is no year (1800-2099), the same words as the
+    file's stem."""
     if not name or "." not in name:
         return False
     stem = _SUFFIX_RE.sub("", unquote(name).rsplit(".", 1)[0])
     words = _NON_WORD_RE.sub(" ", text.lower()).split()
-    return len(words) >= 2 and words[-1].isdigit() and \
-        words == _NON_WORD_RE.sub(" ", stem.lower()).split()
+    return len(words) >= 2 and words[-1].isdigit() and not _YEAR_RE.fullmatch(words[-1]) \
+        and words == _NON_WORD_RE.sub(" ", stem.lower()).split()

@@ -16,9 +16,10 @@ if TYPE_CHECKING:  # only for the annotation: the record lives with the texts it
 
 
 # Attributes where lazy-loading scripts keep the real URL, in order of trust; after them any
-# other data-*src attribute (data-retina-src, data-dejavu-src...) is tried.
+# other data-*src attribute (data-retina-src, data-dejavu-src...) is tried.  Zurb Foundation's
+# data-interchange holds its rules ("[a.jpg, (small)], [b.jpg, (large)]": interchange_url).
 LAZY_URL_ATTRS = ("data-src", "data-lazy-src", "data-original", "data-lazy", "data-origin",
-                  "data-normal")
+                  "data-normal", "data-interchange")
 SRCSET_ATTRS = ("srcset", "data-srcset", "data-lazy-srcset")
 # Any other attribute naming an image URL: data-*src*, data-source-*, data-original-*,
 # data-*image-url ("data-retina-src", "data-source-large", "data-img-src-set").
@@ -44,6 +45,8 @@ _ROOT_REF_RE = re.compile(r"/(?!/)[^\s#;?\\]*(?:\?[^\s#\\]+)?")
 _ORIGIN_RE = re.compile(r"https?://[^/\s#?\\@\[\]]+(?=[/?#]|\Z)")
 _ORIGINS: dict[str, str] = {}
 _DIM_RE = re.compile(r"^\s*(\d{1,6})(?:\.\d+)?\s*(?:px)?\s*$", re.I)
+# Between two rules of an Interchange value: "], [".
+_RULE_SEP_RE = re.compile(r"\]\s*,\s*\[")
 
 
 def first_srcset_url(srcset: str | None) -> str:
@@ -97,6 +100,37 @@ def html_dim(value: str | None) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def interchange_url(value: str, base: str) -> str:
+    """The URL of a Zurb Foundation Interchange value, "" when it is none.
+
+    Interchange writes comma-separated ``[path, (query)]`` rules ("[a.jpg, (default)],
+    [b.jpg, (large)]") in ``data-interchange``, and some sites put the same in a lazy
+    attribute (austria.info's ``data-lazy``).  Foundation applies the last rule whose media
+    query matches, and rules are written smallest first; on a desktop screen every size query
+    matches, so the last rule's path that resolves is the picture a reader sees.  A path may
+    hold commas (``w_300,h_250``): as Foundation does, a rule is split at its last comma."""
+    inner = value.strip()
+    if inner[:1] != "[" or inner[-1:] != "]":
+        return ""
+    for rule in reversed(_RULE_SEP_RE.split(inner[1:-1])):
+        path, sep, query = rule.rpartition(",")
+        query = query.strip()
+        if sep and query[:1] == "(" and query[-1:] == ")":
+            url = resolve(base, path.strip())
+            if url:
+                return url
+    return ""
+
+
+def _lazy_value(value: str, base: str) -> str:
+    """A lazy attribute's URL: an Interchange value's (the one test most values pass at its
+    first character), else the value resolved as one URL."""
+    first = value[0]
+    if first == "[" or (first.isspace() and value.lstrip()[:1] == "["):
+        return interchange_url(value, base)
+    return resolve(base, value)
+
+
 def lazy_url(attrs: dict, base: str) -> tuple[str, str]:
     """``(url, attribute)`` of the first usable lazy-loading attribute, or ``("", "")``."""
     for name in attrs:  # every attribute read below is a data-* one; most images have none
@@ -106,7 +140,7 @@ def lazy_url(attrs: dict, base: str) -> tuple[str, str]:
         return "", ""
     for name in LAZY_URL_ATTRS:
         if attrs.get(name):
-            url = resolve(base, attrs[name])
+            url = _lazy_value(attrs[name], base)
             if url:
                 return url, name
     for name in SRCSET_ATTRS[1:]:
@@ -117,7 +151,8 @@ def lazy_url(attrs: dict, base: str) -> tuple[str, str]:
     for name, value in attrs.items():
         if value and name[:5] == "data-" and name not in LAZY_URL_ATTRS \
                 and _DATA_SRC_RE.match(name):
-            url = resolve(base, first_srcset_url(value))
+            url = interchange_url(value, base) if value.lstrip()[:1] == "[" else \
+                resolve(base, first_srcset_url(value))
             if url and not url.endswith((".html", ".htm", ".js", ".json", ".php")):
                 return url, name
     return "", ""

@@ -4,7 +4,8 @@ Text from a page's furniture is no caption: navigation, the site header and
 footer, asides and sidebars, comments, related / share / social / ad / newsletter / cookie
 boxes, author boxes.  An image's region is that of its innermost ancestor that names one, by
 tag (``nav``, ``aside``, ``header``, ``footer``), ARIA role, or a token of its ``class`` /
-``id`` (``comment-list`` -> ``comments``; tokens split at ``-``, ``_``, spaces and camelCase).
+``id`` (``comment-list`` -> ``comments``; tokens split at ``-``, ``_``, spaces and camelCase;
+``table-header``, ``card__header`` are a component's head, no region).
 A ``header`` / ``footer`` inside an ``article`` or ``main`` is the article's own (its title
 and lead image), not the site's, so it names no region; ``main`` ends any region above it (a
 page-wide wrapper such as ``<div class="has-sidebar">`` holds the content too).  Only the
@@ -54,6 +55,17 @@ _STATE_PREFIXES = ("has-", "has_", "with-", "no-", "is-", "show-", "hide-", "js-
 # Class names with these words name a layout wrapper, whatever else they say.
 _LAYOUT_WORDS = frozenset("wrap wrapper container layout content contents inner outer body "
                           "main page".split())
+# Words of a content component: a "header" / "footer" token after one of them in the same class
+# name is that component's head or foot ("table-header", "card__header", "entry-footer"), inside
+# the content, not the site's (twelfth pass).  A header token first keeps its region:
+# "header__list", "site-header__block" are parts of the site's header.  Generic containers are
+# no such word: "section-footer", "block-footer-copyright", "mini-panel-header" and
+# "single-col-footer" name the site's footer or header on dev pages; nor are a page's UI
+# boxes (modal, form, tab: "modal-header", "newsletter-form-footer").
+_COMPONENT_WORDS = frozenset("table card entry post article list item product recipe tile "
+                             "teaser story slide slider gallery video player chart figure "
+                             "accordion".split())
+_HEAD_FOOT = frozenset(("header", "footer"))
 # Token splitting shared with image_names.py: class / id / file names split at non-alphanumerics
 # and camelCase ("commentList" -> comment, list).
 SPLIT_RE = re.compile(r"[^a-z0-9]+")
@@ -73,8 +85,10 @@ def class_region(value: str) -> str:
         toks = SPLIT_RE.split(CAMEL_RE.sub(r"\1 \2", name).lower())
         if not _LAYOUT_WORDS.isdisjoint(toks):
             continue  # "content-sidebar-wrap" wraps the content as well as the sidebar
-        for tok in toks:
+        for i, tok in enumerate(toks):
             region = _TOKEN_REGION.get(tok, "")
+            if region and tok in _HEAD_FOOT and i and not _COMPONENT_WORDS.isdisjoint(toks[:i]):
+                region = ""  # a table's or a card's head ("table-header"): content
             if region:
                 break
         if region:

@@ -44,3 +44,17 @@ def test_a_cms_title_made_of_the_file_name_and_its_number():
     assert not titled_by_file("Tour de France 2019", "tdf-2019.jpg")
     assert not titled_by_file("Half Life Alyx 2", "Half-Life-Alyx-1-300x200.jpg")
     assert not titled_by_file("Alyx 1", "")
+
+
+def test_a_final_year_is_part_of_the_title_not_a_running_number():
+    # twelfth pass: laweekly's "Whitewashed Botany, 2022" on a file named from the caption is
+    # an artwork's title and year, no CMS's upload title; 1800-2099 are years, the rest counts
+    assert not titled_by_file("Alexandria Douziech: Whitewashed Botany, 2022",
+                              "Alexandria-Douziech_-Whitewashed-Botany-2022.jpg")
+    assert not titled_by_file("Tour de France 2019", "Tour-de-France-2019-300x200.jpg")
+    assert not titled_by_file("Bridge 1800", "Bridge-1800.jpg")
+    assert not titled_by_file("Bridge 2099", "Bridge-2099.jpg")
+    assert titled_by_file("Bridge 1799", "Bridge-1799.jpg")  # no year: a number as before
+    assert titled_by_file("Bridge 2100", "Bridge-2100.jpg")
+    assert titled_by_file("Botany 2022 3", "Botany-2022-3.jpg")  # a year, then its counter
+    assert titled_by_file("Reichsbürger 20", "Reichsbürger-20.jpg")

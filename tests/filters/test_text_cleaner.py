@@ -376,3 +376,12 @@ def test_a_cms_title_of_the_file_name_with_its_number_is_a_file_name(cleaner):
     assert cleaner.clean("Half Life Alyx 1", "en", True,
                          "Half-Life-Alyx-1-300x200.jpg")[1] == "text_filename"
     assert isinstance(run(cleaner, cand("Half Life Alyx 1", file_name="DSC00954.jpg")), Keep)
+
+
+def test_a_title_ending_in_a_year_on_its_file_name_is_kept(cleaner):
+    # twelfth pass: the year is the artwork's, not a running number (filters/file_names.py)
+    name = "Alexandria-Douziech_-Whitewashed-Botany-2022.jpg"
+    assert isinstance(run(cleaner, cand("Alexandria Douziech: Whitewashed Botany, 2022",
+                                        file_name=name)), Keep)
+    assert cleaner.clean("Alexandria Douziech: Whitewashed Botany, 2022", "en", False,
+                         name)[0] == "Alexandria Douziech: Whitewashed Botany, 2022"

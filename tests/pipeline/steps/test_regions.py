@@ -10,7 +10,7 @@ from pipeline.steps.extract import Extractor, below_picture, file_name
 from pipeline.steps.html_images import find_images
 from pipeline.core.records import Page
 from pipeline.steps.image_roles import image_role, site_names
-from pipeline.steps.image_urls import srcset_largest
+from pipeline.steps.image_urls import interchange_url, srcset_largest
 from pipeline.steps.regions import class_region
 from pipeline.core.stage import Drop, Keep
 from pipeline.core.stats import StepStats, format_funnel
@@ -71,6 +71,32 @@ def test_main_ends_a_region_that_wraps_it_and_layout_wrappers_name_none():
     assert region("<div class='content-sidebar-wrap'><img src='a.jpg'></div>") == ""
     assert class_region("has-sidebar no-comments") == ""  # page states, not regions
     assert class_region("widget_recent_entries") == "aside"
+
+
+@pytest.mark.parametrize("value,expected", [
+    # twelfth pass: a component's head or foot is inside the content (austria.info's
+    # "table-header" held its pictures; people.com's "card__header", a post's "entry-footer")
+    ("table-header", ""), ("card__header", ""), ("entry-footer", ""), ("stream-item-header", ""),
+    ("more-about__cardHeader", ""), ("post-footer-ad", "ad"),  # the name's other words count
+    # the site's own header and footer keep their region; generic containers are no component
+    ("header", "header"), ("site-header", "header"), ("header__list", "header"),
+    ("site-header__block", "header"), ("site-footer", "footer"), ("footer-widgets", "footer"),
+    ("section-footer", "footer"), ("block-footer-copyright", "footer"),
+    ("mini-panel-header", "header"), ("block-area block-area-before-footer", "footer"),
+    ("modal-header", "header"),  # a dialog's head is no content either
+    ("page-header", ""), ("header-main", ""),  # layout words, as before
+])
+def test_a_components_header_or_footer_names_no_region(value, expected):
+    assert class_region(value) == expected
+
+
+def test_pictures_in_a_tables_header_are_content_outside_the_site_header():
+    html = ("<div class='table-header'><div class='background-image' data-lazy='[https://cdn."
+            "austria.info/t/radfahren.jpg.3761067.jpg, (default)]' data-alt='Bike-Ausflug ins "
+            "Grüne © Tourismus Salzburg GmbH'></div></div>")
+    assert region(html) == ""
+    assert region("<div class='site-header'><div class='table-header'><img src='a.jpg'></div>"
+                  "</div>") == "header"  # inside the site's header it is the site's
 
 
 def test_a_related_box_inside_the_article_is_still_related():
@@ -327,6 +353,37 @@ def test_data_source_and_other_image_url_attributes():
     assert [(c.image_url.rsplit("/", 1)[1], c.meta["url_attr"]) for c in ev.outputs] == [
         ("cat.jpg", "data-source-large"), ("dog.jpg", "data-original-src"),
         ("owl.jpg", "data-image-url")]
+
+
+def test_foundation_interchange_rules_give_their_last_path():
+    # twelfth pass: austria.info's lazy containers hold Zurb Foundation's Interchange syntax
+    # in data-lazy; it was read as one relative URL (".../[https:/cdn...jpg,%20(default)]")
+    ev = event("<div class='background-image' data-lazy=\"[https://cdn.austria.info/media/"
+               "radfahren--salzburgerland-tourismus.jpg.3761067.jpg, (default)]\" data-alt="
+               "'Bike-Ausflug ins Grüne'></div>"
+               "<img data-lazy='[/t/gwandhaus.jpg.3998923.jpg, (default)], "
+               "[/t/gwandhaus.jpg.3998910.jpg, (large)]' alt='Gwandhaus in Salzburg'>"
+               "<img src='/t/small.jpg' data-interchange='[/c/w_300,h_200/a.jpg, (small)], "
+               "[/c/w_900,h_600/a.jpg, (large)]' alt='A sunset over the Salzach'>")
+    assert [(c.image_url, c.meta["url_attr"]) for c in ev.outputs] == [
+        ("https://cdn.austria.info/media/radfahren--salzburgerland-tourismus.jpg.3761067.jpg",
+         "data-lazy"),
+        ("https://example.com/t/gwandhaus.jpg.3998910.jpg", "data-lazy"),  # the last rule
+        ("https://example.com/t/small.jpg", "src")]  # a real src still wins
+    (img,) = find_images("<img src='/blank.gif' data-interchange=' [/c/w_300,h_200/a.jpg, "
+                         "(small)], [/c/w_900,h_600/a.jpg, (large)]' alt='x'>", URL).images
+    assert (img.url, img.url_attr) == ("https://example.com/c/w_900,h_600/a.jpg",
+                                       "data-interchange")  # commas in a path, a space first
+
+
+@pytest.mark.parametrize("value,url", [
+    ("[/a.jpg, (default)]", "https://example.com/a.jpg"),
+    ("[/a.jpg, (small)],[/b.jpg,(medium)] , [/c.jpg, (large)]", "https://example.com/c.jpg"),
+    ("[/a.jpg, (small)], [javascript:void(0), (large)]", "https://example.com/a.jpg"),
+    ("[/a.jpg]", ""), ("[/a.jpg, default]", ""), ("[]", ""), ("/a.jpg, (small)", ""),
+])
+def test_interchange_url_reads_rules_and_rejects_other_brackets(value, url):
+    assert interchange_url(value, URL) == url
 
 
 def test_a_placeholder_src_gives_way_to_the_srcset():
