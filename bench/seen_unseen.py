@@ -34,7 +34,9 @@ def objects_by_key(spec: str) -> dict:
     out = {}
     for s in wds.WebDataset(list_shards(spec), shardshuffle=False, nodesplitter=None,
                             workersplitter=None, empty_check=False):
-        out[s["__key__"]] = [tuple(o) for o in json.loads(s["json"])["objects"]]
+        meta = json.loads(s["json"]) if "json" in s else {}
+        if "objects" in meta:   # other shards' samples simply have no class
+            out[s["__key__"]] = [tuple(o) for o in meta["objects"]]
     return out
 
 

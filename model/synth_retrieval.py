@@ -230,6 +230,55 @@ BENCHMARK = {"stage1": (6000, 101, 0.5, True), "stage2": (3000, 202, 0.0, False)
 # all 48; seen/unseen scoring splits a test set by the same pairs.
 NARROW = {"stage2narrow"}
 NARROW_SEED = 7
+# Fresh held-out sets (docs/trainer.md, "seventh pass"): the test sets' kind (clean, stage-2
+# wording, all 48 colour x shape pairs) with a new seed, written in blocks of HELDOUT_BLOCK
+# images, one shard each, so every block is scored exactly as a 200-image test set is (all
+# N x N pairs of the block): R@K and chance stay comparable with val / test / test2, and K
+# blocks give K x 200 queries for K x 200^2 scored pairs, not (K x 200)^2.
+HELDOUT_BLOCK = 200
+
+
+def parse_heldout(spec: str, block: int = HELDOUT_BLOCK) -> tuple[str, int, int]:
+    """'NAME:N:SEED' -> (name, n, seed); a bad spec or a seed another split uses fails at once
+    (a shared seed would repeat that split's images)."""
+    parts = spec.split(":")
+    if len(parts) != 3 or not parts[0] or not parts[1].isdigit() or not parts[2].isdigit():
+        raise ValueError(f"held-out set {spec!r}: want NAME:N:SEED, e.g. test3:1200:808")
+    name, n, seed = parts[0], int(parts[1]), int(parts[2])
+    if name in BENCHMARK:
+        raise ValueError(f"held-out set {name!r}: that name is a benchmark split")
+    if n < block or n % block:
+        raise ValueError(f"held-out set {name!r}: {n} images is not a whole number of blocks of {block}")
+    used = {s: k for k, (_, s, _, _) in BENCHMARK.items()}
+    if seed in used:
+        raise ValueError(f"held-out set {name!r}: seed {seed} is split {used[seed]!r}'s")
+    return name, n, seed
+
+
+def write_heldout(out: str, specs: list[str], grid: int = 4, block: int = HELDOUT_BLOCK,
+                  features: bool = True, progress: bool = False) -> dict:
+    """Fresh held-out sets out/<name>/ and out/<name>_feat/ from 'NAME:N:SEED' specs: clean,
+    stage-2 wording, no pair restriction (test's `write_split` call with another seed and n),
+    one shard per block. Finished sets are kept. `features=False`: the raw shards only."""
+    from .features import GridExtractor, run_features
+    parsed = [parse_heldout(s, block) for s in specs]
+    for key, what in ((0, "name"), (2, "seed")):
+        vals = [p[key] for p in parsed]
+        if len(set(vals)) != len(vals):
+            raise ValueError(f"held-out sets: a {what} is given twice ({', '.join(map(str, vals))})")
+    ex, done = None, {}
+    for name, n, seed in parsed:
+        raw, feat = os.path.join(out, name), os.path.join(out, name + "_feat")
+        if not os.path.exists(os.path.join(raw, "synth.json")):
+            write_split(raw, n, seed, 0.0, False, per_shard=block)
+        if not features:
+            done[name] = os.path.join(raw, "shards")
+            continue
+        if not os.path.exists(os.path.join(feat, "features.json")):
+            ex = ex or GridExtractor(grid=grid)
+            run_features(raw, feat, ex, progress=progress)
+        done[name] = os.path.join(feat, "shards")
+    return done
 
 
 def write_benchmark(out: str, grid: int = 4, scale: float = 1.0, progress: bool = False) -> dict:
@@ -256,7 +305,17 @@ def main(argv=None) -> int:
     ap.add_argument("out")
     ap.add_argument("--grid", type=int, default=4)
     ap.add_argument("--scale", type=float, default=1.0, help="multiply every split's size")
+    ap.add_argument("--heldout", action="append", default=[], metavar="NAME:N:SEED",
+                    help=f"write only fresh held-out sets of the test sets' kind (N a multiple of "
+                         f"{HELDOUT_BLOCK}, one shard per block of {HELDOUT_BLOCK}); repeatable")
     a = ap.parse_args(argv)
+    if a.heldout:
+        try:
+            done = write_heldout(a.out, a.heldout, a.grid, progress=True)
+        except ValueError as e:
+            ap.error(str(e))
+        print(json.dumps(done, indent=1))
+        return 0
     print(json.dumps(write_benchmark(a.out, a.grid, a.scale, progress=True), indent=1))
     return 0
 
