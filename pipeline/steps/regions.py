@@ -188,9 +188,8 @@ def region_of(ancestors: list, memo: dict) -> str:
                     region = ""  # the main content starts here, whatever wraps it
             elif r and not (in_content and r in ("header", "footer")):
                 region = r
-            if not in_section and (
-                    tag in _SECTION_TAGS or content
-                    or (attrs.get("role") or "").strip().lower() in _SECTION_ROLES):
+            if not in_section and (tag in _SECTION_TAGS or content or (
+                    (role := attrs.get("role")) and role.strip().lower() in _SECTION_ROLES)):
                 in_section = True
         memo[key] = (region, in_content, in_section)
     return region
