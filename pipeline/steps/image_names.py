@@ -42,12 +42,16 @@ _SPACER_WORDS = frozenset("spacer blank clear trans transparent 1x1 shim pixel d
 _NAMED_SIZE_RE = re.compile(r"^(\d{2,4})x(\d{2,4})$")
 
 
-_QUERY_WIDTH_RE = re.compile(r"[?&;,](?:w|width|resize)[=_](\d{2,4})")
+# The digits end the value: "?w=98c520fc" is a hash, no width (thirteenth pass).
+_QUERY_WIDTH_RE = re.compile(r"[?&;,](?:w|width|resize)[=_](\d{2,4})(?![0-9A-Za-z])")
 
 
 def query_width(url: str) -> int:
     """The width an image URL asks its server for (``?w=1920``, ``,w_800``), else 0."""
-    m = _QUERY_WIDTH_RE.search(url) if "w" in url else None
+    # the gate: every match holds a "w" but "resize=" (no "w" in the URL: "x.jpg?resize=300")
+    m = _QUERY_WIDTH_RE.search(url) if "w" in url or "resize" in url else None
+    if m and "#" in url[:m.start()]:
+        return 0  # in the fragment, which never reaches the server
     return int(m.group(1)) if m else 0
 
 

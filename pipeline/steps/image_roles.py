@@ -148,6 +148,8 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
     low = url.lower()
     if tracker_hint(low) and TRACKER_URL_RE.search(url):
         return "tracker"
+    if "revcontent." in low or "outbrainimg." in low or "taboola." in low:
+        return "ad"  # content-recommendation ad networks' image hosts (thirteenth pass)
     if "gravatar." in low or "/avatar" in low:
         return "avatar"  # gravatar.com/avatar/<hash>, /avatars/<user>.jpg: the name says nothing
     if low.endswith(".svg") or ".svg?" in low:

@@ -168,7 +168,8 @@ def choose_urls(images: list[ImageRef], base: str = "") -> None:
     """Sets each image's ``url`` and ``url_attr``.
 
     The src wins unless it is unusable (missing, empty, data:, javascript:) or a placeholder
-    while a lazy-loading attribute holds another URL.  A placeholder src has a placeholder-like
+    while a lazy-loading attribute holds another URL, or the lazy URL is Foundation
+    Interchange's (``data-interchange``), whose script replaces the src on load.  A placeholder src has a placeholder-like
     file name or is shared by images whose lazy URLs differ (one src, many real images).  With
     no usable src, the img's own ``srcset`` and then its ``<picture>``'s first ``<source>``
     are tried; a placeholder src gives way to the img's srcset too.  ``srcset_url`` is the
@@ -181,7 +182,9 @@ def choose_urls(images: list[ImageRef], base: str = "") -> None:
     for img in images:
         src = img.src_url
         if img.lazy_url and (not src or len(lazy_by_src.get(src, ())) >= 2
-                             or is_placeholder(src)):
+                             or is_placeholder(src)
+                             # Interchange's script replaces any src (thirteenth pass)
+                             or img.lazy_attr == "data-interchange"):
             img.url, img.url_attr = img.lazy_url, img.lazy_attr
         elif src and img.srcset_url and is_placeholder(src) \
                 and resolve(base, img.srcset_url) not in ("", src):

@@ -7,8 +7,13 @@ tag (``nav``, ``aside``, ``header``, ``footer``), ARIA role, or a token of its `
 ``id`` (``comment-list`` -> ``comments``; tokens split at ``-``, ``_``, spaces and camelCase;
 ``table-header``, ``card__header`` are a component's head, no region).
 A ``header`` / ``footer`` inside an ``article`` or ``main`` is the article's own (its title
-and lead image), not the site's, so it names no region; ``main`` ends any region above it (a
-page-wide wrapper such as ``<div class="has-sidebar">`` holds the content too).  Only the
+and lead image), not the site's, so it names no region; a ``<header>`` / ``<footer>`` tag inside
+a ``section``, ``aside`` or ``nav`` is that section's (HTML-AAM maps it to no banner there) and
+one whose class names a component's head (``<header class="card-header">``) a component's: the
+tag names no region, its class and id are read as a ``div``'s.  WordPress's taxonomy classes
+(``category-social-issues``, ``tag-comments``, ``format-aside``) name none either.  ``main``
+ends any region above it (a page-wide wrapper such as ``<div class="has-sidebar">`` holds the
+content too).  Only the
 image's ancestors are read, each once per page (reading attributes is the costly part of a
 walk over every element).
 
@@ -28,7 +33,7 @@ for _region, _words in {
     "aside": "sidebar aside rail siderail sidebox widget widgets",
     "comments": "comment comments commentlist respond disqus replies discussion",
     "related": "related recommended recommendations recirc trending popular mostread "
-               "outbrain taboola teasers morestories",
+               "outbrain taboola teasers morestories revcontent rcjsload",
     "share": "share sharing sharebar social sociable follow addthis sharedaddy",
     "ad": "ad ads advert adverts advertisement advertising sponsor sponsored dfp adslot "
           "adunit gpt",
@@ -52,6 +57,13 @@ _NO_REGION_TAGS = frozenset("body html a span p b i em strong small picture figu
                             "button".split())
 # Class names that describe the page's state, not the element: "has-sidebar", "no-comments".
 _STATE_PREFIXES = ("has-", "has_", "with-", "no-", "is-", "show-", "hide-", "js-")
+# Class names WordPress's get_post_class() writes for a post's taxonomy terms and state
+# (thirteenth pass): their slug words say what the post is about ("category-social-issues",
+# "tag-comments", "format-aside"), not what the element is.  "post-" is none of them: WordPress
+# writes "post-<ID>", themes "post-author", "post-share" for real boxes.
+_TAXONOMY_PREFIXES = ("category-", "tag-", "format-", "type-", "status-", "product_cat-",
+                      "product_tag-")
+_SKIPPED_PREFIXES = _STATE_PREFIXES + _TAXONOMY_PREFIXES
 # Class names with these words name a layout wrapper, whatever else they say.
 _LAYOUT_WORDS = frozenset("wrap wrapper container layout content contents inner outer body "
                           "main page".split())
@@ -71,6 +83,11 @@ _HEAD_FOOT = frozenset(("header", "footer"))
 SPLIT_RE = re.compile(r"[^a-z0-9]+")
 CAMEL_RE = re.compile(r"([a-z0-9])([A-Z])")
 _CLASS_CACHE: dict[str, str] = {}
+_HEAD_CACHE: dict[str, bool] = {}
+# Sectioning elements and roles: a <header> / <footer> inside one is that section's own, not
+# the page's banner / contentinfo (HTML-AAM; thirteenth pass).  article / main are content.
+_SECTION_TAGS = frozenset(("section", "aside", "nav"))
+_SECTION_ROLES = frozenset(("complementary", "navigation", "region"))
 
 
 def class_region(value: str) -> str:
@@ -80,7 +97,7 @@ def class_region(value: str) -> str:
         return hit
     region = ""
     for name in value.split():
-        if name.lower().startswith(_STATE_PREFIXES):
+        if name.lower().startswith(_SKIPPED_PREFIXES):
             continue
         toks = SPLIT_RE.split(CAMEL_RE.sub(r"\1 \2", name).lower())
         if not _LAYOUT_WORDS.isdisjoint(toks):
@@ -99,12 +116,36 @@ def class_region(value: str) -> str:
     return region
 
 
+def _component_head(value: str) -> bool:
+    """Whether a ``class`` / ``id`` value names a content component's head or foot
+    ("card-header", "entry-footer": a component word before the header / footer token)."""
+    hit = _HEAD_CACHE.get(value)
+    if hit is None:
+        hit = False
+        for name in value.split():
+            toks = SPLIT_RE.split(CAMEL_RE.sub(r"\1 \2", name).lower())
+            for i, tok in enumerate(toks):
+                if tok in _HEAD_FOOT and i and not _COMPONENT_WORDS.isdisjoint(toks[:i]):
+                    hit = True
+                    break
+            if hit:
+                break
+        if len(_HEAD_CACHE) > 50000:
+            _HEAD_CACHE.clear()
+        _HEAD_CACHE[value] = hit
+    return hit
+
+
 def element_region(tag: str, attrs: dict) -> tuple[str, bool]:
     """``(region or "", is content)`` of one element (content: ``article``/``main``)."""
     role = (attrs.get("role") or "").strip().lower()
     if tag in _CONTENT_TAGS or role in ("main", "article"):
         return "", True
     region = _TAG_REGION.get(tag) or _ROLE_REGION.get(role, "")
+    if region and tag in _HEAD_FOOT and not role:
+        # <header class="card-header">: a component's head, not the site's (thirteenth pass)
+        if any(_component_head(attrs.get(k) or "") for k in ("class", "id")):
+            region = ""
     if not region:
         for key in ("class", "id"):
             value = attrs.get(key)
@@ -120,11 +161,11 @@ def region_of(ancestors: list, memo: dict) -> str:
     ``(node, anything)`` pairs (the walk's stack).
 
     ``memo`` maps an ancestor's ``mem_id`` (its address in the parsed tree: Python's wrapper
-    objects come and go) to the state after it, ``(region, in content)``, for the page being
-    walked: an image looks up its nearest ancestor already seen and reads only the elements
-    below it (pictures sit side by side, in the same few containers)."""
+    objects come and go) to the state after it, ``(region, in content, in a section)``, for
+    the page being walked: an image looks up its nearest ancestor already seen and reads only
+    the elements below it (pictures sit side by side, in the same few containers)."""
     i, todo = len(ancestors) - 1, []
-    state = ("", False)
+    state = ("", False, False)
     while i >= 0:
         key = ancestors[i][0].mem_id
         got = memo.get(key)
@@ -133,16 +174,22 @@ def region_of(ancestors: list, memo: dict) -> str:
             break
         todo.append((ancestors[i][0], key))
         i -= 1
-    region, in_content = state
+    region, in_content, in_section = state
     for node, key in reversed(todo):
         tag = node.tag
         if tag not in _NO_REGION_TAGS:
-            r, content = element_region(tag, node.attributes)
+            attrs = node.attributes
+            if in_section and tag in _HEAD_FOOT:
+                tag = "div"  # a section's own header: its class, id and role are read
+            r, content = element_region(tag, attrs)
             if content:
                 in_content = True
                 if tag == "main":
                     region = ""  # the main content starts here, whatever wraps it
             elif r and not (in_content and r in ("header", "footer")):
                 region = r
-        memo[key] = (region, in_content)
+            if not in_section and (tag in _SECTION_TAGS or content or (
+                    (role := attrs.get("role")) and role.strip().lower() in _SECTION_ROLES)):
+                in_section = True
+        memo[key] = (region, in_content, in_section)
     return region

@@ -369,7 +369,8 @@ def test_foundation_interchange_rules_give_their_last_path():
         ("https://cdn.austria.info/media/radfahren--salzburgerland-tourismus.jpg.3761067.jpg",
          "data-lazy"),
         ("https://example.com/t/gwandhaus.jpg.3998910.jpg", "data-lazy"),  # the last rule
-        ("https://example.com/t/small.jpg", "src")]  # a real src still wins
+        # thirteenth pass: Interchange's script replaces a real src too (its last rule)
+        ("https://example.com/c/w_900,h_600/a.jpg", "data-interchange")]
     (img,) = find_images("<img src='/blank.gif' data-interchange=' [/c/w_300,h_200/a.jpg, "
                          "(small)], [/c/w_900,h_600/a.jpg, (large)]' alt='x'>", URL).images
     assert (img.url, img.url_attr) == ("https://example.com/c/w_900,h_600/a.jpg",

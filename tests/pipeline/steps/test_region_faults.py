@@ -1,0 +1,118 @@
+"""Thirteenth pass (docs/captions.md): WordPress's taxonomy classes, a section's own
+<header> / <footer>, Foundation Interchange on an <img>, content-recommendation ad hosts and a
+hash read as a width; one rule per test, on tiny inline pages."""
+from __future__ import annotations
+
+import pytest
+
+from pipeline.steps.html_images import find_images
+from pipeline.steps.image_names import query_width
+from pipeline.steps.image_roles import image_role
+from pipeline.steps.regions import class_region
+
+URL = "https://example.com/blog/post.html"
+
+
+def region(html: str) -> str:
+    (img,) = find_images(html, URL).images
+    return img.region
+
+
+@pytest.mark.parametrize("value,expected", [
+    # get_post_class(): the post's taxonomy terms and state say what it is about
+    ("post-96709 post type-post status-publish format-standard hentry "
+     "category-social-issues", ""),
+    ("post-3710 post category-cookies tag-chocolate", ""),
+    ("post tag-comments tag-related-news", ""), ("format-aside", ""),
+    ("type-sponsored status-publish", ""), ("product type-product product_cat-share-bags "
+                                            "product_tag-newsletter", ""),
+    # the element's other names still count; "post-" is a theme's box, not a taxonomy
+    ("category-news sidebar-widget", "aside"), ("post-author", "author"),
+    ("post-share", "share"), ("post-comments", "comments"),
+    ("social-share", "share"), ("tagline", ""), ("footer-category-list", "footer"),
+])
+def test_taxonomy_classes_name_no_region(value, expected):
+    assert class_region(value) == expected
+
+
+def test_a_posts_category_does_not_make_its_picture_furniture():
+    html = ("<div class='post-1 post hentry category-social-issues'><div class='entry'>"
+            "<img src='/up/carissa-etienne.png' alt='Dr Carissa Etienne'></div></div>")
+    assert region(html) == ""
+    assert region("<div class='post-1 post category-news share-box'><img src='a.jpg'></div>") \
+        == "share"  # a real share box keeps its region
+
+
+@pytest.mark.parametrize("html,expected", [
+    # HTML-AAM: <header> / <footer> are banner / contentinfo only outside sectioning content
+    ("<header><img src='a.jpg'></header>", "header"),
+    ("<div><footer><img src='a.jpg'></footer></div>", "footer"),
+    ("<section><header><img src='a.jpg'></header></section>", ""),
+    ("<section class='card'><footer class='meta'><img src='a.jpg'></footer></section>", ""),
+    ("<div role='region'><header><img src='a.jpg'></header></div>", ""),
+    ("<aside><header><img src='a.jpg'></header></aside>", "aside"),  # the aside's own head
+    ("<nav><footer><img src='a.jpg'></footer></nav>", "nav"),
+    # read as a div's: its class and role still count
+    ("<section><header class='site-header'><img src='a.jpg'></header></section>", "header"),
+    ("<section><header role='banner'><img src='a.jpg'></header></section>", "header"),
+    ("<section><footer class='author-bio'><img src='a.jpg'></footer></section>", "author"),
+    ("<article><header class='byline'><img src='a.jpg'></header></article>", "author"),
+    # a section inside the site's header is still in the site's header
+    ("<header><section><header><img src='a.jpg'></header></section></header>", "header"),
+])
+def test_a_sections_own_header_or_footer_is_not_the_sites(html, expected):
+    assert region(html) == expected
+
+
+@pytest.mark.parametrize("html,expected", [
+    ("<header class='card-header'><img src='a.jpg'></header>", ""),
+    ("<header class='article-header'><img src='a.jpg'></header>", ""),
+    ("<header class='entry-header'><img src='a.jpg'></header>", ""),
+    ("<footer id='post-footer'><img src='a.jpg'></footer>", ""),
+    ("<header class='entry-header share-row'><img src='a.jpg'></header>", "share"),
+    # no component's head: the site's
+    ("<header class='site-header'><img src='a.jpg'></header>", "header"),
+    ("<header class='header__list'><img src='a.jpg'></header>", "header"),
+    ("<footer class='section-footer'><img src='a.jpg'></footer>", "footer"),
+    ("<header class='card-header' role='banner'><img src='a.jpg'></header>", "header"),
+])
+def test_a_header_tag_with_a_components_class_is_that_components(html, expected):
+    assert region(html) == expected
+
+
+def test_interchange_on_an_img_replaces_a_real_src():
+    (img,) = find_images("<img src='/t/small.jpg' data-interchange='[/t/a-300.jpg, (small)], "
+                         "[/t/a-1200.jpg, (large)]' alt='A sunset'>", URL).images
+    assert (img.url, img.url_attr) == ("https://example.com/t/a-1200.jpg", "data-interchange")
+    # another lazy attribute still gives way to a real src
+    (img,) = find_images("<img src='/t/small.jpg' data-src='/t/big.jpg' alt='x'>", URL).images
+    assert (img.url, img.url_attr) == ("https://example.com/t/small.jpg", "src")
+
+
+@pytest.mark.parametrize("url", [
+    "https://images.revcontent.com/revcontent/image/fetch/f_jpg,q_auto,h_150,w_225,c_fill/"
+    "pg_1/https://media.revcontent.com/content/images/7d7e1b90.jpeg",
+    "https://cdn.revcontent.com/assets/img/rc-logo.png",
+    "https://images.outbrainimg.com/transform/v3/eyJpdSI6ImFi.webp",
+    "https://images.taboola.com/taboola/image/fetch/f_jpg/http%3A//x.com/a.jpg",
+])
+def test_content_recommendation_networks_images_are_ads(url):
+    assert image_role(url, {"alt": "Here Are 45 of the Coolest Gifts"}, None, None, "") == "ad"
+
+
+def test_a_revcontent_widget_is_a_related_box():
+    assert class_region("post-listing revcontent-listing") == "related"
+    assert class_region("rcjsload_10f9a4") == "related"
+
+
+@pytest.mark.parametrize("url,width", [
+    ("https://a.com/x.jpg?w=1920", 1920), ("https://a.com/x.jpg?h=300&w=600&crop=1", 600),
+    ("https://res.cloudinary.com/d/image/upload/c_fill,w_800,h_600/x.jpg", 800),
+    ("https://a.com/x.jpg?resize=300%2C200", 300), ("https://a.com/x.jpg?width=400;q=80", 400),
+    # a hash whose first characters are digits is no width
+    ("https://a.com/x.jpg?w=98c520fc", 0), ("https://a.com/x.jpg?v=1&w=1234abcd", 0),
+    # the fragment never reaches the server
+    ("https://a.com/x.jpg#view&w=1200", 0), ("https://a.com/x.jpg?w=640#w=1200", 640),
+])
+def test_query_width_reads_a_whole_number_outside_the_fragment(url, width):
+    assert query_width(url) == width
