@@ -37,7 +37,7 @@ from scoring.features import FEATURE_NAMES, TEXT_INTRINSIC, FeatureExtractor, de
 from scoring.label_space import FEATURES as WN_FEATURES
 from scoring.memory import FEATURES as MEMORY_FEATURES
 from scoring.memory import NEIGHBOUR_FEATURES
-from scoring.memory import GATE_LOW, CaptionMemory
+from scoring.memory import CaptionMemory
 from scoring.minilm import MiniLM
 from scoring.scene import FEATURES as SCENE_FEATURES
 from scoring.scene import SceneModel, scene_features
@@ -158,32 +158,10 @@ def sampleweb_rows(work: str, seed: int = 1):
     return pairs, np.array(kinds)
 
 
-def copy_of(entries, emb) -> int | None:
-    """The id of the real photo whose picture ``emb`` is a copy of: the most similar one, when
-    the cosine reaches the memory's ``GATE_LOW`` (where its gate starts to call a picture
-    known); else None."""
-    if emb is None:
-        return None
-    real = [(pid, e) for pid, e, _ in entries if e is not None]
-    if not real:
-        return None
-    vecs = np.array([e for _, e in real], np.float64)
-    vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-8)
-    sims = vecs @ (np.asarray(emb, np.float64) / max(float(np.linalg.norm(emb)), 1e-8))
-    best = int(np.argmax(sims))
-    return int(real[best][0]) if sims[best] >= GATE_LOW else None
-
-
-def build_memory(entries, sw_pairs=(), sw_kinds=(), first_id: int = 0, copy_ids: bool = True):
+def build_memory(entries, sw_pairs=(), sw_kinds=(), first_id: int = 0):
     """A :class:`scoring.memory.CaptionMemory` of the real photos' captions and the sample
-    web's descriptive texts; returns it and the sample web pairs' picture ids.
-
-    Every sample-web picture is a copy (the original, a thumbnail, a re-encoding, a crop) of one
-    of the real training photos it was made from (MATE, scikit-image, scikit-learn,
-    matplotlib).  With ``copy_ids`` it is stored under that photo's id (:func:`copy_of`), so the
-    photo's own rows, which leave their picture out of the memory, leave its copies out too;
-    under ids of their own (``copy_ids=False``, before the ninth round) those rows met copies of
-    themselves at similarity 1.0 (docs/scoring.md, "Ninth round")."""
+    web's descriptive texts (one picture id per distinct stored image); returns it and the
+    sample web pairs' picture ids."""
 
     enc = MiniLM()
     ids, embs, caps, seen = [], [], [], set()
@@ -193,10 +171,7 @@ def build_memory(entries, sw_pairs=(), sw_kinds=(), first_id: int = 0, copy_ids:
             ids.append(pid), embs.append(emb), caps.append(cap)
     sw_ids, by_sha = [], {}
     for p, k in zip(sw_pairs, sw_kinds):
-        if p.image.sha256 not in by_sha:
-            real = copy_of(entries, decode_embedding((p.image.meta or {}).get("embedding"))) if copy_ids else None
-            by_sha[p.image.sha256] = real if real is not None else first_id + len(by_sha)
-        pid = by_sha[p.image.sha256]
+        pid = by_sha.setdefault(p.image.sha256, first_id + len(by_sha))
         sw_ids.append(pid)
         emb = decode_embedding((p.image.meta or {}).get("embedding"))
         if k == "own" and emb is not None and (pid, p.candidate.text) not in seen:
@@ -234,7 +209,7 @@ def fit_part(X, kinds, weights, names_all, names, sel, C):
 
 def train(out: str, splits=("train",), work: str = "out/scorer-real", sampleweb_share: float = SAMPLEWEB_SHARE,
           crops: bool = True, use_memory: bool = True,
-          threshold: float | None = None, copy_ids: bool = True) -> dict:
+          threshold: float | None = None) -> dict:
 
     fx, facts = FeatureExtractor(), ImageAnalyser()
     names = list(FEATURE_NAMES)
@@ -249,13 +224,12 @@ def train(out: str, splits=("train",), work: str = "out/scorer-real", sampleweb_
         sp, sk = sampleweb_rows(work)
     mem_name = ""
     if use_memory:
-        memory, sw_ids = build_memory(entries, sp, sk, first_id=int(pics.max()) + 1, copy_ids=copy_ids)
+        memory, sw_ids = build_memory(entries, sp, sk, first_id=int(pics.max()) + 1)
         memory_columns(Xr, names, rp, fx, memory, pics, own)
         mem_name = os.path.splitext(os.path.basename(out))[0] + "_memory.npz"
         os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
         memory.save(os.path.join(os.path.dirname(os.path.abspath(out)), mem_name))
         result["memory_rows"] = len(memory.ids)
-        result["memory_pictures"] = len(set(memory.ids.tolist()))
     if sampleweb_share > 0:
         Xs = fx.transform(sp, progress=True)
         if use_memory:
@@ -279,8 +253,7 @@ def train(out: str, splits=("train",), work: str = "out/scorer-real", sampleweb_
         result["gated_rows"] = int(hi.sum())
     else:
         parts["match"] = fit_part(X, kinds, w, names, MATCH_FEATURES, MATCH_KINDS, C_MATCH)
-    info = {**result, "sampleweb_share": sampleweb_share, "C": [C_TEXT, C_MATCH], "crop_weight": round(CROP_WEIGHT, 6),
-            "copy_ids": copy_ids}
+    info = {**result, "sampleweb_share": sampleweb_share, "C": [C_TEXT, C_MATCH], "crop_weight": round(CROP_WEIGHT, 6)}
     model = ProductModel(parts, info=info, memory=mem_name, threshold=threshold, scene=fx.scene.to_dict())
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     model.save(out)
@@ -300,8 +273,6 @@ def main(argv=None) -> int:
     ap.add_argument("--sampleweb-share", type=float, default=SAMPLEWEB_SHARE)
     ap.add_argument("--no-crops", action="store_true")
     ap.add_argument("--no-memory", action="store_true", help="no caption memory (scoring/memory.py)")
-    ap.add_argument("--no-copy-ids", action="store_true",
-                    help="the sample web's copies of real photos under ids of their own (before the ninth round)")
     ap.add_argument("--threshold", type=float, default=SHIPPED_THRESHOLD,
                     help="the operating point stored in the model (score.threshold's default)")
     a = ap.parse_args(argv)
@@ -309,7 +280,7 @@ def main(argv=None) -> int:
         print("train_real: the test split is never trained on", file=sys.stderr)
         return 2
     result = train(a.out, a.splits, a.work, a.sampleweb_share, not a.no_crops, not a.no_memory,
-                   a.threshold, not a.no_copy_ids)
+                   a.threshold)
     print(json.dumps(result))
     return 0
 
