@@ -204,7 +204,9 @@ def _declared(split: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
         nat = {"plasma_photos": _plasma(PLASMA_PHOTOS), "palapeli_photos": _in(PALAPELI, PALAPELI_PHOTOS),
                "gcompris_animals": gc["gcompris_animals"], "gcompris_details": gc["gcompris_details"],
                # issue 15's third round: panoramas, projections, lens close-ups
-               "hugin_photos": wide.hugin_photos(), "fotoxx_photos": wide.fotoxx_photos()}
+               "hugin_photos": wide.hugin_photos(), "fotoxx_photos": wide.fotoxx_photos(),
+               # the fourth round: objects on plain backgrounds; fog, dusk, close-ups
+               "kalzium_tools": wide.kalzium_tools(), "enlightenment_photos": wide.enlightenment_photos()}
         oth = {"plasma_artwork": _plasma(PLASMA_ARTWORK), "lomiri_artwork": _in(BACKGROUNDS, LOMIRI_ARTWORK),
                "gcompris_paintings": gc["gcompris_paintings"],
                "hugin_graphics": wide.hugin_graphics(), "colobot_game_art": wide.colobot_game_art()}

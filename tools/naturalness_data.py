@@ -43,6 +43,10 @@ FEW_PHOTOS = 25
 PHOTOS_PER_SOURCE = 40
 MANY_CROPS, MANY_JITTERED = 10, 5
 ARTWORK_CROPS = 12
+# Photo sources of cut-outs on transparency (issue 15's fourth round): placed whole on a plain
+# background, like clip art, rather than cropped (a crop would cut the background away).
+CUTOUT_SOURCES = ("scratch_cutouts",)
+CUTOUT_PLACEMENTS = 4
 RENDERED_PER_KIND = 150
 # The shipped head's splits (a refit on train + val scored lower: tools/train_naturalness.py).
 TRAIN_SPLITS = ("train",)
@@ -105,6 +109,24 @@ def _stems(files: list[str]) -> list[str]:
     return [f"{i:03d}_{s}" for i, s in enumerate(stems)]
 
 
+def _cutouts(out: str, source: str, files: list[str], seed: int) -> int:
+    """Photos cut out onto transparency, laid on white (or a light colour) with uneven margins,
+    as a product shot on a web page: CUTOUT_PLACEMENTS each, never cropped into."""
+    n = 0
+    for path, stem in zip(files, _stems(files)):
+        for k in range(CUTOUT_PLACEMENTS):
+            rng = random.Random(f"{seed}:{source}:{stem}:{k}")
+            bg = (255, 255, 255) if rng.random() < 0.75 else tuple(rng.randrange(170, 256) for _ in range(3))
+            im = flatten(Image.open(path), bg)
+            if rng.random() < 0.5:
+                im = ImageOps.mirror(im)
+            side = max(im.size)
+            im = ImageOps.expand(im, tuple(int(side * rng.uniform(0.03, 0.5)) for _ in range(4)), fill=bg)
+            _save(im, os.path.join(out, "natural", source, f"{stem}_c{k}.jpg"), rng)
+            n += 1
+    return n
+
+
 def make_data(out: str, seed: int = 0, splits=TRAIN_SPLITS) -> dict[str, int]:
     """Writes ``out/natural/<source>/*.jpg`` and ``out/other/<source>/*.jpg`` from the
     sources of ``splits`` (never the test split)."""
@@ -129,6 +151,9 @@ def make_data(out: str, seed: int = 0, splits=TRAIN_SPLITS) -> dict[str, int]:
 
     counts = {}
     for source, files in nat.items():
+        if source.startswith(CUTOUT_SOURCES):
+            counts[source] = _cutouts(out, source, files, seed)
+            continue
         n_crops, n_jitter = ((PHOTO_CROPS, PHOTO_JITTERED) if len(files) <= FEW_PHOTOS
                              else (MANY_CROPS, MANY_JITTERED))
         files = spread(files, PHOTOS_PER_SOURCE)
