@@ -214,6 +214,37 @@ def test_make_data_names_never_clash():
     assert clash == ["000_2560x1600", "001_2560x1600", "002_x"] and len(set(clash)) == 3
 
 
+def test_cutouts_are_placed_whole_on_a_plain_background_and_seeded(tmp_path):
+    """A photo cut out onto transparency (the fourth round's Scratch costumes) is laid whole on
+    white or a light colour with margins, never cropped into; a rerun writes the same bytes."""
+    import numpy as np
+    from PIL import Image, ImageDraw
+
+    from tools.naturalness_data import CUTOUT_PLACEMENTS, _cutouts
+
+    with Image.open(asset("photos", "coffee.jpg")) as im:
+        photo = im.convert("RGB").resize((160, 120))
+    mask = Image.new("L", photo.size, 0)
+    ImageDraw.Draw(mask).ellipse((10, 10, 150, 110), fill=255)
+    cut = photo.convert("RGBA")
+    cut.putalpha(mask)
+    cut.save(tmp_path / "cup.png")
+    out = tmp_path / "out"
+    assert _cutouts(str(out), "scratch_cutouts", [str(tmp_path / "cup.png")], 0) == CUTOUT_PLACEMENTS
+    files = sorted((out / "natural" / "scratch_cutouts").iterdir())
+    assert [f.name for f in files] == [f"cup_c{k}.jpg" for k in range(CUTOUT_PLACEMENTS)]
+    for f in files:
+        with Image.open(f) as im:
+            a = np.asarray(im.convert("RGB")).astype(int)
+        assert im.width > 160 or im.height > 120  # margins added, nothing cut away
+        corners = np.stack([a[0, 0], a[0, -1], a[-1, 0], a[-1, -1]])
+        assert corners.min() >= 160 and np.ptp(corners, axis=0).max() <= 12  # one light colour
+        assert a.std() > 20  # the photo is there
+    first = files[0].read_bytes()
+    _cutouts(str(out), "scratch_cutouts", [str(tmp_path / "cup.png")], 0)
+    assert files[0].read_bytes() == first
+
+
 def test_every_source_weighs_the_same_within_its_class():
     import numpy as np
 
@@ -259,9 +290,15 @@ HELD_OUT = OFF_LIMITS | off_limits.IMAGE_FILTERS_DEPENDENCIES
 
 def test_no_split_uses_an_off_limits_package():
     """Every file of every source is owned (dpkg) by an allowed package; the GCompris files,
-    unpacked into the cache, come from gcompris-qt-data's resource files."""
+    unpacked into the cache, come from gcompris-qt-data's resource files, and the
+    Enlightenment photos, read out of Eet archives into the cache, from those archives."""
     from tools.image_sources import SPLITS, natural_sources, nonnatural_sources
-    from tools.image_sources_wide import GCOMPRIS_RCC, _cache_dir
+    from tools.image_sources_wide import (
+        ENLIGHTENMENT,
+        GCOMPRIS_RCC,
+        _cache_dir,
+        enlightenment_cache,
+    )
 
     assert len(OFF_LIMITS) == 55  # as the issue lists them
     paths = {}
@@ -271,6 +308,9 @@ def test_no_split_uses_an_off_limits_package():
             for f in files:
                 if f.startswith(_cache_dir()):
                     paths.setdefault(GCOMPRIS_RCC, source)
+                elif f.startswith(enlightenment_cache()):
+                    stem = os.path.splitext(os.path.basename(f))[0]
+                    paths.setdefault(os.path.join(ENLIGHTENMENT, f"{stem}.edj"), source)
                 elif f.startswith("/usr/"):
                     paths.setdefault(f, source)
     assert len(paths) > 1000  # every packaged file, not one per source
