@@ -12,7 +12,8 @@ Carolingian manuscript paintings), ``kstars-data`` (its handbook's screenshots),
 ``extremetuxracer-data`` (rendered mountain skyboxes, game screenshots), ``gcompris-qt-data``
 (photos and painting reproductions, packed in Qt resource files: unpacked once into
 ``$LAIT_CACHE`` or ``~/.cache/lait``, see :func:`gcompris`); the third round's val sources:
-``hugin-data``, ``fotoxx-common``, ``colobot-common-textures``.
+``hugin-data``, ``fotoxx-common``, ``colobot-common-textures``; the fourth round's:
+``kalzium-data`` and ``enlightenment-data`` (val), ``scratch`` (train candidates, in no split).
 """
 from __future__ import annotations
 

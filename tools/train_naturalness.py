@@ -42,7 +42,11 @@ test split, widened with four unseen sources, scored once: 0.866 (balanced 0.863
 0.842).  Its third round (2026-11-24) widened val (Hugin's and Fotoxx's manual photos and
 screenshots, Colobot's game art) and tried game art and renders in train (FreeOrion,
 Scorched 3D, Fotoxx): a tie on val at best (0.9686 against 0.9679), so this head stays; the
-best candidate scored 0.868 balanced on test.  The committed head is `train`'s output on the first round's make-data
+best candidate scored 0.868 balanced on test.  Its fourth round widened val again
+(Kalzium's lab-equipment photos, Enlightenment's fog, dusk and close-up photos: val balanced
+0.9536 for this head) and tried Scratch's photo cut-outs on white and its background photos in
+train (make-data's CUTOUT_SOURCES): 0.9488 at best, so this head stays; that candidate scored
+0.861 balanced on test (photos kept 0.870), the eighth head scored there.  The committed head is `train`'s output on the first round's make-data
 folders and this make-data's new-source folders (a rerun of make-data wrote the same
 bytes for the three first-round sources checked: scikit-learn, matplotlib, OpenCV graphics).
 
