@@ -259,6 +259,18 @@ def test_served_size_reads_declared_named_and_asked_sizes():
     assert served_size("https://x.org/styles/image360w/a.jpg?h=98c520fc", None, None) == (None, None)
 
 
+@pytest.mark.parametrize("url", [
+    "https://a.com/x.jpg#view&w=1200", "https://a.com/x.jpg?w=640#w=1200",
+    "https://a.com/x.jpg?w=640", "https://a.com/x.jpg#w=48&h=48", "https://a.com/x.jpg?w=98c520fc",
+])
+def test_served_size_skips_the_fragment_as_query_width_does(url):
+    # the fragment never reaches the server: the tool and the extractor read the same width
+    from pipeline.steps.image_names import query_width
+    assert (served_size(url, None, None)[0] or 0) == query_width(url)
+    assert served_size("https://a.com/x.jpg#-96x72", None, None) == (None, None)
+    assert not pair_below("https://a.com/x.jpg#w=48&h=48", None, None)
+
+
 def test_the_german_pages_are_split_by_site():
     assert site_of("de.creativecommons.org.endlich.html") == "creativecommons.org"
     assert site_of("creativecommons.org.html") == "creativecommons.org"
