@@ -67,7 +67,8 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | whatever fastText says (``meta["lang_by"] = "vocabulary"``)   |                         |
 | 23 | oov            | drop       | share of words whose wordfreq Zipf frequency < zipf_threshold | text_oov                |
 |    |                |            | above max_oov_ratio; a name of 2-3 capitalised words is not   |                         |
-|    |                |            | judged by it ("Amrita Deonarine", "Enchilada Suizas")         |                         |
+|    |                |            | judged by it ("Amrita Deonarine", "Enchilada Suizas"), nor    |                         |
+|    |                |            | one with a comma or a particle ("Oligokyphus, a Cynodont")    |                         |
 
 Two-word captions ("Tom Brady", "Philly Cheesesteak") are kept when they are a picture's own
 text (alt, title, figcaption) outside the page's furniture (``text.min_words_own`` = 2; the
@@ -859,8 +860,14 @@ def lang_input(text: str, cfg) -> str:
 
 # A name of two or three capitalised words ("Amrita Deonarine", "Enchilada Suizas"): names are
 # rare words, so the vocabulary says nothing about them (the lang rule has judged the text).
+# Within the same three words a name may hold a comma after a word or one lower-case particle
+# between two capitalised words ("Oligokyphus, a Cynodont", "Bank of America", "Vincent van
+# Gogh"): the same kind of text, which failed the vocabulary only for its small word
+# (fourteenth pass).
 _NAME_WORD = r"[A-Z][a-z]*(?:['’-][A-Z]?[a-z]+)?"  # "Deonarine", "O'Neill", "Archer-Bradshaw"
-_NAME_RE = re.compile(rf"^{_NAME_WORD}(?: {_NAME_WORD}){{1,2}}$")
+_PARTICLES = "of|a|an|the|de|da|di|du|del|der|den|van|von|la|le|y"
+_NAME_RE = re.compile(rf"^{_NAME_WORD}(?:,? {_NAME_WORD}){{1,2}}$"
+                      rf"|^{_NAME_WORD},? (?:{_PARTICLES}) {_NAME_WORD}$")
 
 
 def oov(text, ctx):

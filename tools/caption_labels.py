@@ -126,16 +126,25 @@ _ASKED_RE = re.compile(r"[?&;,](w|width|h|height)[=_](\d{1,4})(?![0-9A-Za-z])")
 _NAMED_RE = re.compile(r"(?<!\d)(\d{2,4})x(\d{2,4})(?!\d)")
 
 
+def _named_size(url: str) -> tuple | None:
+    """The size an image's file name says ("-96x72.jpg", "...100x100..."), or None: the name
+    read without its query and fragment, as ``name_facts`` reads it."""
+    size = name_facts(url)[1]
+    if size is None:
+        m = _NAMED_RE.search(url.split("#", 1)[0].split("?", 1)[0].rsplit("/", 1)[-1])
+        size = (int(m.group(1)), int(m.group(2))) if m else None
+    return size
+
+
 def served_size(url: str, width: int | None, height: int | None) -> tuple:
-    """``(width, height)`` an image is declared, named or asked at (None where unknown)."""
+    """``(width, height)`` an image is declared, named or asked at (None where unknown).  A
+    size after the URL's ``#`` is none: the fragment never reaches the server (as
+    ``image_names.query_width`` reads it)."""
     if width is None and height is None:
-        size = name_facts(url)[1]
-        if size is None:
-            m = _NAMED_RE.search(url.split("?", 1)[0].rsplit("/", 1)[-1])
-            size = (int(m.group(1)), int(m.group(2))) if m else None
+        size = _named_size(url)
         if size is not None:
             width, height = size
-    for key, value in _ASKED_RE.findall(url):
+    for key, value in _ASKED_RE.findall(url.split("#", 1)[0]):
         if key[0] == "w" and width is None:
             width = int(value)
         elif key[0] == "h" and height is None:
@@ -147,10 +156,7 @@ def pair_below(url: str, width: int | None, height: int | None) -> bool:
     """Whether the image fetched is served under the image step's 300 px both ways (the
     sides known): the size its file name says ("-150x150.jpg", the file's own), else the
     declared one, else the one asked of its server (``?w=200``).  Its texts reach no pair."""
-    size = name_facts(url)[1]
-    if size is None:
-        m = _NAMED_RE.search(url.split("?", 1)[0].rsplit("/", 1)[-1])
-        size = (int(m.group(1)), int(m.group(2))) if m else None
+    size = _named_size(url)
     w, h = served_size(url, *(size or (width, height)))
     known = [v for v in (w, h) if v is not None]
     return bool(known) and max(known) < PICTURE_PX

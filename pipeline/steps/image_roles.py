@@ -13,7 +13,9 @@ declared at 120 px or more with a phrase for an alt ("Maxikleid mit Blumen": a m
 picture, ``_menu_picture``); so is one in a theme folder
 (``/themes/``) or a header folder (``/img/head/``, ``/header/``, ``site-header``), and
 ``logo(s)``, ``promo(s)``, ``icons``, ``buttons``, ``badges``, ``sprite(s)``, ``banner`` and
-``gravatar`` folders name their roles (as does a file named as a banner, ``topbanner.gif``).
+``gravatar`` folders name their roles (as does a file named as a banner, ``topbanner.gif``);
+a Tableau Public viz's static picture (``.../static/images/.../1_rss.png``) is a chart, no
+feed icon.
 The image's region comes from ``pipeline/steps/regions.py``; what its file name, folders,
 class and id say (and the tracker URLs) from ``pipeline/steps/image_names.py``.
 """
@@ -137,6 +139,13 @@ def site_names(page_url: str, site_name: str = "") -> frozenset:
     return frozenset(n.removeprefix("the") for n in names if len(n) >= 4)
 
 
+# Tableau Public's embed code shows a viz's static picture, ".../static/images/{xx}/{workbook}/
+# {sheet}/1_rss.png" (or "1.png"), with the viz's title as its alt, the same on every site that
+# embeds one: a chart, whose file name names no feed icon (fourteenth pass).
+_TABLEAU_STATIC = ("//public.tableau.com/static/images/",
+                   "//public.tableausoftware.com/static/images/")
+
+
 def image_role(url: str, attrs: dict, width: int | None, height: int | None,
                region: str, sites: frozenset = frozenset()) -> str:
     """The role of an image that is no picture worth a caption, or "" (see the docstring).
@@ -159,6 +168,8 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
             and f"{width}x{height}" in _AD_SIZES:
         return "ad"
     tokens, size, spacer, url_roles = name_facts(url)
+    if "tableau" in low and (_TABLEAU_STATIC[0] in low or _TABLEAU_STATIC[1] in low):
+        url_roles = ()  # a Tableau viz's static picture: "1_rss.png" is no feed icon
     dir_role = folder_role(low)
     # A theme folder's picture declared at the image step's size is content kept there by a
     # CMS of its own ("themes/Bluemonkey/images/how-it-works.jpg", width 985).

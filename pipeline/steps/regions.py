@@ -11,7 +11,8 @@ and lead image), not the site's, so it names no region; a ``<header>`` / ``<foot
 a ``section``, ``aside`` or ``nav`` is that section's (HTML-AAM maps it to no banner there) and
 one whose class names a component's head (``<header class="card-header">``) a component's: the
 tag names no region, its class and id are read as a ``div``'s.  WordPress's taxonomy classes
-(``category-social-issues``, ``tag-comments``, ``format-aside``) name none either.  ``main``
+(``category-social-issues``, ``tag-comments``, ``format-aside``) name none either, nor does
+a layout wrapper's modifier saying where its sidebar sits (``wrap cb-sidebar-right``).  ``main``
 ends any region above it (a page-wide wrapper such as ``<div class="has-sidebar">`` holds the
 content too).  Only the
 image's ancestors are read, each once per page (reading attributes is the costly part of a
@@ -96,12 +97,16 @@ def class_region(value: str) -> str:
     if hit is not None:
         return hit
     region = ""
-    for name in value.split():
-        if name.lower().startswith(_SKIPPED_PREFIXES):
-            continue
-        toks = SPLIT_RE.split(CAMEL_RE.sub(r"\1 \2", name).lower())
+    names = [SPLIT_RE.split(CAMEL_RE.sub(r"\1 \2", name).lower()) for name in value.split()
+             if not name.lower().startswith(_SKIPPED_PREFIXES)]
+    wrapper = any(not _LAYOUT_WORDS.isdisjoint(toks) for toks in names)
+    for toks in names:
         if not _LAYOUT_WORDS.isdisjoint(toks):
             continue  # "content-sidebar-wrap" wraps the content as well as the sidebar
+        if wrapper and "sidebar" in toks and ("left" in toks or "right" in toks):
+            # a layout wrapper's modifier saying where its sidebar sits ("wrap cb-sidebar-
+            # right"): the element wraps the content too (fourteenth pass)
+            continue
         for i, tok in enumerate(toks):
             region = _TOKEN_REGION.get(tok, "")
             if region and tok in _HEAD_FOOT and i and not _COMPONENT_WORDS.isdisjoint(toks[:i]):

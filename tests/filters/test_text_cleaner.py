@@ -146,6 +146,19 @@ def test_a_short_name_is_not_judged_by_its_vocabulary(cleaner):
     assert cleaner.clean("zxqv blorf wizzle", "en")[1] == "text_oov"
 
 
+def test_a_name_with_a_comma_or_a_particle_is_not_judged_by_its_vocabulary(cleaner):
+    # fourteenth pass: wikipedia's "Oligokyphus, a Cynodont" under its drawing
+    for name in ("Oligokyphus, a Cynodont", "Bauria, a Therocephalian", "Zorbal of Quenthia"):
+        text, reason, meta, _ = cleaner.clean(name, "en")
+        assert text is not None and meta["oov_ratio"] > 0.5, (name, reason)
+    # the lang rule still runs first ("Zorbal van Blorf" reads as Dutch)
+    assert cleaner.clean("Zorbal van Blorf", "en")[1] == "text_not_target"
+    # a particle must sit between capitalised words, within three words, one at most
+    for text in ("Zxqv of blorf", "zxqv, a Blorf", "Zxqv Blorf of Wizzle", "Zxqv of Blorf Wizzle",
+                 "Zxqv, Blorf Wizzle Frumble"):
+        assert cleaner.clean(text, "en")[1] == "text_oov", text
+
+
 def test_length_window_is_configurable():
     c = TextCleaner(TextCleanerConfig(min_words=1, max_words=3))
     assert isinstance(run(c, cand("Golden retriever")), Keep)

@@ -20,19 +20,21 @@ from tools.caption_labels import (LABELS, LABELS_DE, PAGES_DE, PAGES_EN, TARGETS
 # named or asked of their server at 100 px or less with no larger version on the page, which
 # the image step, 300 px both ways, could never keep; without those pictures' good items good
 # lost is 0.039; the tenth pass asks a resizing CDN for 3 of them at 300 px: 0.057, 23 of
-# 405), so the test bounds what holds, with a small margin, and docs/captions.md
-# says so.  The English check split is printed, not bounded: it misses both targets
+# 405), so the test bounded what held, with a small margin.  Fourteenth pass: three general
+# faults fixed (a Tableau viz's static picture read as a feed icon, a name with a comma or a
+# particle judged by its vocabulary, a layout wrapper's sidebar modifier read as the sidebar):
+# 0.049, 20 of 405, junk kept 0.030; the target is met, by one item (docs/captions.md).  The English check split is printed, not bounded: it misses both targets
 # (docs/captions.md, "Figures", "Third pass" to "Eighth pass").  The mostly German real_pages
 # are split by site into de-dev and de-check and bounded below (seventh pass).
 MAX_JUNK_KEPT = 0.035
-MAX_GOOD_LOST = 0.062  # 0.057 in the tenth pass (0.064 before)
-MAX_GOOD_LOST_REACHABLE = 0.045  # 0.039 in the ninth and tenth passes
+MAX_GOOD_LOST = 0.055  # 0.049 in the fourteenth pass (0.057 in the tenth, 0.064 before)
+MAX_GOOD_LOST_REACHABLE = 0.037  # 0.031 in the fourteenth (0.039 in the ninth and tenth)
 # Pair level (ninth pass): a text kept for an image served under 300 px both ways counts as not
 # kept (the image step drops the picture).  On dev 0.028 / 0.225 with the ninth pass's rescue
 # of thumbnails that name a larger version (0.028 / 0.289 without it).
 # Tenth pass: thumbnails a resizing CDN serves small are asked for at 300 px (0.029 / 0.203).
 MAX_JUNK_KEPT_PAIR = 0.035
-MAX_GOOD_LOST_PAIR = 0.215
+MAX_GOOD_LOST_PAIR = 0.21  # 0.198 in the fourteenth pass
 
 
 @pytest.fixture(scope="module")
@@ -97,10 +99,8 @@ def test_junk_kept_and_good_lost_on_the_labelled_english_pages(english):
     assert dev["precision"] > 0.5
 
 
-@pytest.mark.xfail(strict=True, reason="issue 14: good captions lost <= 0.05 is not met on the "
-                   "dev split (0.064 in the eighth and ninth passes, 0.057 in the tenth; "
-                   "docs/captions.md)")
 def test_the_issues_good_lost_target_on_dev(english):
+    # met since the fourteenth pass (0.049, 20 of 405; 0.057 before: docs/captions.md)
     assert english["dev"]["all"]["good_lost"] <= 0.05
 
 
@@ -257,6 +257,18 @@ def test_served_size_reads_declared_named_and_asked_sizes():
     assert served_size("https://x.org/a.jpg", None, None) == (None, None)
     # a Drupal image style's hash parameter asks no size
     assert served_size("https://x.org/styles/image360w/a.jpg?h=98c520fc", None, None) == (None, None)
+
+
+@pytest.mark.parametrize("url", [
+    "https://a.com/x.jpg#view&w=1200", "https://a.com/x.jpg?w=640#w=1200",
+    "https://a.com/x.jpg?w=640", "https://a.com/x.jpg#w=48&h=48", "https://a.com/x.jpg?w=98c520fc",
+])
+def test_served_size_skips_the_fragment_as_query_width_does(url):
+    # the fragment never reaches the server: the tool and the extractor read the same width
+    from pipeline.steps.image_names import query_width
+    assert (served_size(url, None, None)[0] or 0) == query_width(url)
+    assert served_size("https://a.com/x.jpg#-96x72", None, None) == (None, None)
+    assert not pair_below("https://a.com/x.jpg#w=48&h=48", None, None)
 
 
 def test_the_german_pages_are_split_by_site():

@@ -1,6 +1,7 @@
 """Thirteenth pass (docs/captions.md): WordPress's taxonomy classes, a section's own
 <header> / <footer>, Foundation Interchange on an <img>, content-recommendation ad hosts and a
-hash read as a width; one rule per test, on tiny inline pages."""
+hash read as a width; fourteenth pass: a layout wrapper's sidebar modifier, Tableau Public's
+static picture; one rule per test, on tiny inline pages."""
 from __future__ import annotations
 
 import pytest
@@ -116,3 +117,38 @@ def test_a_revcontent_widget_is_a_related_box():
 ])
 def test_query_width_reads_a_whole_number_outside_the_fragment(url, width):
     assert query_width(url) == width
+
+
+@pytest.mark.parametrize("value,expected", [
+    # a layout wrapper saying where its sidebar sits wraps the content too (fourteenth pass)
+    ("cb-post-wrap cb-wrap-pad wrap clearfix cb-sidebar-right", ""),
+    ("container right-sidebar", ""), ("page-wrapper sidebarLeft", ""),
+    # no layout name beside it: the sidebar itself
+    ("sidebar-right", "aside"), ("widget-area sidebar-left", "aside"),
+    # the wrapper's other region names still count; a sidebar not placed is still one
+    ("wrap sidebar-right share-bar", "share"), ("container sidebar", "aside"),
+])
+def test_a_layout_wrappers_sidebar_modifier_names_no_region(value, expected):
+    assert class_region(value) == expected
+
+
+def test_a_caption_in_a_wrapper_with_a_sidebar_modifier_is_content():
+    html = ("<div class='cb-post-wrap wrap cb-sidebar-right'><article><div class='wp-caption'>"
+            "<img src='/up/botany-2022.jpg' alt='Whitewashed Botany'>"
+            "<p class='wp-caption-text'>Whitewashed Botany, 2022</p></div></article>"
+            "<aside class='cb-sidebar'><img src='/up/ad.jpg' alt='x'></aside></div>")
+    assert [img.region for img in find_images(html, URL).images] == ["", "aside"]
+
+
+@pytest.mark.parametrize("url", [
+    "https://public.tableausoftware.com/static/images/re/real-presidents/iatripsdash/1_rss.png",
+    "https://public.tableau.com/static/images/Io/IowaTrips/Dash/1_rss.png",
+    "https://public.tableau.com/static/images/Io/IowaTrips/Dash/1.png",
+])
+def test_a_tableau_vizs_static_picture_is_no_feed_icon(url):
+    alt = {"alt": "Iowa Trips by Possible Presidential Candidates, by Party"}
+    assert image_role(url, alt, None, None, "") == ""
+    # size and region are read as for any image
+    assert image_role(url, alt, 40, 40, "") == "icon"
+    # elsewhere "rss" still names a feed icon
+    assert image_role("https://example.com/img/1_rss.png", alt, None, None, "") == "icon"
