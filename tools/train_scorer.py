@@ -21,7 +21,7 @@ The last line printed is a JSON object with the figures.
     python -m tools.train_scorer --labelled L.parquet --corpus OUT [--corpus OUT2] --out M.json
     python -m tools.train_scorer labelled-from-sampleweb WEB_DIR L.parquet
     python -m tools.train_scorer recipe [--work out/scorer-recipe] [--out M.json]   # WORK/scorer.json
-    python -m tools.train_real [--splits train val]          # the shipped default (tools/train_real.py)
+    python -m tools.train_real --splits train val --out scoring/models/scorer.json   # the shipped default
 """
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ import io
 import json
 import os
 import struct
+import zipfile
 import zlib
 
 import numpy as np
@@ -141,20 +142,24 @@ def test_rcc_reads_raw_and_compressed_files(tmp_path):
 OFF_LIMITS = off_limits.RELEVANCE
 
 
-# The ninth round's test split (2026-11-24): the photos in GIMP's manual, Kivy's examples and
-# Scribus's templates (people, a park, a valley, power lines, a pickup in an orchard, abbey
-# ruins, skyscrapers at night, flowers, a duck, a squirrel), sources nothing has trained or tuned
-# on; the seventh round's (KPhotoAlbum, OpenCV's tutorial scenes), the fifth round's (GCompris
-# `categorization`'s fishes and other objects) and the third round's (Scratch, `louis-braille`)
-# are val sources since, the earlier ones train the scorer (docs/scoring.md).
-TEST_SOURCES = {"gimp_help_photos", "kivy_example_photos", "scribus_template_photos"}
+# The tenth round's test split (2026-11-24): GCompris `clickgame`'s underwater backgrounds (reefs,
+# a cave arch, a basket star) and the photos in Kodi's skin (a cinema, a concert crowd),
+# FooBillard++'s data (a city at night, a fire), Allegro's examples (a parrot, a white mouse),
+# pygame's docs (a brick house by a tree, a fist), Inkscape (a sparrow) and LibreOffice's
+# presentation templates (a grass field, a hot air balloon, a sky, misty pines, sweets): sources nothing has
+# trained or tuned on; the ninth round's (GIMP's manual, Kivy, Scribus), the seventh round's
+# (KPhotoAlbum, OpenCV's tutorial scenes), the fifth round's (GCompris `categorization`'s fishes
+# and other objects) and the third round's (Scratch, `louis-braille`) are val sources since, the
+# earlier ones train the scorer (docs/scoring.md).
+TEST_SOURCES = {"gcompris_clickgame_sea", "kodi_home_images", "foobillard_photos", "allegro_example_photos",
+                "pygame_doc_photos", "inkscape_photos", "libreoffice_template_photos"}
 
 
 def test_real_captions_split_by_source_with_checked_files():
     rows = rd.photos()
     assert len(rows) >= 600 and len({r["source"] for r in rows}) >= 30
     assert {r["source"] for r in rows if r["split"] == "test"} == TEST_SOURCES
-    assert sum(r["split"] == "test" for r in rows) >= 19
+    assert sum(r["split"] == "test" for r in rows) >= 20
     split_of = collections.defaultdict(set)
     for r in rows:
         split_of[r["source"]].add(r["split"])
@@ -200,13 +205,19 @@ def _ar(members):
 
 def test_a_file_is_read_from_a_deb_without_installing_it(tmp_path, monkeypatch):
     """``deb:<package>:/path`` rows (KPhotoAlbum's demo photos) are read from the package's .deb
-    in ``DEB_DIR``: its ``data.tar.xz`` member, after an odd-sized member (ar pads to even)."""
+    in ``DEB_DIR``: its ``data.tar.xz`` member, after an odd-sized member (ar pads to even); a
+    ``.otp:`` path reads a picture inside a LibreOffice template of the package (tenth round)."""
     import tarfile
 
     photo = b"\xff\xd8\xff fake jpeg bytes"
+    template = io.BytesIO()  # an OpenDocument template: a zip with its pictures under Pictures/
+    with zipfile.ZipFile(template, "w") as z:
+        z.writestr("content.xml", "<x/>")
+        z.writestr("Pictures/p.jpg", photo)
     tar = io.BytesIO()
     with tarfile.open(fileobj=tar, mode="w:xz") as t:
-        for name, body in (("./usr/share/demo/a.jpg", photo), ("./usr/share/demo/notes.txt", b"x")):
+        for name, body in (("./usr/share/demo/a.jpg", photo), ("./usr/share/demo/notes.txt", b"x"),
+                           ("./usr/share/demo/t.otp", template.getvalue())):
             info = tarfile.TarInfo(name)
             info.size = len(body)
             t.addfile(info, io.BytesIO(body))
@@ -220,6 +231,10 @@ def test_a_file_is_read_from_a_deb_without_installing_it(tmp_path, monkeypatch):
     assert rd.file_name("deb:demo-pkg:/usr/share/demo/a.jpg") == "a.jpg"
     with pytest.raises(FileNotFoundError):
         rd.read_bytes("deb:demo-pkg:/usr/share/demo/notes.txt")  # only pictures are kept
+    assert rd.read_bytes("deb:demo-pkg:/usr/share/demo/t.otp:Pictures/p.jpg") == photo  # in a template
+    assert rd.file_name("deb:demo-pkg:/usr/share/demo/t.otp:Pictures/p.jpg") == "p.jpg"
+    with pytest.raises(FileNotFoundError):
+        rd.read_bytes("deb:demo-pkg:/usr/share/demo/t.otp:Pictures/missing.jpg")
     (tmp_path / "bad_1_all.deb").write_bytes(b"not an archive")
     with pytest.raises(ValueError):
         rd.read_bytes("deb:bad:/x.jpg")

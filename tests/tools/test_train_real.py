@@ -1,5 +1,6 @@
 """tools/train_real.py's row weights: a photo's crops together weigh as much as the photo
-(eighth round, docs/scoring.md), and the shipped model records the recipe it was fitted with."""
+(eighth round, docs/scoring.md), the shipped model records the recipe it was fitted with, and
+trying the recipe writes into its work folder, not over the shipped model."""
 import json
 
 import numpy as np
@@ -20,3 +21,26 @@ def test_the_shipped_model_was_fitted_with_this_crop_weight():
     info = json.load(open(DEFAULT_MODEL))["info"]
     assert np.isclose(info["crop_weight"], train_real.CROP_WEIGHT)
     assert info["splits"] == ["train", "val"]
+
+
+def _main_out(monkeypatch, argv):
+    seen = {}
+
+    def train(out, splits, work, *rest):
+        seen.update(out=out, splits=list(splits), work=work)
+        return {"model": out}
+
+    monkeypatch.setattr(train_real, "train", train)
+    assert train_real.main(argv) == 0
+    return seen
+
+
+def test_the_model_goes_into_the_work_folder_by_default(monkeypatch, tmp_path):
+    seen = _main_out(monkeypatch, ["--work", str(tmp_path)])
+    assert seen["out"] == str(tmp_path / "scorer.json") and seen["splits"] == ["train"]
+    assert seen["out"] != DEFAULT_MODEL
+
+
+def test_the_shipped_model_is_written_only_when_out_names_it(monkeypatch):
+    seen = _main_out(monkeypatch, ["--splits", "train", "val", "--out", DEFAULT_MODEL])
+    assert seen["out"] == DEFAULT_MODEL and seen["splits"] == ["train", "val"]
