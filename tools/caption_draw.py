@@ -20,11 +20,34 @@ from tools.caption_pages import (LABELS, LABELS_DE, PAGES_DE, PAGES_EN, de_split
                                  pages_of, read_labels, read_page, site_of, split_of)
 
 
-def draw(seed: int, n: int, split: str = "dev", pages: str = "en") -> list[dict]:
+def draw(seed: int, n: int, split: str = "dev", pages: str = "en", per_site: int = 0
+         ) -> list[dict]:
     """N unlabelled items of the ``split`` pages, drawn at random from every item the extractor
-    finds with page roles off (see the module docstring)."""
+    finds with page roles off (see the module docstring).  ``per_site`` > 0 (sample 14) caps
+    the items of one site: the items are shuffled with the seed and taken in that order, a
+    site's past its cap passed over, so that no page with hundreds of items fills the sample
+    (an English page is its own site)."""
     items = unlabelled(split, pages)
-    return random.Random(seed).sample(items, min(n, len(items)))
+    if not per_site:
+        return random.Random(seed).sample(items, min(n, len(items)))
+    return _capped(random.Random(seed), items, n, per_site, pages)
+
+
+def _capped(rng: random.Random, pool: list[dict], n: int, per_site: int, pages: str
+            ) -> list[dict]:
+    """At most ``n`` items of ``pool`` in the seed's shuffled order, ``per_site`` a site."""
+    site = site_of if pages == "de" else (lambda name: name)  # one English page, one site
+    pool = list(pool)
+    rng.shuffle(pool)
+    taken: Counter = Counter()
+    out = []
+    for it in pool:
+        if len(out) >= n:
+            break
+        if taken[site(it["page"])] < per_site:
+            taken[site(it["page"])] += 1
+            out.append(it)
+    return out
 
 
 def draw_regions(seed: int, quotas: dict, split: str = "dev", pages: str = "en",
@@ -38,7 +61,6 @@ def draw_regions(seed: int, quotas: dict, split: str = "dev", pages: str = "en",
     cap passed over."""
     rng = random.Random(seed)
     items = unlabelled(split, pages)
-    site = site_of if pages == "de" else (lambda name: name)  # one English page, one site
     folder = PAGES_EN if pages == "en" else PAGES_DE
     names = sorted({it["page"] for it in items})
     larger = larger_thumbnails(names, folder) if "larger" in quotas else set()
@@ -54,14 +76,7 @@ def draw_regions(seed: int, quotas: dict, split: str = "dev", pages: str = "en",
         if not per_site:
             out.extend(rng.sample(pool, min(n, len(pool))))
             continue
-        rng.shuffle(pool)
-        taken: Counter = Counter()
-        for it in pool:
-            if sum(taken.values()) >= n:
-                break
-            if taken[site(it["page"])] < per_site:
-                taken[site(it["page"])] += 1
-                out.append(it)
+        out.extend(_capped(rng, pool, n, per_site, pages))
     return out
 
 

@@ -320,14 +320,14 @@ def main(argv=None) -> int:
     dr.add_argument("--regions", default="",
                     help="a stratified draw instead: region=N,... (nav=120,header=60,footer=60)")
     dr.add_argument("--per-site", type=int, default=0,
-                    help="with --regions: at most this many items of one site a region "
-                         "(sample 10: 2)")
+                    help="at most this many items of one site (with --regions: a region; "
+                         "sample 10: 2; sample 14, a plain draw: 3)")
     args = ap.parse_args(argv)
     if args.cmd == "draw":
         quotas = {r: int(n) for r, n in (q.split("=") for q in args.regions.split(",") if q)}
         drawn = draw_regions(args.seed, quotas, args.split, args.pages, args.per_site) \
             if quotas else \
-            draw(args.seed, args.n, args.split, args.pages)
+            draw(args.seed, args.n, args.split, args.pages, args.per_site)
         with open(args.out, "w", encoding="utf-8") as f:
             for it in drawn:
                 f.write(json.dumps(it, ensure_ascii=False) + "\n")
