@@ -33,6 +33,10 @@ header=200 --per-site 1 --seed 20261137``), drawn after the ninth pass's rules w
 Tenth pass: ``sample: 13, stratified: "stratum", stratum: "resize"``: 26 English dev items of
 thumbnails a resizing CDN serves under 300 px (``draw --regions resize=60 --per-site 4 --seed
 20261138``, :func:`tools.caption_draw.resized_thumbnails`), labelled before measuring.
+Fifteenth pass: ``sample: 14, stratified: "stratum", stratum: "capped"``: 130 English dev items
+drawn at random as sample 6 was on the check pages, at most 3 a site (``draw --seed 20261139
+--n 130 --per-site 3``), labelled before anything was measured on them and reported on their
+own (``dev-s14``): the dev pages' items nobody had mined, a fresh estimate.
 Labels are keyed on page, image URL, source and raw text, so they outlive
 code changes: an item the current code no longer extracts counts as ``not extracted``.
 
