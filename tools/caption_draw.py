@@ -96,11 +96,11 @@ def larger_thumbnails(pages: list[str], folder: str = PAGES_EN) -> set:
                 continue
             shown = img.url
             w, h = html_dim(img.attrs.get("width")), html_dim(img.attrs.get("height"))
-            if image_role(shown, img.attrs, w, h, img.region, sites) \
+            if image_role(shown, img.attrs, w, h, img.region, sites, img.link) \
                     or not below_picture(w, h, shown):
                 continue
             big, _, big_w = larger_url(img, found.base, PICTURE_PX)
-            if big and not image_role(big, img.attrs, big_w, None, img.region, sites):
+            if big and not image_role(big, img.attrs, big_w, None, img.region, sites, img.link):
                 out.add((name, shown))
     return out
 

@@ -43,7 +43,7 @@ def why_image(page: Page, image_url: str, extract: Extractor | None = None) -> l
             continue
         region = img.region or "content"
         width, height = html_dim(img.attrs.get("width")), html_dim(img.attrs.get("height"))
-        role = image_role(img.url, img.attrs, width, height, img.region, sites)
+        role = image_role(img.url, img.attrs, width, height, img.region, sites, img.link)
         if role and role != "branded":  # a branded alt drops an image only when alone
             out.append(f"role {role} in {region}")
             continue

@@ -131,7 +131,7 @@ class Extractor(MapStage):
         for img in usable:
             width, height = html_dim(img.attrs.get("width")), html_dim(img.attrs.get("height"))
             role = self.page_roles and image_role(img.url, img.attrs, width, height, img.region,
-                                                  sites)
+                                                  sites, img.link)
             shown = ""
             # A branded alt (image_roles._branded: "Montauk Long Island USA BeFifty") drops
             # the image only when it is all the image has: a site stamping every picture with
@@ -157,7 +157,7 @@ class Extractor(MapStage):
                     bigger, where, big_width, big_height = resized_url(img.url, width,
                                                                        height, PICTURE_PX)
                 if bigger and not image_role(bigger, img.attrs, big_width, big_height,
-                                             img.region, sites):
+                                             img.region, sites, img.link):
                     shown, role = img.url, ""
                     img.url, img.url_attr = bigger, where
                     width, height = big_width, big_height

@@ -161,6 +161,47 @@ def folder_role(low: str) -> str:
     return hit
 
 
+_LOGO_NAME_CACHE: dict[str, bool] = {}
+_LOGO_WORDS = frozenset(("logo", "logos", "wordmark"))
+
+
+def names_logo(value: str) -> bool:
+    """Whether a class or id value names a logo: a name whose tokens hold "logo", "logos" or
+    "wordmark" ("logo-link", "td-main-logo", "siteLogo"), or a token of 5+ letters ending in
+    "logo" ("jetwicklogo"; fifteenth pass: the block around a site's logo link), but not in
+    "alogo" (Spanish and Italian "catalogo", "dialogo", "analogo")."""
+    hit = _LOGO_NAME_CACHE.get(value)
+    if hit is None:
+        hit = False
+        if "logo" in value.lower() or "wordmark" in value.lower():
+            for name in value.split():
+                for tok in SPLIT_RE.split(CAMEL_RE.sub(r"\1 \2", name).lower()):
+                    if tok in _LOGO_WORDS or (len(tok) > 4 and tok.endswith("logo")
+                                              and not tok.endswith("alogo")):
+                        hit = True
+        if len(_LOGO_NAME_CACHE) > 50000:
+            _LOGO_NAME_CACHE.clear()
+        _LOGO_NAME_CACHE[value] = hit
+    return hit
+
+
+def linked_logo(link) -> bool:
+    """Whether an image's innermost enclosing ``<a>`` (``ImageRef.link``, a parser node), or
+    the element around that link, names a logo by its class or id (:func:`names_logo`): a
+    site's logo link (``a.logo-link``) or its wrapper (``div.jetwicklogo > a > img``)."""
+    node = link
+    for _ in range(2):
+        if node is None:
+            return False
+        attrs = node.attributes
+        for key in ("class", "id"):
+            value = attrs.get(key)
+            if value and names_logo(value):
+                return True
+        node = node.parent
+    return False
+
+
 def class_roles(value: str) -> frozenset:
     """The roles (avatar, icon, logo, badge) an image's own class or id names."""
     hit = _CLASS_ROLE_CACHE.get(value)

@@ -24,8 +24,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from pipeline.steps.image_names import (TRACKER_URL_RE, class_roles, folder_role, name_facts,
-                                        query_width, tracker_hint)
+from pipeline.steps.image_names import (TRACKER_URL_RE, class_roles, folder_role, linked_logo,
+                                        name_facts, query_width, tracker_hint)
 
 _ALT_ROLE_RE = re.compile(r"^(?:\w+ )?(?:logo|icon|avatar|badge)$|^avatar\b|\blogo$"
                           r"|^(?:\w+ ){0,2}(?:logo|icon)\b", re.I)
@@ -147,18 +147,23 @@ _TABLEAU_STATIC = ("//public.tableau.com/static/images/",
 
 
 def image_role(url: str, attrs: dict, width: int | None, height: int | None,
-               region: str, sites: frozenset = frozenset()) -> str:
+               region: str, sites: frozenset = frozenset(), link=None) -> str:
     """The role of an image that is no picture worth a caption, or "" (see the docstring).
     ``sites``: the letters of the page's site names (:func:`site_names`); an image whose alt
-    says just that is the site's logo ("Poppy Cooks" on poppycooks.com)."""
+    says just that is the site's logo ("Poppy Cooks" on poppycooks.com).  ``link``: the
+    image's innermost enclosing ``<a>`` (``ImageRef.link``), whose class or id, or its
+    parent's, may name a logo (:func:`image_names.linked_logo`, fifteenth pass)."""
     if width is not None and height is not None:
         if width <= _TINY and height <= _TINY:
             return "tracker"
     low = url.lower()
     if tracker_hint(low) and TRACKER_URL_RE.search(url):
         return "tracker"
-    if "revcontent." in low or "outbrainimg." in low or "taboola." in low:
-        return "ad"  # content-recommendation ad networks' image hosts (thirteenth pass)
+    if "revcontent." in low or "outbrainimg." in low or "taboola." in low \
+            or ".3lift.com" in low:
+        # content-recommendation and native-ad networks' image hosts (thirteenth pass;
+        # TripleLift's img. / images. / ib.3lift.com, fifteenth pass)
+        return "ad"
     if "gravatar." in low or "/avatar" in low:
         return "avatar"  # gravatar.com/avatar/<hash>, /avatars/<user>.jpg: the name says nothing
     if low.endswith(".svg") or ".svg?" in low:
@@ -227,5 +232,11 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
         return "avatar"
     if width is not None and height is not None and width <= _THUMB and height <= _THUMB:
         return "small"
+    if link is not None and not ((width or 0) >= _PICTURE and (height or 0) >= _PICTURE) \
+            and linked_logo(link):
+        # A site's logo link, or the block around it, says "logo" where the image's own
+        # class and file name do not (fifteenth pass); a picture declared at the image
+        # step's size both ways is still a picture
+        return "logo"
     # last: the extract step drops a branded image only when its alt is all it has
     return "branded" if "branded" in roles else ""

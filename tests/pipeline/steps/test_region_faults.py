@@ -1,15 +1,19 @@
 """Thirteenth pass (docs/captions.md): WordPress's taxonomy classes, a section's own
 <header> / <footer>, Foundation Interchange on an <img>, content-recommendation ad hosts and a
 hash read as a width; fourteenth pass: a layout wrapper's sidebar modifier, Tableau Public's
-static picture; one rule per test, on tiny inline pages."""
+static picture; fifteenth pass: TripleLift's image hosts, a logo named by its link or the block
+around it; one rule per test, on tiny inline pages."""
 from __future__ import annotations
 
 import pytest
 
 from pipeline.steps.html_images import find_images
-from pipeline.steps.image_names import query_width
+from pipeline.steps.extract import Extractor
+from pipeline.steps.image_names import names_logo, query_width
 from pipeline.steps.image_roles import image_role
 from pipeline.steps.regions import class_region
+from pipeline.core.records import Page
+from pipeline.core.stage import Keep
 
 URL = "https://example.com/blog/post.html"
 
@@ -152,3 +156,78 @@ def test_a_tableau_vizs_static_picture_is_no_feed_icon(url):
     assert image_role(url, alt, 40, 40, "") == "icon"
     # elsewhere "rss" still names a feed icon
     assert image_role("https://example.com/img/1_rss.png", alt, None, None, "") == "icon"
+
+
+@pytest.mark.parametrize("url", [
+    # TripleLift's native ads: the creative through its resizer, the picture, the AdChoices icon
+    "https://img.3lift.com/?width=600&height=500&url=%2F%2Fimages.3lift.com%2F14226292.jpg"
+    "&logo=%2F%2Fimages.3lift.com%2F16287942.png",
+    "https://images.3lift.com/14283962.jpg",
+    "https://ib.3lift.com/static/buttons/edaa/OBA_TRANS.png",
+])
+def test_triplelift_images_are_ads(url):
+    assert image_role(url, {"alt": "State Farm"}, None, None, "") == "ad"
+
+
+def test_a_host_merely_ending_in_lift_is_no_ad():
+    assert image_role("https://cdn.facelift.com/p/team-photo.jpg", {"alt": "Our team at work"},
+                      None, None, "") == ""
+
+
+def linked(html: str) -> str:
+    (img,) = find_images(html, URL).images
+    width = int(img.attrs["width"]) if "width" in img.attrs else None
+    height = int(img.attrs["height"]) if "height" in img.attrs else None
+    return image_role(img.url, img.attrs, width, height, img.region, frozenset(), img.link)
+
+
+@pytest.mark.parametrize("html,role", [
+    # the block around the logo's link names it (jetwick), or the link itself does
+    ("<div class='jetwicklogo'><a href='./'><img src='img/jetwick.png'></a></div>", "logo"),
+    ("<a class='display-block image-element logo-link' href='/'><img src='/i/img.png'></a>",
+     "logo"),
+    ("<div class='td-main-logo'><a href='/'><img src='/u/Hero-1024x256.png'></a></div>", "logo"),
+    ("<a id='siteLogo' href='/'><img src='/i/brand.png' alt='Acme News'></a>", "logo"),
+    ("<div class='listen logo'><a href='/radio'><img src='/u/wfan1.png?w=150' alt='WFAN'>"
+     "</a></div>", "logo"),
+    # a picture declared at the image step's size both ways is still a picture
+    ("<a class='logo-link' href='/'><img src='/u/team.jpg' width='600' height='400' "
+     "alt='The team at the opening'></a>", ""),
+    # a button's link names no logo: it also wraps book covers and gallery pictures
+    ("<a class='button-link' href='?x'><img src='img/find-similar.png' "
+     "title='Find Similar Tweets'></a>", ""),
+    ("<a class='recipes-modal-button' href='#'><img src='/u/Jacket-232x300.jpg' width='232' "
+     "height='300' alt='My Little French Kitchen'></a>", ""),
+    # only the link and the element around it are read, not every ancestor
+    ("<div class='site-logo'><p><span><a href='/post'><img src='/u/dish.jpg' "
+     "alt='A bowl of soup'></a></span></p></div>", ""),
+    # an image in no link is not judged by its parent's name here
+    ("<div class='logo'><img src='/u/dish.jpg' alt='A bowl of soup'></div>", ""),
+    # "catalogo", "dialogo": Spanish and Italian words, no logo
+    ("<div class='catalogo-prodotti'><a href='/p/1'><img src='/u/chair.jpg' "
+     "alt='A wooden chair'></a></div>", ""),
+])
+def test_a_logo_named_by_its_link_or_the_block_around_it(html, role):
+    assert linked(html) == role
+
+
+@pytest.mark.parametrize("value,named", [
+    ("logo", True), ("logo-link", True), ("td-main-logo", True), ("siteLogo", True),
+    ("jetwicklogo", True), ("brand-wordmark", True), ("logos-strip", True),
+    ("catalogo", False), ("Dialogo-box", False), ("button-link", False), ("post", False),
+])
+def test_names_logo(value, named):
+    assert names_logo(value) is named
+
+
+def test_the_extractor_drops_a_linked_logo_with_its_own_reason():
+    # the logo's tagline beside it (jetwick's "Search twitter without noise") was its side
+    html = ("<html><body><div class='jetwicklogo'><a href='./'><img src='img/jetwick.png'>"
+            "<div class='subtitle'>Search twitter without noise</div></a></div>"
+            "<p>Some prose of the page about searching the short messages of a network.</p>"
+            "<p><img src='/u/photo.jpg' alt='A crowd at the harbour at sunset'></p></body></html>")
+    ev = next(Extractor().events(Page(url=URL, body=html.encode(), content_type="text/html")))
+    assert isinstance(ev, Keep)
+    assert {c.image_url for c in ev.outputs} == {"https://example.com/u/photo.jpg"}
+    assert ("image", "extract_image_logo", 1) in ev.units
+    assert ("image", "kept", 1) in ev.units
