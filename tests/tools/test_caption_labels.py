@@ -128,6 +128,20 @@ def test_the_stratified_menu_and_thumbnail_samples(english):
     assert resized["junk_kept"] <= 0.2
 
 
+def test_the_fresh_dev_sample_14(english):
+    # Sample 14 (fifteenth pass): 130 English dev items nobody had read, drawn as the check's
+    # sample 6 was (at random from every item, kept and dropped alike) but at most 3 a site.
+    # Main stood at junk kept 0.049 (4 of 82), good lost 0.250 (8 of 32) on it, against dev's
+    # 0.030 / 0.049: the honest estimate of how dev's rules generalise.  The pass's two role
+    # fixes (TripleLift's hosts, a logo named by its link) take 2 junk items out (0.024); the 8
+    # good items lost are decided kinds (docs/captions.md, "Fifteenth pass"), so good lost is
+    # bounded where it is, not at the issue's 0.05.
+    fresh = english["dev-s14"]["all"]
+    assert fresh["n_good"] >= 30 and fresh["n_junk"] >= 80
+    assert fresh["junk_kept"] <= 0.04
+    assert fresh["good_lost"] <= 0.30
+
+
 # The mostly German real_pages, split by site (seventh pass, docs/captions.md "Seventh pass"):
 # de-dev (samples 2, 3 and 9 of its pages) is where the seventh and eighth passes' rules were
 # written, at junk kept 0.049 (0.053 before the ninth pass), good lost 0.059 (0.118 before the
