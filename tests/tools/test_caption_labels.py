@@ -314,3 +314,17 @@ def test_a_stratified_draw_caps_the_items_of_a_site(monkeypatch):
     assert len(draw_mod.draw_regions(7, {"nav": 4}, per_site=2)) == 4
     assert len(draw_mod.draw_regions(7, {"nav": 100})) == 12  # no cap: every item
 
+
+
+def test_a_plain_draw_may_cap_the_items_of_a_site(monkeypatch):
+    # sample 14 (fifteenth pass): at random from every item, at most N a site
+    import tools.caption_draw as draw_mod
+    items = [{"page": "big.html" if i < 20 else f"site{i}.html", "region": None,
+              "image_url": f"u{i}", "source": "alt", "text": f"t{i}"} for i in range(30)]
+    monkeypatch.setattr(draw_mod, "unlabelled", lambda split, pages: list(items))
+    drawn = draw_mod.draw(11, 100, per_site=3)
+    pages = Counter(it["page"] for it in drawn)
+    assert pages["big.html"] == 3 and len(drawn) == 13  # the 10 other sites give one each
+    assert drawn == draw_mod.draw(11, 100, per_site=3)  # the seed decides
+    assert len(draw_mod.draw(11, 5, per_site=3)) == 5
+    assert len(draw_mod.draw(11, 100)) == 30  # no cap: a plain random sample
