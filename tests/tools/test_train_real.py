@@ -1,6 +1,6 @@
 """tools/train_real.py's row weights: a photo's crops together weigh as much as the photo
-(eighth round, docs/scoring.md), the shipped model records the recipe it was fitted with, and
-trying the recipe writes into its work folder, not over the shipped model."""
+(eighth round, docs/scoring.md), the shipped model records the recipe and the photos it was fitted
+with, and trying the recipe writes into its work folder, not over the shipped model."""
 import json
 
 import numpy as np
@@ -21,6 +21,19 @@ def test_the_shipped_model_was_fitted_with_this_crop_weight():
     info = json.load(open(DEFAULT_MODEL))["info"]
     assert np.isclose(info["crop_weight"], train_real.CROP_WEIGHT)
     assert info["splits"] == ["train", "val"]
+
+
+def test_the_shipped_model_was_fitted_on_the_current_train_and_val():
+    """The documented command reproduces what ships (eleventh round): the shipped model's real
+    rows are those of today's train + val photos: each photo's labelled texts (own caption, other
+    captions, junk, file name) and its own and other captions again on each crop.  A photo moved
+    into val without a refit fails here."""
+    from tools import relevance_data as rd
+
+    info = json.load(open(DEFAULT_MODEL))["info"]
+    photos = len(rd.photos("train")) + len(rd.photos("val"))
+    texts, captions = 1 + rd.N_CROSS + rd.N_JUNK + 1, 1 + rd.N_CROSS
+    assert info["real_pairs"] == photos * (texts + captions * len(train_real.CROPS)), (info["real_pairs"], photos)
 
 
 def _main_out(monkeypatch, argv):
