@@ -253,8 +253,13 @@ def run_job(job: Job, work: str, engine_run: Callable[[Plan], RunSummary]) -> Jo
         plan = job.plan(units, storage.join(job_dir, wave))
         try:
             summary = engine_run(plan)
+        except KeyboardInterrupt:
+            bar.close()
+            raise
         except Exception as exc:
             bar.close()
+            if _interrupted(exc):  # Ctrl-C, which Beam wraps in a RuntimeError: not a failure
+                raise KeyboardInterrupt from exc
             raise RunFailed(f"the {job.name} job failed ({_cause(exc)}); its finished waves "
                             f"are kept: run the same command again to resume") from exc
         marker = {"wave": wave, "units": units, "steps": summary.steps, "rejects": summary.rejects,
@@ -273,6 +278,17 @@ def run_job(job: Job, work: str, engine_run: Callable[[Plan], RunSummary]) -> Jo
             rejects.setdefault(r.step, RejectSample(r.step)).merge(r)
     result.rejects = [rejects[n] for n in names if n in rejects]
     return result
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is a Ctrl-C the engine wrapped: Beam re-raises a KeyboardInterrupt
+    in a DoFn as ``RuntimeError("KeyboardInterrupt [while running 'LAIT/Step fetch']")``."""
+    seen = 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, KeyboardInterrupt) or str(exc).startswith("KeyboardInterrupt"):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
 
 
 def _cause(exc: BaseException) -> str:

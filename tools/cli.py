@@ -242,6 +242,14 @@ def main(argv: list[str] | None = None) -> int:
         return _user_error(args, f"configuration error: {exc}")
     except UsageError as exc:
         return _user_error(args, str(exc))
+    except KeyboardInterrupt:
+        # Ctrl-C: one line, and the exit status a shell gives SIGINT, not a traceback.
+        if args.verbose:
+            traceback.print_exc()
+        again = (": its finished waves are kept: run the same command again to resume"
+                 if args.command == "build" else "")
+        print(f"lait: {args.command}: interrupted{again}", file=sys.stderr)
+        return 130
     except RunFailed as exc:  # e.g. disk full: exit 1, the run stays resumable
         if args.verbose:
             traceback.print_exc()
@@ -281,7 +289,10 @@ def _drop_unactionable(record: logging.LogRecord) -> bool:
 def _drop_reported_failure(record: logging.LogRecord) -> bool:
     """Beam logs an exception raised in a DoFn, with its traceback, before the pipeline fails:
     a failed write (a full disk, the object store gone) printed some 150 lines above the one
-    line that `main` prints for the RunFailed it becomes.  `-v` keeps them."""
+    line that `main` prints for the RunFailed it becomes (a Ctrl-C: its KeyboardInterrupt).
+    `-v` keeps them."""
+    if record.exc_info and isinstance(record.exc_info[1], KeyboardInterrupt):
+        return False
     return not isinstance(record.msg, StorageFailed)
 
 
