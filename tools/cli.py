@@ -296,12 +296,28 @@ def _drop_reported_failure(record: logging.LogRecord) -> bool:
     return not isinstance(record.msg, StorageFailed)
 
 
+def _drop_interrupt(record: logging.LogRecord) -> bool:
+    """A Ctrl-C on Spark lands in pyspark's SIGINT handler during a py4j call, and py4j logs
+    it on the root logger with some 45 lines of chained tracebacks above the one line that
+    `main` prints: "KeyboardInterrupt while sending command.", and before it "Exception while
+    sending command." for the py4j call the handler's own call re-entered ("reentrant call").
+    `-v` keeps them."""
+    exc, seen = record.exc_info[1] if record.exc_info else None, 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, KeyboardInterrupt) or str(exc).startswith("reentrant call"):
+            return False
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return True
+
+
 def _setup_logging(verbose: int) -> None:
     """Quiet by default (warnings the user can act on); -v: INFO, -vv: DEBUG."""
     level = logging.WARNING if not verbose else logging.INFO if verbose == 1 else logging.DEBUG
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     if verbose < 2 and _drop_unactionable not in logging.getLogger().filters:
         logging.getLogger().addFilter(_drop_unactionable)
+    if not verbose and _drop_interrupt not in logging.getLogger().filters:
+        logging.getLogger().addFilter(_drop_interrupt)
     beam_runner = logging.getLogger("apache_beam.runners.common")
     if not verbose and _drop_reported_failure not in beam_runner.filters:
         beam_runner.addFilter(_drop_reported_failure)

@@ -308,3 +308,24 @@ def test_verbose_after_the_command(tmp_path, capsys):
     assert cli.parser().parse_args(["-v", "stats", "x"]).verbose == 1
     assert cli.parser().parse_args(["stats", "x", "-vv"]).verbose == 2
     assert cli.parser().parse_args(["stats", "x"]).verbose == 0
+
+
+def test_spark_s_ctrl_c_traceback_is_silenced():
+    """On Spark a Ctrl-C lands in pyspark's SIGINT handler during a py4j call, and py4j logs
+    "KeyboardInterrupt while sending command." on the root logger with some 45 lines of
+    chained tracebacks above lait's one "interrupted" line.  Quiet unless -v."""
+    code = ("import logging, sys; from tools import cli; cli._setup_logging(int(sys.argv[1]))\n"
+            "try:\n    raise KeyboardInterrupt\nexcept KeyboardInterrupt:\n"
+            "    logging.getLogger().exception('KeyboardInterrupt while sending command.')\n"
+            "try:\n    try:\n        raise RuntimeError('reentrant call inside <_io.BufferedReader name=6>')\n"
+            "    except RuntimeError:\n        raise OSError('Error while sending or receiving')\n"
+            "except OSError:\n    logging.exception('Exception while sending command.')\n"
+            "logging.warning('a warning the user can act on')")
+    quiet = subprocess.run([sys.executable, "-c", code, "0"], capture_output=True, text=True,
+                           cwd=REPO, check=True)
+    assert "KeyboardInterrupt" not in quiet.stderr and "a warning the user can act on" in quiet.stderr
+    assert "reentrant" not in quiet.stderr and "Exception while sending" not in quiet.stderr
+    verbose = subprocess.run([sys.executable, "-c", code, "1"], capture_output=True, text=True,
+                             cwd=REPO, check=True)
+    assert "KeyboardInterrupt while sending command." in verbose.stderr
+    assert "reentrant call" in verbose.stderr
