@@ -59,8 +59,16 @@ def _cmd_build(args) -> int:
               "with --retry-failed to fetch those images again", file=sys.stderr)
     samples = next((s["kept"] for s in doc["steps"] if s["name"] == "write"), 0)
     if not samples and not args.allow_empty:
-        print("lait: build: the corpus is empty (0 samples); see the funnel above for where "
-              "everything was dropped (--allow-empty makes this exit 0)", file=sys.stderr)
+        first = doc["steps"][0] if doc["steps"] else {"name": "read", "in": 0}
+        if not first.get("in"):  # nothing was dropped: "where everything was dropped" misleads
+            where = (f"the {first['name']} step read nothing from the "
+                     f"{len(doc.get('inputs', []))} input part(s): "
+                     + ("no page fetched from the seeds" if first["name"] == "crawl" else
+                        "empty files, or no HTTP response record in them"))
+        else:
+            where = "see the funnel above for where everything was dropped"
+        print(f"lait: build: the corpus is empty (0 samples); {where} (--allow-empty makes "
+              "this exit 0)", file=sys.stderr)
         return 1
     return 0
 

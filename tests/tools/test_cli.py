@@ -329,3 +329,20 @@ def test_spark_s_ctrl_c_traceback_is_silenced():
                              cwd=REPO, check=True)
     assert "KeyboardInterrupt while sending command." in verbose.stderr
     assert "reentrant call" in verbose.stderr
+
+
+def test_a_build_that_read_nothing_says_so(tmp_path, monkeypatch, capsys):
+    """A 0-byte .warc.gz (or WARCs with no response record) gives an empty corpus; the message
+    sent the user to "the funnel above for where everything was dropped", where nothing was
+    dropped: every row is 0.  It now says the inputs held no record."""
+    steps = [{"name": "read", "in": 0, "kept": 0, "out": 0, "dropped": {}},
+             {"name": "write", "in": 0, "kept": 0, "out": 0, "dropped": {}}]
+    monkeypatch.setattr(cli, "build", lambda *a, **kw: {"steps": steps, "inputs": ["e.warc.gz"]})
+    monkeypatch.setattr(cli, "format_funnel", lambda doc: "funnel")
+    rc, _, err = run_cli(["build", "--input", "e.warc.gz", "--out", str(tmp_path / "o")], capsys)
+    assert rc == 1
+    assert "the corpus is empty" in err and "read nothing" in err and "1 input part" in err
+    assert "where everything was dropped" not in err
+    steps[0].update({"in": 5, "kept": 0, "dropped": {"read_bad_record": 5}})
+    rc, _, err = run_cli(["build", "--input", "e.warc.gz", "--out", str(tmp_path / "o")], capsys)
+    assert rc == 1 and "where everything was dropped" in err
