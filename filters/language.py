@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 
 import fasttext
-from selectolax.lexbor import LexborHTMLParser
+from selectolax.lexbor import LexborHTMLParser, SelectolaxError
 
 from pipeline.core.errors import ConfigError
 from pipeline.core.records import Page
@@ -193,12 +193,22 @@ class PageLanguageConfig:
         return self
 
 
+def _copy(tree: LexborHTMLParser) -> LexborHTMLParser:
+    """A copy of ``tree`` to strip.  Lexbor cannot clone a document whose doctype names
+    PUBLIC or SYSTEM without an identifier ("<!doctype html public>", flavorwire.com's page:
+    "Can't create a new document"); such a page is parsed again from its <html> element."""
+    try:
+        return tree.clone()
+    except SelectolaxError:
+        return LexborHTMLParser(tree.root.html if tree.root is not None else "")
+
+
 def visible_text(html, max_chars: int) -> tuple[str, str]:
     """``(<html lang> value, visible text)``: lexbor parse (``html`` may be a parsed tree,
     which is left as it is), scripts/styles stripped, whitespace collapsed, cut at
     ``max_chars``."""
     # Stripping edits the tree: a shared one is cloned first (linear, unlike the parse).
-    tree = LexborHTMLParser(html) if isinstance(html, str) else html.clone()
+    tree = LexborHTMLParser(html) if isinstance(html, str) else _copy(html)
     root = tree.css_first("html")
     html_lang = ""
     if root is not None:

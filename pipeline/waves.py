@@ -130,6 +130,27 @@ def models_digest(dirs=MODEL_DIRS) -> str:
     return h.hexdigest()[:16]
 
 
+def _flat(config, prefix: str = "") -> dict:
+    """``{"score": {"threshold": 0.4}}`` -> ``{"score.threshold": 0.4}``."""
+    if not isinstance(config, dict) or not config:
+        return {prefix: config} if prefix else {}
+    out = {}
+    for key, value in config.items():
+        out.update(_flat(value, f"{prefix}.{key}" if prefix else str(key)))
+    return out
+
+
+def config_diff(old: dict, new: dict, most: int = 5) -> str:
+    """The keys whose values differ, ``key: OLD there, NEW here`` (the first ``most``), so
+    the refusal of an --out made with another configuration says which."""
+    # The stamp's config went through JSON (tuples are lists there): so does this one.
+    a, b = _flat(old), _flat(json.loads(json.dumps(new, sort_keys=True)))
+    show = lambda d, k: json.dumps(d[k], sort_keys=True) if k in d else "absent"  # noqa: E731
+    keys = sorted(k for k in a.keys() | b.keys() if k not in a or k not in b or a[k] != b[k])
+    parts = [f"{k}: {show(a, k)} there, {show(b, k)} here" for k in keys[:most]]
+    return "; ".join(parts) + (f"; and {len(keys) - most} more" if len(keys) > most else "")
+
+
 def work_format(config: dict) -> int:
     """The newest work-file format whose change alters this configuration's work files."""
     return max(f for f in range(1, WORK_FORMAT + 1)
@@ -157,6 +178,9 @@ def check_work_dir(out_dir: str, config: dict) -> str:
                 "work_format": "another version of the work files (an older lait)",
                 "models": "other model files (filters/models, scoring/models)"}
         differ = [text for key, text in what.items() if old.get(key) != now[key]]
+        if old.get("fingerprint") != now["fingerprint"] and "config" in old:
+            keys = config_diff(old["config"], config)
+            differ[0] = f"{differ[0]} ({keys})" if keys else differ[0]
         if not differ:
             return work
         if _any_finished_wave(work):
@@ -229,8 +253,13 @@ def run_job(job: Job, work: str, engine_run: Callable[[Plan], RunSummary]) -> Jo
         plan = job.plan(units, storage.join(job_dir, wave))
         try:
             summary = engine_run(plan)
+        except KeyboardInterrupt:
+            bar.close()
+            raise
         except Exception as exc:
             bar.close()
+            if _interrupted(exc):  # Ctrl-C, which Beam wraps in a RuntimeError: not a failure
+                raise KeyboardInterrupt from exc
             raise RunFailed(f"the {job.name} job failed ({_cause(exc)}); its finished waves "
                             f"are kept: run the same command again to resume") from exc
         marker = {"wave": wave, "units": units, "steps": summary.steps, "rejects": summary.rejects,
@@ -249,6 +278,17 @@ def run_job(job: Job, work: str, engine_run: Callable[[Plan], RunSummary]) -> Jo
             rejects.setdefault(r.step, RejectSample(r.step)).merge(r)
     result.rejects = [rejects[n] for n in names if n in rejects]
     return result
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is a Ctrl-C the engine wrapped: Beam re-raises a KeyboardInterrupt
+    in a DoFn as ``RuntimeError("KeyboardInterrupt [while running 'LAIT/Step fetch']")``."""
+    seen = 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, KeyboardInterrupt) or str(exc).startswith("KeyboardInterrupt"):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
 
 
 def _cause(exc: BaseException) -> str:

@@ -59,8 +59,16 @@ def _cmd_build(args) -> int:
               "with --retry-failed to fetch those images again", file=sys.stderr)
     samples = next((s["kept"] for s in doc["steps"] if s["name"] == "write"), 0)
     if not samples and not args.allow_empty:
-        print("lait: build: the corpus is empty (0 samples); see the funnel above for where "
-              "everything was dropped (--allow-empty makes this exit 0)", file=sys.stderr)
+        first = doc["steps"][0] if doc["steps"] else {"name": "read", "in": 0}
+        if not first.get("in"):  # nothing was dropped: "where everything was dropped" misleads
+            where = (f"the {first['name']} step read nothing from the "
+                     f"{len(doc.get('inputs', []))} input part(s): "
+                     + ("no page fetched from the seeds" if first["name"] == "crawl" else
+                        "empty files, or no HTTP response record in them"))
+        else:
+            where = "see the funnel above for where everything was dropped"
+        print(f"lait: build: the corpus is empty (0 samples); {where} (--allow-empty makes "
+              "this exit 0)", file=sys.stderr)
         return 1
     return 0
 
@@ -242,6 +250,14 @@ def main(argv: list[str] | None = None) -> int:
         return _user_error(args, f"configuration error: {exc}")
     except UsageError as exc:
         return _user_error(args, str(exc))
+    except KeyboardInterrupt:
+        # Ctrl-C: one line, and the exit status a shell gives SIGINT, not a traceback.
+        if args.verbose:
+            traceback.print_exc()
+        again = (": its finished waves are kept: run the same command again to resume"
+                 if args.command == "build" else "")
+        print(f"lait: {args.command}: interrupted{again}", file=sys.stderr)
+        return 130
     except RunFailed as exc:  # e.g. disk full: exit 1, the run stays resumable
         if args.verbose:
             traceback.print_exc()
@@ -281,8 +297,25 @@ def _drop_unactionable(record: logging.LogRecord) -> bool:
 def _drop_reported_failure(record: logging.LogRecord) -> bool:
     """Beam logs an exception raised in a DoFn, with its traceback, before the pipeline fails:
     a failed write (a full disk, the object store gone) printed some 150 lines above the one
-    line that `main` prints for the RunFailed it becomes.  `-v` keeps them."""
+    line that `main` prints for the RunFailed it becomes (a Ctrl-C: its KeyboardInterrupt).
+    `-v` keeps them."""
+    if record.exc_info and isinstance(record.exc_info[1], KeyboardInterrupt):
+        return False
     return not isinstance(record.msg, StorageFailed)
+
+
+def _drop_interrupt(record: logging.LogRecord) -> bool:
+    """A Ctrl-C on Spark lands in pyspark's SIGINT handler during a py4j call, and py4j logs
+    it on the root logger with some 45 lines of chained tracebacks above the one line that
+    `main` prints: "KeyboardInterrupt while sending command.", and before it "Exception while
+    sending command." for the py4j call the handler's own call re-entered ("reentrant call").
+    `-v` keeps them."""
+    exc, seen = record.exc_info[1] if record.exc_info else None, 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, KeyboardInterrupt) or str(exc).startswith("reentrant call"):
+            return False
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return True
 
 
 def _setup_logging(verbose: int) -> None:
@@ -291,6 +324,8 @@ def _setup_logging(verbose: int) -> None:
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     if verbose < 2 and _drop_unactionable not in logging.getLogger().filters:
         logging.getLogger().addFilter(_drop_unactionable)
+    if not verbose and _drop_interrupt not in logging.getLogger().filters:
+        logging.getLogger().addFilter(_drop_interrupt)
     beam_runner = logging.getLogger("apache_beam.runners.common")
     if not verbose and _drop_reported_failure not in beam_runner.filters:
         beam_runner.addFilter(_drop_reported_failure)

@@ -141,3 +141,14 @@ def test_fasttext_many_answers_what_predict_answers():
     for text, (lang, prob) in zip(texts, many):
         labels, probs = lid._ft.predict([text.replace("\n", " ")])
         assert (lang, prob) == (labels[0][0][9:], min(1.0, float(probs[0][0])))
+
+
+@pytest.mark.parametrize("doctype", ["<!doctype html public>", "<!DOCTYPE html SYSTEM>"])
+def test_doctype_lexbor_cannot_clone_is_still_read(stage, doctype):
+    # flavorwire.com's page (one of the 400 English real pages) starts "<!doctype html public>":
+    # lexbor parses it, but cloning that tree raises "Can't create a new document", and the
+    # page was dropped as language_error_selectolax_error.
+    p = page(EN, lang="en")
+    p.body = p.body.replace(b"<!doctype html>", doctype.encode())
+    assert isinstance(run(stage, p), Keep)
+    assert (p.meta["lang"], p.meta["html_lang"]) == ("en", "en")

@@ -308,3 +308,41 @@ def test_verbose_after_the_command(tmp_path, capsys):
     assert cli.parser().parse_args(["-v", "stats", "x"]).verbose == 1
     assert cli.parser().parse_args(["stats", "x", "-vv"]).verbose == 2
     assert cli.parser().parse_args(["stats", "x"]).verbose == 0
+
+
+def test_spark_s_ctrl_c_traceback_is_silenced():
+    """On Spark a Ctrl-C lands in pyspark's SIGINT handler during a py4j call, and py4j logs
+    "KeyboardInterrupt while sending command." on the root logger with some 45 lines of
+    chained tracebacks above lait's one "interrupted" line.  Quiet unless -v."""
+    code = ("import logging, sys; from tools import cli; cli._setup_logging(int(sys.argv[1]))\n"
+            "try:\n    raise KeyboardInterrupt\nexcept KeyboardInterrupt:\n"
+            "    logging.getLogger().exception('KeyboardInterrupt while sending command.')\n"
+            "try:\n    try:\n        raise RuntimeError('reentrant call inside <_io.BufferedReader name=6>')\n"
+            "    except RuntimeError:\n        raise OSError('Error while sending or receiving')\n"
+            "except OSError:\n    logging.exception('Exception while sending command.')\n"
+            "logging.warning('a warning the user can act on')")
+    quiet = subprocess.run([sys.executable, "-c", code, "0"], capture_output=True, text=True,
+                           cwd=REPO, check=True)
+    assert "KeyboardInterrupt" not in quiet.stderr and "a warning the user can act on" in quiet.stderr
+    assert "reentrant" not in quiet.stderr and "Exception while sending" not in quiet.stderr
+    verbose = subprocess.run([sys.executable, "-c", code, "1"], capture_output=True, text=True,
+                             cwd=REPO, check=True)
+    assert "KeyboardInterrupt while sending command." in verbose.stderr
+    assert "reentrant call" in verbose.stderr
+
+
+def test_a_build_that_read_nothing_says_so(tmp_path, monkeypatch, capsys):
+    """A 0-byte .warc.gz (or WARCs with no response record) gives an empty corpus; the message
+    sent the user to "the funnel above for where everything was dropped", where nothing was
+    dropped: every row is 0.  It now says the inputs held no record."""
+    steps = [{"name": "read", "in": 0, "kept": 0, "out": 0, "dropped": {}},
+             {"name": "write", "in": 0, "kept": 0, "out": 0, "dropped": {}}]
+    monkeypatch.setattr(cli, "build", lambda *a, **kw: {"steps": steps, "inputs": ["e.warc.gz"]})
+    monkeypatch.setattr(cli, "format_funnel", lambda doc: "funnel")
+    rc, _, err = run_cli(["build", "--input", "e.warc.gz", "--out", str(tmp_path / "o")], capsys)
+    assert rc == 1
+    assert "the corpus is empty" in err and "read nothing" in err and "1 input part" in err
+    assert "where everything was dropped" not in err
+    steps[0].update({"in": 5, "kept": 0, "dropped": {"read_bad_record": 5}})
+    rc, _, err = run_cli(["build", "--input", "e.warc.gz", "--out", str(tmp_path / "o")], capsys)
+    assert rc == 1 and "where everything was dropped" in err

@@ -123,3 +123,27 @@ def test_resume_refuses_work_scored_without_the_embedding(tmp_path):
     assert json.loads((fresh / "_work" / "config.json").read_text())["work_format"] == 7
     waves.check_work_dir(str(tmp_path / "lean_new"), lean)
     waves.check_work_dir(str(tmp_path / "lean_new"), lean)  # this version's own work resumes
+
+
+def test_another_configuration_names_the_keys_that_differ(tmp_path):
+    """README: a run on an --out made with another configuration "fails at once, naming what
+    differs".  It said only "another configuration": a user who reran with one --set
+    changed (score.threshold) could not tell which."""
+    from pipeline import waves
+    from pipeline.core.errors import ConfigError
+
+    out = str(tmp_path / "out")
+    old = {"score": {"threshold": 0.0, "enabled": True}, "input": {"warc": ["a.warc.gz"]}}
+    waves.check_work_dir(out, old)
+    (tmp_path / "out" / "_work" / "pages").mkdir()
+    (tmp_path / "out" / "_work" / "pages" / "0123456789ab.done").write_bytes(b"")
+    new = {"score": {"threshold": None, "enabled": True}, "input": {"warc": ["b.warc.gz"]},
+           "text": {"min_words": 1}}
+    with pytest.raises(ConfigError) as e:
+        waves.check_work_dir(out, new)
+    msg = str(e.value)
+    assert "another configuration" in msg
+    assert "score.threshold: 0.0 there, null here" in msg
+    assert 'input.warc: ["a.warc.gz"] there, ["b.warc.gz"] here' in msg
+    assert "text.min_words: absent there, 1 here" in msg
+    assert "enabled" not in msg
