@@ -20,6 +20,7 @@ from pipeline.core import storage
 from pipeline.core.errors import ConfigError, RunFailed, StorageFailed, UsageError
 from pipeline.core.stats import format_funnel, read_stats
 from tools import demo, report
+from tools.report_reasons import explain
 
 # Options people pass to an engine out of habit; before `--` they get a hint, not just "unknown".
 ENGINE_FLAGS = ("--runner", "--master", "--project", "--region", "--temp_location",
@@ -77,7 +78,14 @@ def _cmd_stats(args) -> int:
     path = args.dir if args.dir.endswith(".json") else storage.join(args.dir, "stats.json")
     if not storage.exists(path):
         raise UsageError(f"stats: {path}: no such file (is {args.dir} the --out of a finished build?)")
-    print(format_funnel(read_stats(path)))
+    doc = read_stats(path)
+    print(format_funnel(doc))
+    if args.why:  # what each reason counted above means (the report's "why" column)
+        seen = {r: None for s in doc["steps"] for d in [s["dropped"], *(u["dropped"] for u in
+                s.get("units", {}).values())] for r in d}
+        print("\nwhy:")
+        for r in seen:
+            print(f"  {r}: {explain(r) or '(no description: see docs/)'}")
     return 0
 
 
@@ -162,6 +170,7 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("stats", help="print the filter funnel of a built corpus")
     s.add_argument("dir", help="the output directory (or its stats.json)")
+    s.add_argument("--why", action="store_true", help="also say what each drop reason means")
     s.set_defaults(func=_cmd_stats)
 
     c = sub.add_parser("config", help="print the configuration's keys (docs/config.md)")

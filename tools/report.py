@@ -26,6 +26,7 @@ from pipeline.core.errors import UsageError
 from pipeline.core.stats import read_stats
 from pipeline.steps.write import parquet_files
 from tools import report_charts as charts
+from tools.report_reasons import explain
 from tools.report_charts import esc, unit_of
 
 KEPT_SAMPLES = 24  # kept pairs shown (spread evenly over the corpus in key order)
@@ -36,7 +37,7 @@ body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;m
 h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
 h3{font-size:14px;margin:16px 0 6px} .muted{color:#666} table{border-collapse:collapse;margin:6px 0}
 td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:right} td:first-child,th:first-child{text-align:left}
-.reason td:first-child{padding-left:28px;color:#555} .cards{display:flex;gap:18px;flex-wrap:wrap}
+.reason td:first-child{padding-left:28px;color:#555} td.why,p.why{color:#555;font-size:12px} .cards{display:flex;gap:18px;flex-wrap:wrap}
 .card{background:#f6f7f9;border-radius:6px;padding:8px 14px} .card b{font-size:20px;display:block}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));gap:10px}
 .cell{border:1px solid #e3e3e3;border-radius:6px;padding:6px;font-size:12px;overflow:hidden}
@@ -211,6 +212,14 @@ def timings_table(doc: dict) -> str:
     return table(["job", "seconds", "records", "throughput"], rows, "timings")
 
 
+def reason_row(reason: str, n: int) -> str:
+    """A reason's row of the drops table, with what the reason means (tools/report_reasons.py):
+    a name like ``extract_image_furniture`` alone does not say which rule dropped the record."""
+    why = explain(reason)
+    return (f'<tr class="reason" data-reason="{esc(reason)}"><td>{esc(reason)}</td><td></td><td></td><td></td>'
+            f'<td></td><td>{n}</td><td class="why">{esc(why) if why else "(no description: see docs/)"}</td></tr>')
+
+
 def not_sampled(steps: list[dict], sampled: set[str]) -> str:
     """The reasons stats.json counts that have no sample above, and why: without this line a
     reason of the table seems lost on the way."""
@@ -249,22 +258,22 @@ def render(out_dir: str) -> str:
             f'<div class="card"><b>{esc(timings.get("wall_s", "?"))} s</b>wall time</div></div>']
 
     body.append("<h2>Funnel, per unit</h2>" + charts.funnel(steps))
-    tab = ["<table><tr><th>step / reason</th><th>unit</th><th>in</th><th>kept</th><th>out</th><th>dropped</th></tr>"]
+    tab = ["<table><tr><th>step / reason</th><th>unit</th><th>in</th><th>kept</th><th>out</th><th>dropped</th><th>why</th></tr>"]
     for s in steps:
         u_in, u_out = unit_of(s["name"])
         unit = u_in if u_in == u_out else f"{u_in} → {u_out}"
         tab.append(f'<tr class="step" data-step="{esc(s["name"])}"><td><b>{esc(s["name"])}</b></td>'
                    f'<td>{esc(unit)}</td><td>{s["in"]}</td><td>{s["kept"]}</td><td>{s["out"]}</td>'
-                   f'<td>{sum(s["dropped"].values())}</td></tr>')
+                   f'<td>{sum(s["dropped"].values())}</td><td></td></tr>')
         for reason, n in sorted(s["dropped"].items(), key=lambda kv: (-kv[1], kv[0])):
-            tab.append(f'<tr class="reason"><td>{esc(reason)}</td><td></td><td></td><td></td><td></td><td>{n}</td></tr>')
+            tab.append(reason_row(reason, n))
         # Smaller units counted inside the step's records (images of a page, ...), each
         # balanced on its own: in = kept + their drops.
         for unit, u in s.get("units", {}).items():
             tab.append(f'<tr class="unit" data-unit="{esc(unit)}"><td>{esc(unit)}s inside</td><td>{esc(unit)}s</td>'
-                       f'<td>{u["in"]}</td><td>{u["kept"]}</td><td></td><td>{sum(u["dropped"].values())}</td></tr>')
+                       f'<td>{u["in"]}</td><td>{u["kept"]}</td><td></td><td>{sum(u["dropped"].values())}</td><td></td></tr>')
             for reason, n in sorted(u["dropped"].items(), key=lambda kv: (-kv[1], kv[0])):
-                tab.append(f'<tr class="reason"><td>{esc(reason)}</td><td></td><td></td><td></td><td></td><td>{n}</td></tr>')
+                tab.append(reason_row(reason, n))
     tab.append("</table>")
     body.append("<h2>Drop reasons per step</h2>" + "".join(tab))
     reasons = [(f"{r} ({unit_of(s['name'])[0]})", n) for s in steps for r, n in s["dropped"].items()]
@@ -315,8 +324,9 @@ def render(out_dir: str) -> str:
     if not by_reason:
         body.append('<p class="muted">no rejects.parquet, or nothing was dropped</p>')
     for (step, reason), rs in by_reason.items():
+        why = f'<p class="why">{esc(explain(reason))}</p>' if explain(reason) else ""
         body.append(f'<h3>{esc(reason)} <span class="muted">(step {esc(step)}, {esc(unit_of(step)[0])})</span></h3>'
-                    '<div class="grid">' + "".join(reject_cell(r, winners) for r in rs) + "</div>")
+                    + why + '<div class="grid">' + "".join(reject_cell(r, winners) for r in rs) + "</div>")
     body.append(not_sampled(steps, {reason for _, reason in by_reason}))
 
     body.append("<h2>Configuration</h2><pre id=\"config\">"
