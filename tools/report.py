@@ -264,14 +264,14 @@ def render(out_dir: str) -> str:
         unit = u_in if u_in == u_out else f"{u_in} → {u_out}"
         tab.append(f'<tr class="step" data-step="{esc(s["name"])}"><td><b>{esc(s["name"])}</b></td>'
                    f'<td>{esc(unit)}</td><td>{s["in"]}</td><td>{s["kept"]}</td><td>{s["out"]}</td>'
-                   f'<td>{sum(s["dropped"].values())}</td><td></td></tr>')
+                   f'<td>{sum(s["dropped"].values())}</td><td class="why"></td></tr>')
         for reason, n in sorted(s["dropped"].items(), key=lambda kv: (-kv[1], kv[0])):
             tab.append(reason_row(reason, n))
         # Smaller units counted inside the step's records (images of a page, ...), each
         # balanced on its own: in = kept + their drops.
         for unit, u in s.get("units", {}).items():
             tab.append(f'<tr class="unit" data-unit="{esc(unit)}"><td>{esc(unit)}s inside</td><td>{esc(unit)}s</td>'
-                       f'<td>{u["in"]}</td><td>{u["kept"]}</td><td></td><td>{sum(u["dropped"].values())}</td><td></td></tr>')
+                       f'<td>{u["in"]}</td><td>{u["kept"]}</td><td></td><td>{sum(u["dropped"].values())}</td><td class="why"></td></tr>')
             for reason, n in sorted(u["dropped"].items(), key=lambda kv: (-kv[1], kv[0])):
                 tab.append(reason_row(reason, n))
     tab.append("</table>")

@@ -75,6 +75,9 @@ def test_report_renders_in_headless_chromium_with_funnel_numbers_and_images(scor
                          str(s["kept"]), str(s["out"]), str(sum(s["dropped"].values()))]
         for reason, n in s["dropped"].items():
             assert re.search(rf"<td>{reason}</td>(<td></td>){{4}}<td>{n}</td>", dom)
+            # and says what the reason means (tools/report_reasons.py), in the browser too
+            why = re.search(rf'data-reason="{reason}">.*?<td class="why">([^<]*)</td>', dom).group(1)
+            assert why and "no description" not in why, (reason, why)
     # the funnel is drawn per unit, every chart has a title, the score threshold is marked
     for unit in ("pages", "candidate texts", "images", "pairs"):
         assert f'id="funnel-{unit.replace(" ", "-")}"' in dom
