@@ -14,7 +14,7 @@ import shutil
 import torch
 from safetensors.torch import load_file, save_file
 
-from pipeline.core.errors import UsageError
+from pipeline.core.locks import folder_lock
 
 from .config import ConfigError
 
@@ -145,29 +145,10 @@ def trim_metrics(path: str, start: int) -> None:
     os.replace(path + ".tmp", path)
 
 
-@contextlib.contextmanager
 def stage_lock(sdir: str):
-    """Hold ``sdir/.lock`` (flock, released when the process ends, however it ends) while a
-    stage trains: a second run of the stage fails at once, naming the holder's pid, instead
-    of writing the same checkpoints beside the first (kill -9 of torchrun leaves its workers
-    running)."""
-    import fcntl
-    os.makedirs(sdir, exist_ok=True)
-    path = os.path.join(sdir, ".lock")
-    f = open(path, "a+")
-    try:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            f.seek(0)
-            holder = f.read().strip() or "?"
-            raise UsageError(f"train: {sdir} is being trained by another process (pid {holder}); "
-                             "stop it first (after kill -9 of torchrun its workers go on: "
-                             "kill them too), then run the same command again to resume") from None
-        f.seek(0)
-        f.truncate()
-        f.write(f"{os.getpid()}\n")
-        f.flush()
-        yield
-    finally:
-        f.close()
+    """Hold ``sdir/.lock`` while a stage trains: a second run of the stage fails at once,
+    naming the holder's pid, instead of writing the same checkpoints beside the first (kill -9
+    of torchrun leaves its workers running)."""
+    return folder_lock(sdir, f"train: {sdir} is being trained by another process (pid {{pid}}); "
+                       "stop it first (after kill -9 of torchrun its workers go on: kill them "
+                       "too), then run the same command again to resume")

@@ -2,6 +2,7 @@
 shards (see pipeline/waves.py for how a killed run resumes)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 
@@ -9,6 +10,7 @@ from pipeline import config as config_mod
 from pipeline import waves
 from pipeline.core import storage
 from pipeline.core.errors import ConfigError
+from pipeline.core.locks import folder_lock
 from pipeline.core.rejects import write_rejects
 from pipeline.core.stats import write_stats
 from pipeline.engines.local import run_local
@@ -130,6 +132,16 @@ def build(config_path: str | None, out_dir: str, engine: str = "beam", engine_ar
     engine_run = engine_runner(engine, engine_args, spark)
     out_dir = storage.absolute(out_dir)  # a URL stays a URL (never a local "./s3:" folder)
     check_output_dir(out_dir)
+    # Two builds into one local --out would write the same waves side by side: the second fails
+    # at once instead (an object store has no lock: docs/storage.md).
+    lock = contextlib.nullcontext() if storage.is_url(out_dir) else folder_lock(
+        out_dir, f"build: {out_dir} is being built by another process (pid {{pid}}); wait for it "
+        "or stop it (its finished waves are kept), or use another --out", ".lock")
+    with lock:
+        return _build(cfg, out_dir, engine, engine_run, retry_failed)
+
+
+def _build(cfg, out_dir: str, engine: str, engine_run, retry_failed: bool) -> dict:
     work = waves.check_work_dir(out_dir, cfg.to_dict())
     reopened = reopen_failed(work) if retry_failed else 0
     t0 = time.time()
