@@ -348,6 +348,12 @@ def main(args) -> int:
     if not storage.exists(stats):  # a killed or running build: its stats.json comes last
         raise UsageError(f"report: {stats}: no such file (is {args.dir} the --out of a "
                          "finished build?)")
+    # A run whose shards were moved or deleted would give a report of 0 samples that looks
+    # like an empty corpus: say so instead (the write step counts what the shards hold).
+    written = next((s["kept"] for s in read_stats(stats).get("steps", []) if s["name"] == "write"), 0)
+    if written and not parquet_files(args.dir):
+        raise UsageError(f"report: stats.json counts {written} samples written, but "
+                         f"{storage.join(args.dir, 'shards')} holds none (moved or deleted?)")
     path = write_report(args.dir)
     print(f"report: {path}")
     return 0

@@ -176,6 +176,19 @@ def test_report_of_an_unfinished_run_names_the_missing_stats(tmp_path, capsys):
     assert not (tmp_path / "run" / "report.html").exists()
 
 
+def test_report_of_a_run_whose_shards_are_gone_says_so(tmp_path, capsys):
+    # stats.json counts written samples but shards/ was moved away: a report of 0 samples would
+    # read as an empty corpus
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "stats.json").write_text(json.dumps({"steps": [
+        {"name": "write", "in": 19, "kept": 19, "out": 0, "dropped": {}}]}))
+    rc, _, err = run_cli(["report", str(run)], capsys)
+    assert rc == 2 and err.startswith("lait: report: ")
+    assert "19 samples written" in err and "holds none" in err
+    assert not (run / "report.html").exists()
+
+
 @pytest.mark.parametrize("command", ["stats", "report"])
 def test_stats_and_report_of_an_unreachable_store_are_one_line(command, capsys, monkeypatch):
     """`lait stats s3://bucket/run` with the store down (or AWS_ENDPOINT_URL wrong) was a
