@@ -91,14 +91,24 @@ _SECTION_TAGS = frozenset(("section", "aside", "nav"))
 _SECTION_ROLES = frozenset(("complementary", "navigation", "region"))
 
 
+def _tokens(name: str) -> list[str]:
+    """One class / id name's lower-case tokens ("commentList-header" -> comment, list, header)."""
+    return SPLIT_RE.split(CAMEL_RE.sub(r"\1 \2", name).lower())
+
+
+def _after_component(toks: list[str], i: int) -> bool:
+    """Whether token ``i`` (a header / footer word) follows a content component's word: a
+    table's or a card's head ("table-header", "card__footer") is content, not the page's."""
+    return i > 0 and not _COMPONENT_WORDS.isdisjoint(toks[:i])
+
+
 def class_region(value: str) -> str:
     """The region a ``class`` or ``id`` value names, or ""."""
     hit = _CLASS_CACHE.get(value)
     if hit is not None:
         return hit
     region = ""
-    names = [SPLIT_RE.split(CAMEL_RE.sub(r"\1 \2", name).lower()) for name in value.split()
-             if not name.lower().startswith(_SKIPPED_PREFIXES)]
+    names = [_tokens(name) for name in value.split() if not name.lower().startswith(_SKIPPED_PREFIXES)]
     wrapper = any(not _LAYOUT_WORDS.isdisjoint(toks) for toks in names)
     for toks in names:
         if not _LAYOUT_WORDS.isdisjoint(toks):
@@ -109,7 +119,7 @@ def class_region(value: str) -> str:
             continue
         for i, tok in enumerate(toks):
             region = _TOKEN_REGION.get(tok, "")
-            if region and tok in _HEAD_FOOT and i and not _COMPONENT_WORDS.isdisjoint(toks[:i]):
+            if region and tok in _HEAD_FOOT and _after_component(toks, i):
                 region = ""  # a table's or a card's head ("table-header"): content
             if region:
                 break
@@ -126,15 +136,8 @@ def _component_head(value: str) -> bool:
     ("card-header", "entry-footer": a component word before the header / footer token)."""
     hit = _HEAD_CACHE.get(value)
     if hit is None:
-        hit = False
-        for name in value.split():
-            toks = SPLIT_RE.split(CAMEL_RE.sub(r"\1 \2", name).lower())
-            for i, tok in enumerate(toks):
-                if tok in _HEAD_FOOT and i and not _COMPONENT_WORDS.isdisjoint(toks[:i]):
-                    hit = True
-                    break
-            if hit:
-                break
+        hit = any(tok in _HEAD_FOOT and _after_component(toks, i)
+                  for toks in map(_tokens, value.split()) for i, tok in enumerate(toks))
         if len(_HEAD_CACHE) > 50000:
             _HEAD_CACHE.clear()
         _HEAD_CACHE[value] = hit
