@@ -20,7 +20,7 @@ from pipeline.core import storage
 from pipeline.core.errors import ConfigError, RunFailed, StorageFailed, UsageError
 from pipeline.core.stats import format_funnel, read_stats
 from tools import demo, report
-from tools.report_reasons import explain
+from tools.report_reasons import describe, reason_counts
 
 # Options people pass to an engine out of habit; before `--` they get a hint, not just "unknown".
 ENGINE_FLAGS = ("--runner", "--master", "--project", "--region", "--temp_location",
@@ -81,11 +81,9 @@ def _cmd_stats(args) -> int:
     doc = read_stats(path)
     print(format_funnel(doc))
     if args.why:  # what each reason counted above means (the report's "why" column)
-        seen = {r: None for s in doc["steps"] for d in [s["dropped"], *(u["dropped"] for u in
-                s.get("units", {}).values())] for r in d}
         print("\nwhy:")
-        for r in seen:
-            print(f"  {r}: {explain(r) or '(no description: see docs/)'}")
+        for r in reason_counts(doc["steps"]):
+            print(f"  {r}: {describe(r)}")
     return 0
 
 

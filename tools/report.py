@@ -26,7 +26,7 @@ from pipeline.core.errors import UsageError
 from pipeline.core.stats import read_stats
 from pipeline.steps.write import parquet_files
 from tools import report_charts as charts
-from tools.report_reasons import explain
+from tools.report_reasons import describe, explain, reason_counts
 from tools.report_charts import esc, unit_of
 
 KEPT_SAMPLES = 24  # kept pairs shown (spread evenly over the corpus in key order)
@@ -215,22 +215,14 @@ def timings_table(doc: dict) -> str:
 def reason_row(reason: str, n: int) -> str:
     """A reason's row of the drops table, with what the reason means (tools/report_reasons.py):
     a name like ``extract_image_furniture`` alone does not say which rule dropped the record."""
-    why = explain(reason)
     return (f'<tr class="reason" data-reason="{esc(reason)}"><td>{esc(reason)}</td><td></td><td></td><td></td>'
-            f'<td></td><td>{n}</td><td class="why">{esc(why) if why else "(no description: see docs/)"}</td></tr>')
+            f'<td></td><td>{n}</td><td class="why">{esc(describe(reason))}</td></tr>')
 
 
 def not_sampled(steps: list[dict], sampled: set[str]) -> str:
     """The reasons stats.json counts that have no sample above, and why: without this line a
     reason of the table seems lost on the way."""
-    counts = Counter()
-    for s in steps:
-        for reason, n in s["dropped"].items():
-            counts[reason] += n
-        for u in s.get("units", {}).values():
-            for reason, n in u["dropped"].items():
-                counts[reason] += n
-    missing = [(r, n) for r, n in counts.items() if n and r not in sampled]
+    missing = [(r, n) for r, n in reason_counts(steps).items() if n and r not in sampled]
     if not missing:
         return ""
     return ('<p class="muted" id="not-sampled">Counted, with no sample above: '

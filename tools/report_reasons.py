@@ -10,6 +10,7 @@ explanations are a table of fixed reasons plus patterns for the built ones.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from filters.text_rules import RULES
 
@@ -169,6 +170,21 @@ def explain(reason: str) -> str | None:
     if reason.endswith("_undecodable"):
         return "image bytes this step could not decode"
     return None
+
+
+def describe(reason: str) -> str:
+    """:func:`explain`, or a pointer to the docs for a reason with no sentence."""
+    return explain(reason) or "(no description: see docs/)"
+
+
+def reason_counts(steps: list[dict]) -> Counter:
+    """Each reason's drops over the steps of stats.json and the units inside them, in the
+    order first met (the funnel's)."""
+    counts: Counter = Counter()
+    for s in steps:
+        for d in (s["dropped"], *(u["dropped"] for u in s.get("units", {}).values())):
+            counts.update(d)
+    return counts
 
 
 def text_reasons() -> set[str]:
