@@ -233,6 +233,25 @@ def not_sampled(steps: list[dict], sampled: set[str]) -> str:
             "(safety-list matches, evaluation images) have none.</p>")
 
 
+def drops_by_unit(steps: list[dict]) -> dict[str, int]:
+    """Drops summed per unit, in funnel order: a step's drops count its input unit, drops inside
+    a record (a page's images, a text's sentences) their own.  One sum over every step added
+    pages to images to pairs, a number that counted nothing."""
+    out: dict[str, int] = {}
+    for s in steps:
+        unit = unit_of(s["name"])[0]
+        out[unit] = out.get(unit, 0) + sum(s["dropped"].values())
+        for inner, u in s.get("units", {}).items():
+            out[f"{inner}s"] = out.get(f"{inner}s", 0) + sum(u["dropped"].values())
+    return {u: n for u, n in out.items() if n}
+
+
+def drops_card(steps: list[dict]) -> str:
+    """One line per unit: a number with its unit, never a sum across units."""
+    lines = [f'<b data-unit="{esc(u)}">{n} <small>{esc(u)}</small></b>' for u, n in drops_by_unit(steps).items()]
+    return "".join(lines) or "<b>0</b>"
+
+
 def render(out_dir: str) -> str:
     doc = read_stats(storage.join(out_dir, "stats.json"))
     steps = doc.get("steps", [])
@@ -246,7 +265,7 @@ def render(out_dir: str) -> str:
             '<div class="cards">'
             f'<div class="card"><b id="n-samples">{len(rows)}</b>samples in the shards</div>'
             f'<div class="card"><b>{steps[0]["in"] if steps else 0}</b>{esc(unit_of(steps[0]["name"])[0] if steps else "records")} read</div>'
-            f'<div class="card"><b>{sum(sum(s["dropped"].values()) for s in steps)}</b>drops counted</div>'
+            f'<div class="card" id="drops-by-unit">{drops_card(steps)}dropped, by unit</div>'
             f'<div class="card"><b>{esc(timings.get("wall_s", "?"))} s</b>wall time</div></div>']
 
     body.append("<h2>Funnel, per unit</h2>" + charts.funnel(steps))

@@ -60,3 +60,23 @@ def test_reasons_counted_without_a_sample_are_named(tmp_path):
     note = re.search(r'<p class="muted" id="not-sampled">(.*?)</p>', page, re.S).group(1)
     assert "read_not_html (2)" in note and "extract_image_icon (5)" in note
     assert "extract_no_text" not in note
+
+
+def test_the_drops_card_counts_each_unit_apart(tmp_path):
+    """The card summed every step's drops into one number: WARC records, pages, images and pairs
+    added together.  It now gives one figure per unit, drops inside a record under their own."""
+    doc = {"steps": [
+        {"name": "read", "in": 5, "kept": 3, "out": 3, "dropped": {"read_not_html": 2}},
+        {"name": "language", "in": 3, "kept": 2, "out": 2, "dropped": {"language_not_target": 1}},
+        {"name": "extract", "in": 2, "kept": 2, "out": 6, "dropped": {},
+         "units": {"image": {"in": 9, "kept": 4, "dropped": {"extract_image_icon": 3, "extract_image_logo": 2}}}},
+        {"name": "image_size", "in": 6, "kept": 2, "out": 2, "dropped": {"image_size_too_small": 4}},
+        {"name": "naturalness", "in": 2, "kept": 2, "out": 2, "dropped": {}},
+        {"name": "score", "in": 2, "kept": 1, "out": 1, "dropped": {"score_irrelevant": 1}}],
+        "config": {}, "timings": {}}
+    (tmp_path / "stats.json").write_text(json.dumps(doc))
+    page = render(str(tmp_path))
+    card = re.search(r'<div class="card" id="drops-by-unit">(.*?)</div>', page, re.S).group(1)
+    got = dict((u, int(n)) for n, u in re.findall(r'<b data-unit="[^"]+">(\d+) <small>([^<]+)</small></b>', card))
+    assert got == {"WARC records": 2, "pages": 1, "images": 9, "pairs": 1}
+    assert list(got) == ["WARC records", "pages", "images", "pairs"]  # funnel order
