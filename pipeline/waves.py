@@ -34,7 +34,7 @@ from typing import Callable
 from tqdm import tqdm
 
 from pipeline.core import storage
-from pipeline.core.errors import ConfigError, RunFailed
+from pipeline.core.errors import ConfigError, RunFailed, exception_chain
 from pipeline.core.executor import RunSummary
 from pipeline.core.plan import Plan, Step
 from pipeline.core.rejects import RejectSample
@@ -283,12 +283,8 @@ def run_job(job: Job, work: str, engine_run: Callable[[Plan], RunSummary]) -> Jo
 def _interrupted(exc: BaseException) -> bool:
     """Whether ``exc`` is a Ctrl-C the engine wrapped: Beam re-raises a KeyboardInterrupt
     in a DoFn as ``RuntimeError("KeyboardInterrupt [while running 'LAIT/Step fetch']")``."""
-    seen = 0
-    while exc is not None and seen < 20:
-        if isinstance(exc, KeyboardInterrupt) or str(exc).startswith("KeyboardInterrupt"):
-            return True
-        exc, seen = exc.__cause__ or exc.__context__, seen + 1
-    return False
+    return any(isinstance(e, KeyboardInterrupt) or str(e).startswith("KeyboardInterrupt")
+               for e in exception_chain(exc))
 
 
 def _cause(exc: BaseException) -> str:

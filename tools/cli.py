@@ -17,7 +17,7 @@ import traceback
 from pipeline.build import ENGINES, build, spark_options
 from pipeline.core import overrides as overrides_mod
 from pipeline.core import storage
-from pipeline.core.errors import ConfigError, RunFailed, StorageFailed, UsageError
+from pipeline.core.errors import ConfigError, RunFailed, StorageFailed, UsageError, exception_chain
 from pipeline.core.stats import format_funnel, read_stats
 from tools import demo, report
 from tools.report_reasons import describe, reason_counts
@@ -317,12 +317,8 @@ def _drop_interrupt(record: logging.LogRecord) -> bool:
     `main` prints: "KeyboardInterrupt while sending command.", and before it "Exception while
     sending command." for the py4j call the handler's own call re-entered ("reentrant call").
     `-v` keeps them."""
-    exc, seen = record.exc_info[1] if record.exc_info else None, 0
-    while exc is not None and seen < 10:
-        if isinstance(exc, KeyboardInterrupt) or str(exc).startswith("reentrant call"):
-            return False
-        exc, seen = exc.__cause__ or exc.__context__, seen + 1
-    return True
+    return not any(isinstance(e, KeyboardInterrupt) or str(e).startswith("reentrant call")
+                   for e in exception_chain(record.exc_info[1] if record.exc_info else None, limit=10))
 
 
 def _setup_logging(verbose: int) -> None:

@@ -24,3 +24,15 @@ class WriteFailed(StorageFailed):
 
 class RunFailed(RuntimeError):
     """A job of a run that failed; the message says which and that a rerun resumes it."""
+
+
+def exception_chain(exc: BaseException | None, limit: int = 20):
+    """``exc`` and the exceptions it was raised from or while handling, nearest first, each once
+    and at most ``limit``: engines and storage backends wrap the error that says what happened
+    (Beam wraps a Ctrl-C in a RuntimeError, s3fs the provider's credentials error), and a chain
+    can loop."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen and len(seen) < limit:
+        yield exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__

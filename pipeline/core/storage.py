@@ -24,6 +24,8 @@ import time
 
 from fsspec.core import url_to_fs
 
+from pipeline.core.errors import exception_chain
+
 # Timeouts of every remote call (connect and each read), so a stalled server costs a bounded
 # wait and then a retry, never a hung worker.  input.timeout_s sets it for a run's workers.
 DEFAULT_TIMEOUT_S = 60.0
@@ -212,12 +214,9 @@ NO_CREDENTIALS = ("NoCredentialsError", "PartialCredentialsError", "DefaultCrede
 def failure_kind(exc: BaseException) -> str:
     """What a backend's exception means: ``not_found``, ``forbidden`` and ``no_credentials``
     will not change on a retry; anything else (reset, timeout, 5xx, a body cut short) may."""
-    cause, seen = exc, set()
-    while cause is not None and id(cause) not in seen:  # s3fs, gcsfs may wrap the provider's error
+    for cause in exception_chain(exc, limit=100):  # s3fs, gcsfs may wrap the provider's error
         if any(c.__name__ in NO_CREDENTIALS for c in type(cause).__mro__):
             return "no_credentials"
-        seen.add(id(cause))
-        cause = cause.__cause__ or cause.__context__
     if isinstance(exc, FileNotFoundError):
         return "not_found"
     if isinstance(exc, PermissionError):
