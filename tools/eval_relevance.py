@@ -44,7 +44,7 @@ def image_facts(rows: list[dict], facts=None) -> list:
     facts = facts or ImageAnalyser()
     items = []
     for r in rows:
-        data = rd.read_bytes(r["path"])
+        data = rd.photo_bytes(r)
         items.append(facts.item(data, neutral_url(r["sha256"])))
     return items
 
