@@ -83,41 +83,52 @@ def crop_bytes(data: bytes, box) -> bytes:
         return out.getvalue()
 
 
-def real_rows(splits, crops: bool = True, facts=None):
+def groups(splits, scenery: bool = False):
+    """(split, data file) groups of real photos: each split's photos, then, with ``scenery`` and
+    ``train`` among the splits, the scenery crops of train photos (twelfth round), whose other
+    captions are drawn among themselves so the photos' own labelled pairs do not change."""
+    out = [(split, rd.DATA) for split in splits]
+    return out + [("train", rd.SCENERY)] if scenery and "train" in splits else out
+
+
+def real_rows(splits, crops: bool = True, facts=None, scenery: bool = False):
     """(pairs, kinds, picture ids, own-picture flags, memory entries, scene rows) of the real
     labelled pairs of ``splits`` plus crops of their photos.  A photo's own rows are flagged
     (the memory leaves the picture out for them); a crop's rows are not (a near-copy of a known
     picture).  Memory entries: (picture id, embedding, caption); scene rows: (picture id,
-    layout, caption)."""
-
+    layout, caption).  A scenery crop (``scenery``) takes its photo's picture id: the photo's own
+    rows leave the crop out of the memory, the crop's own rows leave the photo out, and both
+    fall in the same scene-word fold."""
 
     facts = facts or ImageAnalyser()
     pairs, kinds, pics, own, entries, scenes = [], [], [], [], [], []
-    base = 0
-    for split in splits:
-        rows = rd.photos(split)
+    base, pid_of = 0, {}
+    for split, data in groups(splits, scenery):
+        rows = rd.photos(split, data)
         items = image_facts(rows, facts)
-        p, _, k, photo = real_pairs(split, items)
+        p, _, k, photo = real_pairs(split, items, data=data)
+        ids = [pid_of[r["parent_sha256"]] if r.get("parent_sha256") else base + i for i, r in enumerate(rows)]
+        pid_of.update((r["sha256"], pid) for r, pid in zip(rows, ids) if not r.get("parent_sha256"))
         pairs += p
         kinds += list(k)
-        pics += [base + int(i) for i in photo]
+        pics += [ids[int(i)] for i in photo]
         own += [True] * len(p)
-        entries += [(base + i, decode_embedding(it.meta.get("embedding")), r["caption"])
+        entries += [(ids[i], decode_embedding(it.meta.get("embedding")), r["caption"])
                     for i, (r, it) in enumerate(zip(rows, items))]
-        scenes += [(base + i, (it.meta or {}).get("layout"), r["caption"]) for i, (r, it) in enumerate(zip(rows, items))]
+        scenes += [(ids[i], (it.meta or {}).get("layout"), r["caption"]) for i, (r, it) in enumerate(zip(rows, items))]
         if not crops:
             base += len(rows)
             continue
         for i, r in enumerate(rows):
-            data = rd.read_bytes(r["path"])
+            data_i = rd.photo_bytes(r)
             texts = [(x.candidate.text, kk) for x, kk, ph in zip(p, k, photo)
                      if ph == i and kk in MATCH_KINDS]
             for j, box in enumerate(CROPS):
-                item = facts.item(crop_bytes(data, box), neutral_url(r["sha256"]) + f"?crop={j}")
+                item = facts.item(crop_bytes(data_i, box), neutral_url(r["sha256"]) + f"?crop={j}")
                 for text, kk in texts:
                     pairs.append(make_pair(item, text))
                     kinds.append(kk)
-                    pics.append(base + i)
+                    pics.append(ids[i])
                     own.append(False)
         base += len(rows)
     return pairs, np.array(kinds), np.array(pics), np.array(own), entries, scenes
@@ -210,15 +221,15 @@ def fit_part(X, kinds, weights, names_all, names, sel, C):
 
 def train(out: str, splits=("train",), work: str = "out/scorer-real", sampleweb_share: float = SAMPLEWEB_SHARE,
           crops: bool = True, use_memory: bool = True,
-          threshold: float | None = None) -> dict:
+          threshold: float | None = None, scenery: bool = False) -> dict:
 
     fx, facts = FeatureExtractor(), ImageAnalyser()
     names = list(FEATURE_NAMES)
-    rp, rk, pics, own, entries, scenes = real_rows(splits, crops, facts)
+    rp, rk, pics, own, entries, scenes = real_rows(splits, crops, facts, scenery)
     Xr = fx.transform(rp, progress=True)
     fx.scene = scene_columns(Xr, names, rp, pics, scenes)  # the sample web sees the full fit
     X, kinds, w = Xr, rk, row_weights(own)
-    result = {"recipe": "real", "splits": list(splits), "real_pairs": len(rk), "crops": crops}
+    result = {"recipe": "real", "splits": list(splits), "real_pairs": len(rk), "crops": crops, "scenery": scenery}
     sp, sk = [], []
     if sampleweb_share > 0:
         os.makedirs(work, exist_ok=True)
@@ -277,6 +288,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sampleweb-share", type=float, default=SAMPLEWEB_SHARE)
     ap.add_argument("--no-crops", action="store_true")
     ap.add_argument("--no-memory", action="store_true", help="no caption memory (scoring/memory.py)")
+    ap.add_argument("--scenery", action="store_true", help="add the scenery crops of train photos "
+                    "(scoring/data/scenery_crops.jsonl; twelfth round)")
     ap.add_argument("--threshold", type=float, default=SHIPPED_THRESHOLD,
                     help="the operating point stored in the model (score.threshold's default)")
     a = ap.parse_args(argv)
@@ -284,7 +297,7 @@ def main(argv=None) -> int:
         print("train_real: the test split is never trained on", file=sys.stderr)
         return 2
     result = train(a.out or os.path.join(a.work, "scorer.json"), a.splits, a.work, a.sampleweb_share, not a.no_crops, not a.no_memory,
-                   a.threshold)
+                   a.threshold, a.scenery)
     print(json.dumps(result))
     return 0
 
