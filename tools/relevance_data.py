@@ -170,6 +170,18 @@ def photo_bytes(row: dict) -> bytes:
         return out.getvalue()
 
 
+def grey_std(data: bytes) -> float:
+    """How far a picture is from a uniform field: the standard deviation of its grey levels (0-255),
+    shrunk to 256 px on its longer side (a scenery crop's ``grey_std``; twelfth round)."""
+    import numpy as np
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as im:
+        g = im.convert("L")
+        g.thumbnail((256, 256))
+        return round(float(np.asarray(g, np.float64).std()), 2)
+
+
 def deb_member(deb: str, inner: str) -> bytes:
     """The bytes of ``inner`` (an absolute path, ``/usr/share/...``) in a Debian package file.
 

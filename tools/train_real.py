@@ -69,6 +69,10 @@ CROPS = ((0.0, 0.0, 0.75, 0.75), (0.25, 0.25, 1.0, 1.0), (0.125, 0.0, 0.875, 1.0
 # captions kept 103 -> 98 of 771, AUC other 0.955 -> 0.963, fitted on train).
 CROP_WEIGHT = 1.0 / len(CROPS)
 C_TEXT, C_MATCH = 1.0, 1.0
+# Scenery crops (twelfth round) whose grey levels vary less than this are left out: to the
+# embedding a near-uniform sky is much like the white background of a cut-out, whose nearest
+# memory pictures they became (docs/scoring.md, "Twelfth round": S and S2).
+SCENERY_MIN_STD = 20.0
 SCENE_FOLDS = 5
 SAMPLEWEB_KIND = {"descriptive": "own", "other_photo": "cross", "filename": "filename"}
 
@@ -83,6 +87,11 @@ def crop_bytes(data: bytes, box) -> bytes:
         return out.getvalue()
 
 
+def scenery_rows(min_std: float = SCENERY_MIN_STD) -> list[dict]:
+    """The scenery crops whose ``grey_std`` reaches ``min_std``."""
+    return [r for r in rd.photos("train", rd.SCENERY) if r["grey_std"] >= min_std]
+
+
 def groups(splits, scenery: bool = False):
     """(split, data file) groups of real photos: each split's photos, then, with ``scenery`` and
     ``train`` among the splits, the scenery crops of train photos (twelfth round), whose other
@@ -91,7 +100,8 @@ def groups(splits, scenery: bool = False):
     return out + [("train", rd.SCENERY)] if scenery and "train" in splits else out
 
 
-def real_rows(splits, crops: bool = True, facts=None, scenery: bool = False):
+def real_rows(splits, crops: bool = True, facts=None, scenery: bool = False,
+              scenery_min_std: float = SCENERY_MIN_STD):
     """(pairs, kinds, picture ids, own-picture flags, memory entries, scene rows) of the real
     labelled pairs of ``splits`` plus crops of their photos.  A photo's own rows are flagged
     (the memory leaves the picture out for them); a crop's rows are not (a near-copy of a known
@@ -104,9 +114,9 @@ def real_rows(splits, crops: bool = True, facts=None, scenery: bool = False):
     pairs, kinds, pics, own, entries, scenes = [], [], [], [], [], []
     base, pid_of = 0, {}
     for split, data in groups(splits, scenery):
-        rows = rd.photos(split, data)
+        rows = scenery_rows(scenery_min_std) if data == rd.SCENERY else rd.photos(split, data)
         items = image_facts(rows, facts)
-        p, _, k, photo = real_pairs(split, items, data=data)
+        p, _, k, photo = real_pairs(split, items, data=data, rows=rows)
         ids = [pid_of[r["parent_sha256"]] if r.get("parent_sha256") else base + i for i, r in enumerate(rows)]
         pid_of.update((r["sha256"], pid) for r, pid in zip(rows, ids) if not r.get("parent_sha256"))
         pairs += p
@@ -221,15 +231,18 @@ def fit_part(X, kinds, weights, names_all, names, sel, C):
 
 def train(out: str, splits=("train",), work: str = "out/scorer-real", sampleweb_share: float = SAMPLEWEB_SHARE,
           crops: bool = True, use_memory: bool = True,
-          threshold: float | None = None, scenery: bool = False) -> dict:
+          threshold: float | None = None, scenery: bool = False,
+          scenery_min_std: float = SCENERY_MIN_STD) -> dict:
 
     fx, facts = FeatureExtractor(), ImageAnalyser()
     names = list(FEATURE_NAMES)
-    rp, rk, pics, own, entries, scenes = real_rows(splits, crops, facts, scenery)
+    rp, rk, pics, own, entries, scenes = real_rows(splits, crops, facts, scenery, scenery_min_std)
     Xr = fx.transform(rp, progress=True)
     fx.scene = scene_columns(Xr, names, rp, pics, scenes)  # the sample web sees the full fit
     X, kinds, w = Xr, rk, row_weights(own)
     result = {"recipe": "real", "splits": list(splits), "real_pairs": len(rk), "crops": crops, "scenery": scenery}
+    if scenery:
+        result["scenery_min_std"] = scenery_min_std
     sp, sk = [], []
     if sampleweb_share > 0:
         os.makedirs(work, exist_ok=True)
@@ -290,6 +303,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-memory", action="store_true", help="no caption memory (scoring/memory.py)")
     ap.add_argument("--scenery", action="store_true", help="add the scenery crops of train photos "
                     "(scoring/data/scenery_crops.jsonl; twelfth round)")
+    ap.add_argument("--scenery-min-std", type=float, default=SCENERY_MIN_STD,
+                    help="leave out scenery crops whose grey levels vary less (0: all; S of the twelfth round)")
     ap.add_argument("--threshold", type=float, default=SHIPPED_THRESHOLD,
                     help="the operating point stored in the model (score.threshold's default)")
     a = ap.parse_args(argv)
@@ -297,7 +312,7 @@ def main(argv=None) -> int:
         print("train_real: the test split is never trained on", file=sys.stderr)
         return 2
     result = train(a.out or os.path.join(a.work, "scorer.json"), a.splits, a.work, a.sampleweb_share, not a.no_crops, not a.no_memory,
-                   a.threshold, a.scenery)
+                   a.threshold, a.scenery, a.scenery_min_std)
     print(json.dumps(result))
     return 0
 

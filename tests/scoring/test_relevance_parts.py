@@ -197,8 +197,10 @@ def test_scenery_crops_are_regions_of_train_photos():
         assert 8 <= len(r["caption"].split()) <= 20 and r["caption"] not in captions
     assert len({r["sha256"] for r in crops}) == len(crops)
     for r in crops:
-        with Image.open(io.BytesIO(rd.photo_bytes(r))) as im:
+        data = rd.photo_bytes(r)
+        with Image.open(io.BytesIO(data)) as im:
             assert min(im.size) >= 180 and max(im.size) <= 3 * min(im.size), im.size
+        assert abs(rd.grey_std(data) - r["grey_std"]) < 0.5  # the stored value train_real filters on
 
 
 def test_gcompris_categorization_is_split_by_folder():
