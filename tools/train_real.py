@@ -19,6 +19,11 @@ layouts and captions and stored in the model; a training photo's rows (its own p
 crops) get the ``scn_*`` features from regressions fitted without its fold (``SCENE_FOLDS``, by
 photo), as a new picture would, so the match part does not learn an in-sample fit.
 
+With ``--scenery`` (twelfth round; not the shipped recipe) the scenery crops of train photos
+(``scoring/data/scenery_crops.jsonl``: a sky, water, grass or city lights cut out of a train photo and
+captioned by eye) are photos of their own, each under its photo's picture id; those whose grey levels
+vary less than ``SCENERY_MIN_STD`` are left out.
+
 Each part is fitted with balanced classes.  When ``val`` is not among the training splits, the
 figures of ``tools/eval_relevance.py`` on val are printed (the recipe was chosen on them);
 the last line is JSON.
