@@ -44,7 +44,7 @@ def image_facts(rows: list[dict], facts=None) -> list:
     facts = facts or ImageAnalyser()
     items = []
     for r in rows:
-        data = rd.read_bytes(r["path"])
+        data = rd.photo_bytes(r)
         items.append(facts.item(data, neutral_url(r["sha256"])))
     return items
 
@@ -55,9 +55,10 @@ def make_pair(item, text: str, text_source: str = "alt") -> Pair:
     return Pair(key=item.sha256[:24], candidate=c, image=item.facts())
 
 
-def real_pairs(split: str, items=None, data: str = rd.DATA):
-    """(pairs, labels, kinds, photo index) of a split's labelled texts."""
-    rows = rd.photos(split, data)
+def real_pairs(split: str, items=None, data: str = rd.DATA, rows=None):
+    """(pairs, labels, kinds, photo index) of a split's labelled texts (of ``rows`` when given:
+    some of the split's photos)."""
+    rows = rd.photos(split, data) if rows is None else rows
     items = items if items is not None else image_facts(rows)
     lab = rd.labelled_pairs(rows, split)
     pairs = [make_pair(items[x["photo"]], x["text"]) for x in lab]

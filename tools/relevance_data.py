@@ -70,6 +70,10 @@ from tools.image_sources import SPLITS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "scoring", "data", "real_captions.jsonl")
+# Twelfth round: regions of train photos that are whole-frame scenery themselves (a sky, water,
+# grass, city lights), cut out (``box``: fractions of the photo) and captioned by eye; rows of
+# their own file, so the photo splits above are unchanged (docs/scoring.md, "Twelfth round").
+SCENERY = os.path.join(ROOT, "scoring", "data", "scenery_crops.jsonl")
 # Where ``deb:`` paths find their package's .deb (the Makefile's DEB_PKGS, fetched by
 # ``apt-get download`` at setup): packages read without installing them.
 DEB_DIR = os.environ.get("LAIT_DEB_DIR") or os.path.join(ROOT, "out", "debs")
@@ -141,6 +145,41 @@ def read_bytes(path: str) -> bytes:
     with open(resolve(path), "rb") as f:
         data = f.read()
     return largest_jpeg(data) if path.endswith(".edj") else data
+
+
+def crop_id(parent_sha256: str, box) -> str:
+    """The ``sha256`` field of a scenery crop's row: a hash of its photo's sha256 and its box (an
+    id that seeds its labelled pairs and names its neutral URL, whatever the encoder's bytes)."""
+    return hashlib.sha256(f"{parent_sha256}:{','.join(f'{b:g}' for b in box)}".encode()).hexdigest()
+
+
+def photo_bytes(row: dict) -> bytes:
+    """The picture of a row: its file, or for a scenery crop (a ``box`` of fractions x0, y0, x1,
+    y1 of its photo) that region as PNG."""
+    data = read_bytes(row["path"])
+    box = row.get("box")
+    if not box:
+        return data
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as im:
+        im = im.convert("RGB")
+        w, h = im.size
+        out = io.BytesIO()
+        im.crop((int(box[0] * w), int(box[1] * h), int(box[2] * w), int(box[3] * h))).save(out, "PNG")
+        return out.getvalue()
+
+
+def grey_std(data: bytes) -> float:
+    """How far a picture is from a uniform field: the standard deviation of its grey levels (0-255),
+    shrunk to 256 px on its longer side (a scenery crop's ``grey_std``; twelfth round)."""
+    import numpy as np
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as im:
+        g = im.convert("L")
+        g.thumbnail((256, 256))
+        return round(float(np.asarray(g, np.float64).std()), 2)
 
 
 def deb_member(deb: str, inner: str) -> bytes:

@@ -19,6 +19,11 @@ layouts and captions and stored in the model; a training photo's rows (its own p
 crops) get the ``scn_*`` features from regressions fitted without its fold (``SCENE_FOLDS``, by
 photo), as a new picture would, so the match part does not learn an in-sample fit.
 
+With ``--scenery`` (twelfth round; not the shipped recipe) the scenery crops of train photos
+(``scoring/data/scenery_crops.jsonl``: a sky, water, grass or city lights cut out of a train photo and
+captioned by eye) are photos of their own, each under its photo's picture id; those whose grey levels
+vary less than ``SCENERY_MIN_STD`` are left out.
+
 Each part is fitted with balanced classes.  When ``val`` is not among the training splits, the
 figures of ``tools/eval_relevance.py`` on val are printed (the recipe was chosen on them);
 the last line is JSON.
@@ -69,6 +74,10 @@ CROPS = ((0.0, 0.0, 0.75, 0.75), (0.25, 0.25, 1.0, 1.0), (0.125, 0.0, 0.875, 1.0
 # captions kept 103 -> 98 of 771, AUC other 0.955 -> 0.963, fitted on train).
 CROP_WEIGHT = 1.0 / len(CROPS)
 C_TEXT, C_MATCH = 1.0, 1.0
+# Scenery crops (twelfth round) whose grey levels vary less than this are left out: to the
+# embedding a near-uniform sky is much like the white background of a cut-out, whose nearest
+# memory pictures they became (docs/scoring.md, "Twelfth round": S and S2).
+SCENERY_MIN_STD = 20.0
 SCENE_FOLDS = 5
 SAMPLEWEB_KIND = {"descriptive": "own", "other_photo": "cross", "filename": "filename"}
 
@@ -83,41 +92,58 @@ def crop_bytes(data: bytes, box) -> bytes:
         return out.getvalue()
 
 
-def real_rows(splits, crops: bool = True, facts=None):
+def scenery_rows(min_std: float = SCENERY_MIN_STD) -> list[dict]:
+    """The scenery crops whose ``grey_std`` reaches ``min_std``."""
+    return [r for r in rd.photos("train", rd.SCENERY) if r["grey_std"] >= min_std]
+
+
+def groups(splits, scenery: bool = False):
+    """(split, data file) groups of real photos: each split's photos, then, with ``scenery`` and
+    ``train`` among the splits, the scenery crops of train photos (twelfth round), whose other
+    captions are drawn among themselves so the photos' own labelled pairs do not change."""
+    out = [(split, rd.DATA) for split in splits]
+    return out + [("train", rd.SCENERY)] if scenery and "train" in splits else out
+
+
+def real_rows(splits, crops: bool = True, facts=None, scenery: bool = False,
+              scenery_min_std: float = SCENERY_MIN_STD):
     """(pairs, kinds, picture ids, own-picture flags, memory entries, scene rows) of the real
     labelled pairs of ``splits`` plus crops of their photos.  A photo's own rows are flagged
     (the memory leaves the picture out for them); a crop's rows are not (a near-copy of a known
     picture).  Memory entries: (picture id, embedding, caption); scene rows: (picture id,
-    layout, caption)."""
-
+    layout, caption).  A scenery crop (``scenery``) takes its photo's picture id: the photo's own
+    rows leave the crop out of the memory, the crop's own rows leave the photo out, and both
+    fall in the same scene-word fold."""
 
     facts = facts or ImageAnalyser()
     pairs, kinds, pics, own, entries, scenes = [], [], [], [], [], []
-    base = 0
-    for split in splits:
-        rows = rd.photos(split)
+    base, pid_of = 0, {}
+    for split, data in groups(splits, scenery):
+        rows = scenery_rows(scenery_min_std) if data == rd.SCENERY else rd.photos(split, data)
         items = image_facts(rows, facts)
-        p, _, k, photo = real_pairs(split, items)
+        p, _, k, photo = real_pairs(split, items, data=data, rows=rows)
+        ids = [pid_of[r["parent_sha256"]] if r.get("parent_sha256") else base + i for i, r in enumerate(rows)]
+        pid_of.update((r["sha256"], pid) for r, pid in zip(rows, ids) if not r.get("parent_sha256"))
         pairs += p
         kinds += list(k)
-        pics += [base + int(i) for i in photo]
+        pics += [ids[int(i)] for i in photo]
         own += [True] * len(p)
-        entries += [(base + i, decode_embedding(it.meta.get("embedding")), r["caption"])
+        entries += [(ids[i], decode_embedding(it.meta.get("embedding")), r["caption"])
                     for i, (r, it) in enumerate(zip(rows, items))]
-        scenes += [(base + i, (it.meta or {}).get("layout"), r["caption"]) for i, (r, it) in enumerate(zip(rows, items))]
+        scenes += [(ids[i], (it.meta or {}).get("layout"), r["caption"]) for i, (r, it) in enumerate(zip(rows, items))]
         if not crops:
             base += len(rows)
             continue
         for i, r in enumerate(rows):
-            data = rd.read_bytes(r["path"])
+            data_i = rd.photo_bytes(r)
             texts = [(x.candidate.text, kk) for x, kk, ph in zip(p, k, photo)
                      if ph == i and kk in MATCH_KINDS]
             for j, box in enumerate(CROPS):
-                item = facts.item(crop_bytes(data, box), neutral_url(r["sha256"]) + f"?crop={j}")
+                item = facts.item(crop_bytes(data_i, box), neutral_url(r["sha256"]) + f"?crop={j}")
                 for text, kk in texts:
                     pairs.append(make_pair(item, text))
                     kinds.append(kk)
-                    pics.append(base + i)
+                    pics.append(ids[i])
                     own.append(False)
         base += len(rows)
     return pairs, np.array(kinds), np.array(pics), np.array(own), entries, scenes
@@ -210,15 +236,18 @@ def fit_part(X, kinds, weights, names_all, names, sel, C):
 
 def train(out: str, splits=("train",), work: str = "out/scorer-real", sampleweb_share: float = SAMPLEWEB_SHARE,
           crops: bool = True, use_memory: bool = True,
-          threshold: float | None = None) -> dict:
+          threshold: float | None = None, scenery: bool = False,
+          scenery_min_std: float = SCENERY_MIN_STD) -> dict:
 
     fx, facts = FeatureExtractor(), ImageAnalyser()
     names = list(FEATURE_NAMES)
-    rp, rk, pics, own, entries, scenes = real_rows(splits, crops, facts)
+    rp, rk, pics, own, entries, scenes = real_rows(splits, crops, facts, scenery, scenery_min_std)
     Xr = fx.transform(rp, progress=True)
     fx.scene = scene_columns(Xr, names, rp, pics, scenes)  # the sample web sees the full fit
     X, kinds, w = Xr, rk, row_weights(own)
-    result = {"recipe": "real", "splits": list(splits), "real_pairs": len(rk), "crops": crops}
+    result = {"recipe": "real", "splits": list(splits), "real_pairs": len(rk), "crops": crops, "scenery": scenery}
+    if scenery:
+        result["scenery_min_std"] = scenery_min_std
     sp, sk = [], []
     if sampleweb_share > 0:
         os.makedirs(work, exist_ok=True)
@@ -277,6 +306,10 @@ def main(argv=None) -> int:
     ap.add_argument("--sampleweb-share", type=float, default=SAMPLEWEB_SHARE)
     ap.add_argument("--no-crops", action="store_true")
     ap.add_argument("--no-memory", action="store_true", help="no caption memory (scoring/memory.py)")
+    ap.add_argument("--scenery", action="store_true", help="add the scenery crops of train photos "
+                    "(scoring/data/scenery_crops.jsonl; twelfth round)")
+    ap.add_argument("--scenery-min-std", type=float, default=SCENERY_MIN_STD,
+                    help="leave out scenery crops whose grey levels vary less (0: all; S of the twelfth round)")
     ap.add_argument("--threshold", type=float, default=SHIPPED_THRESHOLD,
                     help="the operating point stored in the model (score.threshold's default)")
     a = ap.parse_args(argv)
@@ -284,7 +317,7 @@ def main(argv=None) -> int:
         print("train_real: the test split is never trained on", file=sys.stderr)
         return 2
     result = train(a.out or os.path.join(a.work, "scorer.json"), a.splits, a.work, a.sampleweb_share, not a.no_crops, not a.no_memory,
-                   a.threshold)
+                   a.threshold, a.scenery, a.scenery_min_std)
     print(json.dumps(result))
     return 0
 

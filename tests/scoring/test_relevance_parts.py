@@ -172,6 +172,37 @@ def test_real_captions_split_by_source_with_checked_files():
         assert hashlib.sha256(rd.read_bytes(r["path"])).hexdigest() == r["sha256"]
 
 
+# The sample web holds copies of these train sources' photos: no scenery crop is cut from them.
+SAMPLEWEB_SOURCES = {"mate_nature", "skimage_photos", "sklearn", "matplotlib"}
+
+
+def test_scenery_crops_are_regions_of_train_photos():
+    """Twelfth round (docs/scoring.md): whole-frame scenery cut from train photos, captioned by eye.
+    Each crop names a train photo (never val or test, nor a photo the sample web copies), a box
+    inside it of at least 180 px a side (and at most 3:1), and a caption of 8-20 words of its own."""
+    from PIL import Image
+
+    train = {r["sha256"]: r for r in rd.photos("train")}
+    crops = rd.photos(None, rd.SCENERY)
+    assert len(crops) >= 30 and {r["split"] for r in crops} == {"train"}
+    assert {r["source"] for r in crops} == {"train_scenery"}
+    captions = {r["caption"] for r in rd.photos()}
+    for r in crops:
+        parent = train[r["parent_sha256"]]
+        assert parent["path"] == r["path"] and parent["package"] == r["package"]
+        assert parent["source"] not in SAMPLEWEB_SOURCES and r["package"] not in OFF_LIMITS
+        x0, y0, x1, y1 = r["box"]
+        assert 0 <= x0 < x1 <= 1 and 0 <= y0 < y1 <= 1 and (x1 - x0) * (y1 - y0) < 0.5
+        assert r["sha256"] == rd.crop_id(r["parent_sha256"], r["box"])
+        assert 8 <= len(r["caption"].split()) <= 20 and r["caption"] not in captions
+    assert len({r["sha256"] for r in crops}) == len(crops)
+    for r in crops:
+        data = rd.photo_bytes(r)
+        with Image.open(io.BytesIO(data)) as im:
+            assert min(im.size) >= 180 and max(im.size) <= 3 * min(im.size), im.size
+        assert abs(rd.grey_std(data) - r["grey_std"]) < 0.5  # the stored value train_real filters on
+
+
 def test_gcompris_categorization_is_split_by_folder():
     """Fourth round (2026-11-24): the activity's folders are sources of their own (as Tux Paint's
     stamp folders): renewable-energy scenes (dams, solar panels, windmills) in val, monuments in

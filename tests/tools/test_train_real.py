@@ -57,3 +57,50 @@ def test_the_model_goes_into_the_work_folder_by_default(monkeypatch, tmp_path):
 def test_the_shipped_model_is_written_only_when_out_names_it(monkeypatch):
     seen = _main_out(monkeypatch, ["--splits", "train", "val", "--out", DEFAULT_MODEL])
     assert seen["out"] == DEFAULT_MODEL and seen["splits"] == ["train", "val"]
+
+
+class _Item:
+    """The fields of an ImageItem that real_pairs and real_rows read."""
+
+    def __init__(self, sha):
+        self.sha256, self.image_url, self.meta = sha * 4, "https://images.example.org/" + sha, {"embedding": None}
+
+    def facts(self):
+        from pipeline.core.records import ImageFacts
+
+        return ImageFacts(image_url=self.image_url, data=b"", sha256=self.sha256)
+
+
+def _rows(monkeypatch, scenery):
+    from tools import relevance_data as rd
+
+    photos = [{"source": "s", "package": "p", "path": f"/x/{c}.jpg", "sha256": c * 16, "split": "train",
+               "caption": f"photo {c} of a thing on a table in a room"} for c in "abcd"]
+    crops = [{"source": "train_scenery", "package": "p", "path": "/x/c.jpg", "box": [0, 0, 0.5, 0.5],
+              "parent_sha256": "c" * 16, "sha256": "e" * 16, "split": "train", "grey_std": 30.0,
+              "caption": "white clouds in a blue sky above the roof"},
+             {"source": "train_scenery", "package": "p", "path": "/x/a.jpg", "box": [0, 0.5, 1, 1],
+              "parent_sha256": "a" * 16, "sha256": "f" * 16, "split": "train", "grey_std": 5.0,
+              "caption": "a plain grey wall with nothing on it at all"}]
+    monkeypatch.setattr(rd, "photos", lambda split=None, path=rd.DATA: crops if path == rd.SCENERY else photos)
+    monkeypatch.setattr(train_real, "image_facts", lambda rows, facts=None: [_Item(r["sha256"][0]) for r in rows])
+    return train_real.real_rows(["train"], crops=False, facts=object(), scenery=scenery)
+
+
+def test_a_scenery_crop_takes_its_photos_picture_id_and_leaves_the_photos_pairs_alone(monkeypatch):
+    """Twelfth round: a crop's own rows and its photo's leave each other out of the memory (one
+    picture id), and the photos' labelled pairs are the same with or without the crops; a crop
+    whose grey levels hardly vary (a plain wall, under SCENERY_MIN_STD) is left out."""
+    pairs0, kinds0, pics0, _, entries0, _ = _rows(monkeypatch, False)
+    pairs1, kinds1, pics1, own1, entries1, scenes1 = _rows(monkeypatch, True)
+    n = len(pairs0)
+    assert [p.candidate.text for p in pairs1[:n]] == [p.candidate.text for p in pairs0]
+    assert list(pics1[:n]) == list(pics0) and list(kinds1[:n]) == list(kinds0)
+    crop_pics = set(pics1[n:].tolist())
+    assert crop_pics == {2} and own1[n:].all()  # photo "c" is the third photo: id 2
+    assert (2, None, "white clouds in a blue sky above the roof") in entries1
+    assert len(entries1) == len(entries0) + 1  # the plain wall is not in
+    assert {pid for pid, _, cap in scenes1 if "clouds" in cap} == {2}
+    crop_texts = [p.candidate.text for p in pairs1[n:]]
+    assert crop_texts[0] == "white clouds in a blue sky above the roof"
+    assert "a plain grey wall with nothing on it at all" not in crop_texts
