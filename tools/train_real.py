@@ -245,9 +245,9 @@ def train(out: str, splits=("train",), work: str = "out/scorer-real", sampleweb_
     Xr = fx.transform(rp, progress=True)
     fx.scene = scene_columns(Xr, names, rp, pics, scenes)  # the sample web sees the full fit
     X, kinds, w = Xr, rk, row_weights(own)
-    result = {"recipe": "real", "splits": list(splits), "real_pairs": len(rk), "crops": crops, "scenery": scenery}
-    if scenery:
-        result["scenery_min_std"] = scenery_min_std
+    result = {"recipe": "real", "splits": list(splits), "real_pairs": len(rk), "crops": crops}
+    if scenery:  # only then: the shipped recipe's model info (and so its file) stays as it was
+        result.update(scenery=True, scenery_min_std=scenery_min_std)
     sp, sk = [], []
     if sampleweb_share > 0:
         os.makedirs(work, exist_ok=True)
