@@ -1,9 +1,10 @@
-"""Sixteenth pass (docs/captions.md): a lightbox link's caption; one rule per test, on tiny
-inline pages."""
+"""Sixteenth pass (docs/captions.md): a lightbox link's caption, a short side its picture's
+own texts name; one rule per test, on tiny inline pages."""
 from __future__ import annotations
 
 import pytest
 
+from filters.file_names import named_by_image
 from pipeline.core.records import Page
 from pipeline.core.stage import Keep
 from pipeline.steps.extract import Extractor
@@ -56,3 +57,27 @@ def test_the_images_own_title_wins_and_a_page_links_title_is_not_read():
     page = ("<html><body><a href='/story.html' title='Read the story'><img src='/u/t.jpg' "
             "alt='A harbour at dusk'></a></body></html>")
     assert {s for s, _ in texts(page)} == {"alt"}
+
+
+@pytest.mark.parametrize("text,image_text,named", [
+    ("Lentil Patties", "Lentil patties served on a big platter.", True),
+    ("Odor detectors.", "Odor detectors. As dinosaurs evolved into birds.", True),
+    ("O'Malley speaks", "Maryland gov. Martin O'Malley speaks in Annapolis", True),
+    ("Zuppa Toscana", "Zuppa-Toscana", True),
+    # one word, a word missing, a word only inside another word
+    ("Pierogi", "Pierogi", False), ("Lentil Soup", "Lentil patties on a platter", False),
+    ("Pat Ties", "Lentil patties on a platter", False), ("Lentil Patties", "", False),
+])
+def test_named_by_image(text, image_text, named):
+    assert named_by_image(text, image_text) is named
+
+
+def test_a_surrounding_candidate_carries_its_pictures_own_texts():
+    html = ("<html><body><div class='item'><a href='/lentil-patties/'><img src='/u/DSC04272"
+            "-258x344.jpg' width='258' height='344' alt='Lentil patties on a big platter.'>"
+            "<h3>Lentil Patties</h3></a></div><p><img src='/u/x.jpg'>A bare picture "
+            "beside some prose of the page.</p></body></html>")
+    ev = next(Extractor().events(Page(url=URL, body=html.encode(), content_type="text/html")))
+    sides = {c.text: c.meta for c in ev.outputs if c.text_source == "surrounding"}
+    assert sides["Lentil Patties"]["image_text"] == "Lentil patties on a big platter."
+    assert "image_text" not in sides["A bare picture beside some prose of the page."]
