@@ -469,7 +469,7 @@ _BOILER_FIRST_WORDS = frozenset("click read see view learn powered protected des
 # "Jump to Recipe", "Save").
 _UI_WORDS = frozenset("pin it print save share tweet email mail bookmark and jump to recipe rate "
                       "comment comments reply like follow subscribe copy link this flattr "
-                      "facebook twitter pinterest whatsapp reddit".split())
+                      "facebook twitter pinterest whatsapp reddit on via".split())
 # Site furniture anywhere in the text: cookie banners, footers, sharing widgets.
 _BOILER_PHRASES = PhraseSet(load_wordlists("boilerplate_phrases"))
 
