@@ -245,6 +245,7 @@ class TextCleaner(BatchMapStage):
         self._zipf = _ZipfByLang(zipf_frequency)
         self._zipf_for = {}
         langs = available_languages()
+        self._all_wf_langs = frozenset(langs)
         self._wf_langs = {t: t for t in self.config.targets if t in langs}
         for t in self._wf_langs:
             zipf_frequency("the", t)  # loads the frequency list now, not on the first text
@@ -274,6 +275,14 @@ class TextCleaner(BatchMapStage):
         if z is None:
             z = self._zipf_for[lang] = self._zipf[self.wordfreq_lang(lang)]
         return z
+
+    def zipf_of(self, lang: str):
+        """The Zipf frequencies of wordfreq's list for ``lang`` (any language, not only a
+        target), or None where wordfreq has none ("ceb"): the lang rule compares a target's
+        vocabulary with the language fastText names."""
+        if lang not in self._all_wf_langs:
+            return None
+        return self._zipf[lang]
 
     def clear_cache(self) -> None:
         """Forgets the cached results (benchmarks use it to time the work, not the cache)."""

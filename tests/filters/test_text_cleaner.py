@@ -315,6 +315,28 @@ def test_a_short_text_in_known_words_stays_on_a_target_page_whatever_fasttext_sa
         == Drop("text_not_target")
 
 
+@pytest.mark.parametrize("text,kept", [
+    # a foreign dish name at the head misleads fastText (French p 0.82, Cebuano); a third of
+    # the words are English rather than that language (sixteenth pass)
+    ("Poulet rôti au vin rouge (Roast Red Wine Chicken)", True),
+    ("Carnitas Enchiladas (Pulled Pork Enchiladas) on a plate with lettuce.", True),
+    # whole sentences in another language, whose common words English's list also knows
+    ("La casa de mi abuela en el centro de la ciudad", False),
+    ("Le chat de ma grand-mère dort sur le canapé rouge", False),
+    ("Una mujer camina por la playa con su perro", False),
+    ("Les enfants jouent dans le parc avec un ballon", False),
+])
+def test_a_foreign_name_at_the_head_of_a_longer_text(cleaner, text, kept):
+    ev = run(cleaner, cand(text))
+    if kept:
+        (out,) = ev.outputs
+        assert out.meta["lang"] != "en" and out.meta["lang_by"] == "vocabulary"
+    else:
+        assert ev == Drop("text_not_target")
+    # on a page of another target language the English words do not count
+    assert run(cleaner, cand(text, page_lang="de")) == Drop("text_not_target")
+
+
 def test_a_long_caption_keeps_its_leading_sentences(cleaner):
     raw = ("French President Emmanuel Macron speaks during a meeting at the Elysee Palace in "
            "Paris, Thursday, Nov. 9, 2023. Macron said that humanitarian pauses were needed "

@@ -152,19 +152,22 @@ def test_the_fresh_dev_sample_14(english):
 # measurement, read off its failures and checked on all of dev (docs/captions.md, "Sixteenth
 # pass"): the measuring tool runs the build's language step first (a page with no <html lang>
 # had no page language, so "Square, Google Wallet, Venmo." lost the vocabulary test a build
-# gives it), and "Share on Pinterest" is a row of button words: 0.060 (5 of 83) / 0.100 (3 of
-# 30).  Junk kept meets the issue's 0.08; good lost does not (xfail below).
+# gives it), "Share on Pinterest" is a row of button words, and a text of 7 to 12 words whose
+# head is a foreign name ("Poulet rôti au vin rouge (Roast Red Wine Chicken)") is kept on an
+# English page when a third of its words are English rather than fastText's language: 0.060 (5
+# of 83) / 0.067 (2 of 30, two one-word names).  Junk kept meets the issue's 0.08; good lost
+# does not (xfail below).
 def test_the_fresh_dev_sample_15(english):
     fresh = english["dev-s15"]["all"]
     assert fresh["n_good"] >= 30 and fresh["n_junk"] >= 80
     assert fresh["junk_kept"] <= 0.08
-    assert fresh["good_lost"] <= 0.11
+    assert fresh["good_lost"] <= 0.07
 
 
 @pytest.mark.xfail(strict=True, reason="issue 14: good lost <= 0.05 is not met on the fresh dev "
-                   "sample 15 (0.133, 4 of 30, measured once; 0.100, 3 of 30, after the "
-                   "sixteenth pass's post-measurement changes: two one-word menu / alt names "
-                   "and a French dish name; docs/captions.md)")
+                   "sample 15 (0.133, 4 of 30, measured once; 0.067, 2 of 30, after the "
+                   "sixteenth pass's post-measurement changes: two one-word names, a menu's "
+                   "'Austin' and an alt 'Telstar'; docs/captions.md)")
 def test_the_issues_good_lost_target_on_the_fresh_dev_sample_15(english):
     assert english["dev-s15"]["all"]["good_lost"] <= 0.05
 
