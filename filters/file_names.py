@@ -103,3 +103,29 @@ def titled_by_file(text: str, name: str) -> bool:
     words = _NON_WORD_RE.sub(" ", text.lower()).split()
     return len(words) >= 2 and words[-1].isdigit() and not _YEAR_RE.fullmatch(words[-1]) \
         and words == _NON_WORD_RE.sub(" ", stem.lower()).split()
+
+
+# Sixteenth pass (docs/captions.md): the words of a surrounding text and of its picture's own
+# texts, read as the text step reads a name (letters, apostrophes inside a word).
+_TEXT_WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+
+
+def named_by_image(text: str, image_text: str) -> bool:
+    """Whether a short surrounding ``text`` is its picture's name that the picture's own texts
+    (``image_text``: alt, figcaption, title) say too: every word of it (two at least) is a
+    word of them.  A teaser card's title "Lentil Patties" under a picture whose alt is
+    "Lentil patties served on a big platter ..."; the bold lead "Odor detectors." of a caption
+    the picture's lightbox title holds whole.  The text step keeps such a text from
+    ``min_words_own`` words, as it keeps a picture's own text; a side that merely repeats a
+    word or two of the alt is no more than the alt, and a side the alt does not name (a
+    byline, "Breaking News", "retweets 114") stays as short as it was."""
+    if not image_text or not text:
+        return False
+    words = [w.casefold() for w in _TEXT_WORD_RE.findall(text)]
+    if len(words) < 2:
+        return False
+    own = image_text.casefold()
+    if not all(w in own for w in words):  # substring tests in C rule out most texts at once
+        return False
+    own_words = {w.casefold() for w in _TEXT_WORD_RE.findall(image_text)}
+    return all(w in own_words for w in words)

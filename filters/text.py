@@ -31,7 +31,7 @@ from importlib.util import find_spec
 from wordfreq import available_languages, zipf_frequency
 from wordfreq.language_info import get_language_info
 
-from filters.file_names import named_by_file, titled_by_file
+from filters.file_names import named_by_file, named_by_image, titled_by_file
 from filters.language import LanguageId, primary_subtag
 from filters.sentences import sentences_next_to_image
 from filters.text_facts import TextFacts
@@ -245,6 +245,7 @@ class TextCleaner(BatchMapStage):
         self._zipf = _ZipfByLang(zipf_frequency)
         self._zipf_for = {}
         langs = available_languages()
+        self._all_wf_langs = frozenset(langs)
         self._wf_langs = {t: t for t in self.config.targets if t in langs}
         for t in self._wf_langs:
             zipf_frequency("the", t)  # loads the frequency list now, not on the first text
@@ -275,6 +276,14 @@ class TextCleaner(BatchMapStage):
             z = self._zipf_for[lang] = self._zipf[self.wordfreq_lang(lang)]
         return z
 
+    def zipf_of(self, lang: str):
+        """The Zipf frequencies of wordfreq's list for ``lang`` (any language, not only a
+        target), or None where wordfreq has none ("ceb"): the lang rule compares a target's
+        vocabulary with the language fastText names."""
+        if lang not in self._all_wf_langs:
+            return None
+        return self._zipf[lang]
+
     def clear_cache(self) -> None:
         """Forgets the cached results (benchmarks use it to time the work, not the cache)."""
         self._cache.clear()
@@ -282,12 +291,14 @@ class TextCleaner(BatchMapStage):
     # one text ------------------------------------------------------------------------------
 
     def clean(self, text: str, page_lang: str = "", own: bool = False,
-              file_name: str = "") -> tuple[str | None, str, dict, int]:
+              file_name: str = "", image_text: str = "") -> tuple[str | None, str, dict, int]:
         """``(cleaned text or None, drop reason or "", meta, index of the deciding rule)``.
 
         ``own``: the text is a picture's own (see :meth:`own_text`), which may be shorter;
         ``file_name``: its picture's file name (a text naming it is judged as in
-        :meth:`_named`)."""
+        :meth:`_named`); ``image_text``: for a surrounding text, its picture's own texts
+        (``meta["image_text"]``: a short text whose words are all there is kept as a
+        picture's own text is, :func:`named_by_image`)."""
         if self._zipf is None:
             self.setup()
         key = (text, page_lang)
@@ -298,6 +309,8 @@ class TextCleaner(BatchMapStage):
         if file_name and self._may_name(result, own) and named_by_file(text, file_name):
             return _fresh(self._named(text, page_lang))
         result = self._titled(result, text, file_name)  # a drop passes _short unchanged
+        if not own and image_text and result[0] is not None:
+            own = named_by_image(text, image_text)
         return _fresh(self._short(result) if not own else result)
 
     def _titled(self, result: tuple, text: str, file_name: str) -> tuple:
@@ -512,9 +525,10 @@ class TextCleaner(BatchMapStage):
                 if own is None:
                     own = self.own_text(cand)
                 if not own:  # short: kept only as a picture's own text, or a name of its file
-                    result = (self._named(sentence, page_lang)
-                              if named_by_file(sentence, cand.meta.get("file_name", ""))
-                              else self._short(result))
+                    if named_by_file(sentence, cand.meta.get("file_name", "")):
+                        result = self._named(sentence, page_lang)
+                    elif not named_by_image(sentence, cand.meta.get("image_text", "")):
+                        result = self._short(result)
             result = self._titled(result, sentence, cand.meta.get("file_name", ""))
             got.append((side, sentence, result))
         if len(pieces) == 1 and got[0][2][0] is None:  # most candidates: one text, dropped

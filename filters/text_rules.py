@@ -64,7 +64,9 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | langdetect decides, with ``second_opinion``).  A short text   |                         |
 |    |                |            | (<= 6 words, "Cranberry Jalapeño Dip") on a target-language   |                         |
 |    |                |            | page, 2/3 of its words in the target's vocabulary, is kept    |                         |
-|    |                |            | whatever fastText says (``meta["lang_by"] = "vocabulary"``)   |                         |
+|    |                |            | whatever fastText says (``meta["lang_by"] = "vocabulary"``);  |                         |
+|    |                |            | up to 12 words when a third of them are more frequent in the  |                         |
+|    |                |            | target than in fastText's language                            |                         |
 | 23 | oov            | drop       | share of words whose wordfreq Zipf frequency < zipf_threshold | text_oov                |
 |    |                |            | above max_oov_ratio; a name of 2-3 capitalised words is not   |                         |
 |    |                |            | judged by it ("Amrita Deonarine", "Enchilada Suizas"), nor    |                         |
@@ -469,7 +471,7 @@ _BOILER_FIRST_WORDS = frozenset("click read see view learn powered protected des
 # "Jump to Recipe", "Save").
 _UI_WORDS = frozenset("pin it print save share tweet email mail bookmark and jump to recipe rate "
                       "comment comments reply like follow subscribe copy link this flattr "
-                      "facebook twitter pinterest whatsapp reddit".split())
+                      "facebook twitter pinterest whatsapp reddit on via".split())
 # Site furniture anywhere in the text: cookie banners, footers, sharing widgets.
 _BOILER_PHRASES = PhraseSet(load_wordlists("boilerplate_phrases"))
 
@@ -821,9 +823,15 @@ def lang(text, ctx):
     if conf >= cfg.lang_min_conf:
         # fastText guesses on a few words ("pork and prawn jambalaya": Polish, p 0.90): on a
         # target-language page, a short text all of whose words the target's vocabulary
-        # knows is kept.
-        if ctx.meta.get("n_words", 99) <= _SHORT and ctx.page_lang in cfg.targets \
-                and _known_words(text, ctx, ctx.page_lang):
+        # knows is kept.  Up to _LONG words, a foreign name at the head misleads it too
+        # ("Poulet rôti au vin rouge (Roast Red Wine Chicken)": French, p 0.82): such a text
+        # is kept when a third of its words are the target's rather than fastText's language
+        # (sixteenth pass; a whole Spanish or French sentence, whose common words the English
+        # list also knows, is not).
+        n = ctx.meta.get("n_words", 99)
+        if n <= _LONG and ctx.page_lang in cfg.targets \
+                and _known_words(text, ctx, ctx.page_lang) \
+                and (n <= _SHORT or _target_words(text, ctx, ctx.page_lang, code)):
             ctx.meta["lang_by"] = "vocabulary"
             return text
         if ctx.named and ctx.meta.get("n_words", 99) <= 3 and ctx.page_lang in cfg.targets:
@@ -840,6 +848,19 @@ def lang(text, ctx):
 
 
 _SHORT = 6  # words: up to this many, fastText's language is a guess
+_LONG = 12  # words: up to this many, a foreign name at a text's head can mislead it
+
+
+def _target_words(text: str, ctx, target: str, code: str) -> bool:
+    """Whether at least a third of the words of ``text`` are the target's rather than the
+    language fastText names (``code``): in the target's vocabulary, and more frequent there
+    than in ``code``'s (where wordfreq has a list for it)."""
+    words = [w.lower().replace("’", "'") for w in WORD_RE.findall(text)]
+    zt = ctx.cleaner.zipf_for(target)
+    zc = ctx.cleaner.zipf_of(code)
+    threshold = float(ctx.config.zipf_threshold)
+    hits = sum(zt[w] >= threshold and (zc is None or zt[w] > zc[w]) for w in words)
+    return hits * 3 >= len(words)
 
 
 def _known_words(text: str, ctx, lang: str) -> bool:

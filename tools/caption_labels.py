@@ -70,6 +70,7 @@ import re
 import sys
 from collections import Counter, defaultdict
 
+from filters.language import PageLanguage, PageLanguageConfig
 from filters.text import TextCleaner, TextCleanerConfig
 from pipeline.core.records import Page
 from pipeline.core.stage import Keep
@@ -83,9 +84,15 @@ from tools.caption_pages import (HERE, LABELS, LABELS_DE, PAGES_DE, PAGES_EN,  #
                                  read_page, site_of, split_of)
 
 
-def items_of_page(name: str, extract, cleaner, folder: str = PAGES_EN) -> list[dict]:
-    """Every text item of one page with the decision the current code takes on it."""
+def items_of_page(name: str, extract, cleaner, folder: str = PAGES_EN, language=None
+                  ) -> list[dict]:
+    """Every text item of one page with the decision the current code takes on it.
+    ``language``: the build's language step, run first as a build runs it (sixteenth pass):
+    it gives the page the language the text step's rules read where ``<html lang>`` is
+    missing, and a page it drops gives no item."""
     page = Page(url=page_url(name), body=read_page(name, folder), content_type="text/html")
+    if language is not None and not isinstance(language.process(page), list):
+        return []
     ev = next(extract.events(page))
     if not isinstance(ev, Keep):
         return []
@@ -94,7 +101,8 @@ def items_of_page(name: str, extract, cleaner, folder: str = PAGES_EN) -> list[d
         for side, piece in cleaner._pieces(cand):
             text, reason, meta, _ = cleaner.clean(piece, cand.page_lang or "",
                                                   cleaner.own_text(cand),
-                                                  cand.meta.get("file_name", ""))
+                                                  cand.meta.get("file_name", ""),
+                                                  cand.meta.get("image_text", ""))
             # Labels name the image the page shows: a thumbnail whose larger version became
             # the candidate (meta "shown_url", extract.SIZE_ROLES) is found under its own URL.
             out.append({"page": name, "image_url": cand.meta.get("shown_url", cand.image_url),
@@ -114,9 +122,15 @@ def all_items(pages: list[str], folder: str = PAGES_EN, targets: list[str] | Non
     extract = Extractor()
     cleaner = TextCleaner(TextCleanerConfig(targets=targets) if targets else None)
     cleaner.setup()
+    # The build's language step first (sixteenth pass): without it a page with no
+    # <html lang> gave the text step no page language, and a short name list ("Square,
+    # Google Wallet, Venmo.") that fastText reads as Italian lost the vocabulary test a
+    # build gives it.
+    language = PageLanguage(PageLanguageConfig(targets=list(cleaner.config.targets)))
+    language.setup()
     out = []
     for name in pages:
-        out.extend(items_of_page(name, extract, cleaner, folder))
+        out.extend(items_of_page(name, extract, cleaner, folder, language))
     return out
 
 

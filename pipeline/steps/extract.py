@@ -195,6 +195,11 @@ class Extractor(MapStage):
                 seen.add((img.url, source, value))
                 m = dict(meta, before=before, after=after) if source == "surrounding" \
                     else dict(meta)  # one dict per record: later stages may edit it
+                if source == "surrounding" and (img.alt or img.caption or img.title):
+                    # the picture's own texts: a two-word side they name too is its name
+                    # (filters/file_names.named_by_image, sixteenth pass)
+                    m["image_text"] = " ".join(t for t in (img.alt, img.caption, img.title)
+                                               if t)
                 out.append(Candidate(page_url, img_url, source, value, value, found.title,
                                      page_lang, img.index, m))
             units["image_kept" if len(out) > n_out else "extract_image_no_text"] += 1

@@ -15,6 +15,14 @@ from dataclasses import dataclass, field
 
 
 _ESCAPED_ENTITY_RE = re.compile(r"&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]{2,8});")
+# A link that opens an image file: a lightbox's link to the full-size picture
+# (``<a href="photo.jpg" title="..."><img src="photo-thumb.jpg"></a>``).  Lightbox scripts
+# show the link's ``data-title`` (Lightbox2), ``data-caption`` (fancybox) or ``title``
+# (Lightbox 1, Slimbox, Magnific Popup, ...) as the caption of that picture, so that text is
+# the picture's own title when the image has none (sixteenth pass, docs/captions.md).
+_IMAGE_HREF_RE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif)(?:[?#]|$)", re.I)
+_LIGHTBOX_ATTRS = ("data-title", "data-caption", "title")
+_TAG_RE = re.compile(r"<[^>]*>")
 
 
 def collapse(text: str | None) -> str:
@@ -92,6 +100,8 @@ class PageImages:
         tokens, limit = self.tokens, self.max_text_chars
         img.alt = cut(collapse(img.attrs.get("alt")), limit)
         img.title = cut(collapse(img.attrs.get("title")), limit)
+        if not img.title and img.link is not None:
+            img.title = cut(lightbox_title(img.link.attributes), limit)
         fig = img.figure
         if fig is not None and fig[1] >= 0:
             img.caption = cut(collapse("".join(tokens[fig[0]:fig[1]])), limit)
@@ -108,6 +118,20 @@ class PageImages:
         if after:
             return _link_share(img.after, self.tokens, self.spans, self.ends, pos, hi)
         return _link_share(img.before, self.tokens, self.spans, self.ends, lo, pos)
+
+
+def lightbox_title(attrs: dict) -> str:
+    """The caption a lightbox link (``attrs``: an ``<a>``'s attributes) gives the picture it
+    opens, or "": only a link to an image file; its text markup (``<p>``, ``<b>``, the
+    sciencemag kind) is dropped, its paragraphs joined."""
+    href = attrs.get("href")
+    if not href or not _IMAGE_HREF_RE.search(href):
+        return ""
+    for name in _LIGHTBOX_ATTRS:
+        value = attrs.get(name)
+        if value and value.strip():
+            return collapse(_TAG_RE.sub(" ", value) if "<" in value else value)
+    return ""
 
 
 def _link_share(text: str, tokens: list[str], spans: list[tuple[int, int]], ends: list[int],

@@ -57,7 +57,8 @@ def reference_event(cleaner: TextCleaner, cand: Candidate):
     for side, sentence in pieces:
         text, reason, meta, at = cleaner.clean(sentence, cand.page_lang or "",
                                                cleaner.own_text(cand),
-                                               cand.meta.get("file_name", ""))
+                                               cand.meta.get("file_name", ""),
+                                               cand.meta.get("image_text", ""))
         if text is None:
             best = max(best, (at, reason))
             continue

@@ -315,6 +315,28 @@ def test_a_short_text_in_known_words_stays_on_a_target_page_whatever_fasttext_sa
         == Drop("text_not_target")
 
 
+@pytest.mark.parametrize("text,kept", [
+    # a foreign dish name at the head misleads fastText (French p 0.82, Cebuano); a third of
+    # the words are English rather than that language (sixteenth pass)
+    ("Poulet rôti au vin rouge (Roast Red Wine Chicken)", True),
+    ("Carnitas Enchiladas (Pulled Pork Enchiladas) on a plate with lettuce.", True),
+    # whole sentences in another language, whose common words English's list also knows
+    ("La casa de mi abuela en el centro de la ciudad", False),
+    ("Le chat de ma grand-mère dort sur le canapé rouge", False),
+    ("Una mujer camina por la playa con su perro", False),
+    ("Les enfants jouent dans le parc avec un ballon", False),
+])
+def test_a_foreign_name_at_the_head_of_a_longer_text(cleaner, text, kept):
+    ev = run(cleaner, cand(text))
+    if kept:
+        (out,) = ev.outputs
+        assert out.meta["lang"] != "en" and out.meta["lang_by"] == "vocabulary"
+    else:
+        assert ev == Drop("text_not_target")
+    # on a page of another target language the English words do not count
+    assert run(cleaner, cand(text, page_lang="de")) == Drop("text_not_target")
+
+
 def test_a_long_caption_keeps_its_leading_sentences(cleaner):
     raw = ("French President Emmanuel Macron speaks during a meeting at the Elysee Palace in "
            "Paris, Thursday, Nov. 9, 2023. Macron said that humanitarian pauses were needed "
@@ -398,3 +420,32 @@ def test_a_title_ending_in_a_year_on_its_file_name_is_kept(cleaner):
                                         file_name=name)), Keep)
     assert cleaner.clean("Alexandria Douziech: Whitewashed Botany, 2022", "en", False,
                          name)[0] == "Alexandria Douziech: Whitewashed Botany, 2022"
+
+
+@pytest.mark.parametrize("after,image_text,kept", [
+    # a teaser card's title its picture's alt names too (sixteenth pass)
+    ("Lentil Patties", "Lentil patties served on a big platter with a creamy vegan dip.", True),
+    ("Odor detectors. As dinosaurs evolved into birds, their bulbs grew.",
+     "sn-olfactory.jpg Odor detectors. As dinosaurs evolved into birds.", True),
+    # a side the picture's own texts do not name stays too short: a byline, a label
+    ("Breaking News", "Firefighters at the scene of the fire on Main Street", False),
+    ("Ben Dearnley", "A bowl of pasta with basil", False),
+    # one word is never enough, whatever the alt says
+    ("Clinton", "Former secretary of state Hillary Rodham Clinton in 2013.", False),
+    # no own text: as before
+    ("Lentil Patties", None, False),
+])
+def test_a_two_word_side_its_pictures_own_text_names_is_kept(cleaner, after, image_text, kept):
+    meta = {"before": "", "after": after}
+    if image_text is not None:
+        meta["image_text"] = image_text
+    ev = run(cleaner, cand("", source="surrounding", **meta))
+    first = after.split(". ")[0].rstrip(".") if ". " in after else after
+    if kept:
+        assert isinstance(ev, Keep) and ev.outputs[0].text.rstrip(".") == first
+    else:
+        assert ev == Drop("text_too_short")
+    # the per-text path decides the same when told the picture's own texts
+    sentence = first + ("." if ". " in after else "")
+    got = cleaner.clean(sentence, "en", image_text=image_text or "")
+    assert (got[0] is not None) is kept

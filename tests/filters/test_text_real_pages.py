@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 
 import pytest
 
+from filters.file_names import named_by_image
 from filters.language import PageLanguage
 from filters.text import TextCleaner
 from filters.text_rules import RULES
@@ -85,10 +86,11 @@ def test_text_step_on_english_real_pages(candidates):
     cfg = cleaner.config
     for c in kept:
         assert cfg.min_words <= c.meta["n_words"] <= cfg.max_words or (
-            cfg.min_words_own <= c.meta["n_words"] and TextCleaner.own_text(c))
+            cfg.min_words_own <= c.meta["n_words"] and (
+                TextCleaner.own_text(c) or named_by_image(c.text, c.meta.get("image_text", ""))))
         assert c.meta["oov_ratio"] <= cfg.max_oov_ratio
         assert (c.meta["lang"] == "en" or c.meta["lang_conf"] < cfg.lang_min_conf
-                or (c.meta.get("lang_by") == "vocabulary" and c.meta["n_words"] <= 6))
+                or (c.meta.get("lang_by") == "vocabulary" and c.meta["n_words"] <= 12))
         assert c.raw_text == next(x.raw_text for x in candidates
                                   if x.image_url == c.image_url and x.text_source == c.text_source
                                   and x.page_url == c.page_url and x.img_index == c.img_index)

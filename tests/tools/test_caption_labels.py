@@ -27,8 +27,8 @@ from tools.caption_labels import (LABELS, LABELS_DE, PAGES_DE, PAGES_EN, TARGETS
 # (docs/captions.md, "Figures", "Third pass" to "Eighth pass").  The mostly German real_pages
 # are split by site into de-dev and de-check and bounded below (seventh pass).
 MAX_JUNK_KEPT = 0.035
-MAX_GOOD_LOST = 0.055  # 0.049 in the fourteenth pass (0.057 in the tenth, 0.064 before)
-MAX_GOOD_LOST_REACHABLE = 0.037  # 0.031 in the fourteenth (0.039 in the ninth and tenth)
+MAX_GOOD_LOST = 0.055  # 0.047 in the sixteenth pass, 0.049 in the fourteenth (0.064 before)
+MAX_GOOD_LOST_REACHABLE = 0.037  # 0.029 in the sixteenth, 0.031 in the fourteenth
 # Pair level (ninth pass): a text kept for an image served under 300 px both ways counts as not
 # kept (the image step drops the picture).  On dev 0.028 / 0.225 with the ninth pass's rescue
 # of thumbnails that name a larger version (0.028 / 0.289 without it).
@@ -53,18 +53,19 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14)
+        assert lab.get("sample", 2) in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
         # samples 5, 10, 12 are stratified by region (header / footer / menu images), sample 11
         # and 13 by a stratum of their own ("larger": thumbnails naming a larger version;
-        # "resize": thumbnails a resizing CDN serves small), sample 14 is a random draw capped
-        # at 3 items a site ("capped": no plain random draw, so reported on its own): they say so
+        # "resize": thumbnails a resizing CDN serves small), samples 14 and 15 are random draws
+        # capped at 3 items a site ("capped": no plain random draw, so reported on its own): they say so
         # and name each item's stratum, so that measure() keeps them out of the split's figures
         assert (lab.get("sample") in (5, 10, 12)) == (lab.get("stratified") == "region"), lab
-        assert (lab.get("sample") in (11, 13, 14)) == (lab.get("stratified") == "stratum"), lab
+        assert (lab.get("sample") in (11, 13, 14, 15)) == (lab.get("stratified") == "stratum"), lab
         if lab.get("stratified") == "region":
             assert lab["region"] in ("nav", "header", "footer") and lab["split"] == "dev"
         if lab.get("stratified") == "stratum":
-            assert lab["stratum"] == {11: "larger", 13: "resize", 14: "capped"}[lab["sample"]] \
+            assert lab["stratum"] == {11: "larger", 13: "resize", 14: "capped",
+                                      15: "capped"}[lab["sample"]] \
                 and lab["split"] == "dev"
     counts = Counter(lab["label"] for lab in labels)
     assert len(labels) >= 200 and min(counts.values()) >= 35, counts
@@ -101,7 +102,8 @@ def test_junk_kept_and_good_lost_on_the_labelled_english_pages(english):
 
 
 def test_the_issues_good_lost_target_on_dev(english):
-    # met since the fourteenth pass (0.049, 20 of 405; 0.057 before: docs/captions.md)
+    # met since the fourteenth pass (0.049, 20 of 405; 0.057 before; 0.047, 19 of 405, since
+    # the sixteenth: docs/captions.md)
     assert english["dev"]["all"]["good_lost"] <= 0.05
 
 
@@ -134,12 +136,40 @@ def test_the_fresh_dev_sample_14(english):
     # Main stood at junk kept 0.049 (4 of 82), good lost 0.250 (8 of 32) on it, against dev's
     # 0.030 / 0.049: the honest estimate of how dev's rules generalise.  The pass's two role
     # fixes (TripleLift's hosts, a logo named by its link) take 2 junk items out (0.024); the 8
-    # good items lost are decided kinds (docs/captions.md, "Fifteenth pass"), so good lost is
-    # bounded where it is, not at the issue's 0.05.
+    # good items lost are decided kinds (docs/captions.md, "Fifteenth pass").  Sixteenth pass
+    # (the sample mined): a two-word side its picture's own texts name ("Lentil Patties", "Odor
+    # detectors.") is kept, 6 of 32 lost (0.188).  Bounded where it is, not at the issue's 0.05.
     fresh = english["dev-s14"]["all"]
     assert fresh["n_good"] >= 30 and fresh["n_junk"] >= 80
     assert fresh["junk_kept"] <= 0.04
-    assert fresh["good_lost"] <= 0.30
+    assert fresh["good_lost"] <= 0.20
+
+
+# Sample 15 (sixteenth pass): 130 more English dev items nobody had read (seed 20261140, at
+# most 3 a site, 95 sites: 30 good, 83 junk, 17 vague), labelled by eye after the pass's two
+# fixes were committed and before anything was measured on them.  Measured once then: junk
+# kept 0.072 (6 of 83), good lost 0.133 (4 of 30), as on main.  Two changes after that
+# measurement, read off its failures and checked on all of dev (docs/captions.md, "Sixteenth
+# pass"): the measuring tool runs the build's language step first (a page with no <html lang>
+# had no page language, so "Square, Google Wallet, Venmo." lost the vocabulary test a build
+# gives it), "Share on Pinterest" is a row of button words, and a text of 7 to 12 words whose
+# head is a foreign name ("Poulet rôti au vin rouge (Roast Red Wine Chicken)") is kept on an
+# English page when a third of its words are English rather than fastText's language: 0.060 (5
+# of 83) / 0.067 (2 of 30, two one-word names).  Junk kept meets the issue's 0.08; good lost
+# does not (xfail below).
+def test_the_fresh_dev_sample_15(english):
+    fresh = english["dev-s15"]["all"]
+    assert fresh["n_good"] >= 30 and fresh["n_junk"] >= 80
+    assert fresh["junk_kept"] <= 0.08
+    assert fresh["good_lost"] <= 0.07
+
+
+@pytest.mark.xfail(strict=True, reason="issue 14: good lost <= 0.05 is not met on the fresh dev "
+                   "sample 15 (0.133, 4 of 30, measured once; 0.067, 2 of 30, after the "
+                   "sixteenth pass's post-measurement changes: two one-word names, a menu's "
+                   "'Austin' and an alt 'Telstar'; docs/captions.md)")
+def test_the_issues_good_lost_target_on_the_fresh_dev_sample_15(english):
+    assert english["dev-s15"]["all"]["good_lost"] <= 0.05
 
 
 # The mostly German real_pages, split by site (seventh pass, docs/captions.md "Seventh pass"):
