@@ -112,13 +112,15 @@ def test_split_report(image_models):
 def test_accuracy_on_held_out_sources(test_split_report):
     report = test_split_report
     assert report["n_natural"] >= 80 and report["n_other"] >= 200
-    # A regression guard at what the shipped head scores (docs/images.md: 0.866 / 0.863 /
-    # photos 0.842 / others 0.883, on the test split widened with four unseen sources), the
-    # same figure on every CPU: the int8 backbone cannot saturate and the pixel statistics are
-    # integer counts (tests/filters/test_portable.py).  The bounds leave about one image.
-    # Issue 15's target is 0.95 balanced accuracy with 0.95 of the photos kept; not met.
-    assert report["accuracy"] >= 0.86 and report["balanced_accuracy"] >= 0.855
-    assert report["natural_accuracy"] >= 0.835 and report["other_accuracy"] >= 0.875
+    # A regression guard at what the shipped heads score (docs/images.md, sixth round: 0.871
+    # / 0.872 / photos 0.880 / others 0.863, on the test split widened with four unseen
+    # sources), the same figure on every CPU: the int8 models cannot saturate and the pixel
+    # statistics are integer counts (tests/filters/test_portable.py).  The bounds leave about
+    # one image.  Issue 15's target is 0.95 balanced accuracy with 0.95 of the photos kept;
+    # not met.
+    assert report["second_opinion"] > 0
+    assert report["accuracy"] >= 0.865 and report["balanced_accuracy"] >= 0.865
+    assert report["natural_accuracy"] >= 0.875 and report["other_accuracy"] >= 0.855
     # The flat-graphic pre-check (thresholds chosen on train and val) fires on no held-out
     # photo, so it can only turn the head's misses on graphics into hits.
     assert report["precheck_on"] and report["precheck"]["fired_natural"] == 0
