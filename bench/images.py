@@ -108,6 +108,8 @@ def variant_config(**kw) -> Config:
         cfg.nsfw.jpeg_reencode = kw["nsfw_jpeg"]
     if "flat_check" in kw:
         cfg.naturalness.flat_check = kw["flat_check"]
+    if "second_opinion" in kw:
+        cfg.naturalness.second_opinion = kw["second_opinion"]
     if "batch" in kw:
         cfg.naturalness.batch_size = cfg.nsfw.batch_size = cfg.labels.batch_size = kw["batch"]
     return cfg
@@ -134,6 +136,8 @@ def variants(quick: bool) -> dict:
         "flat_check_" + ("off" if d.naturalness.flat_check else "on"):
             (dict(flat_check=not d.naturalness.flat_check), plan_order),
         "store_at_decode": (dict(store_at_decode=True), plan_order),
+        # naturalness's head alone, no NSFW pass before the NSFW step (main before round 6)
+        "second_opinion_off": (dict(second_opinion=0.0), plan_order),
         # both of round 2's chain changes undone (docs/images.md, Speed)
         "no_precheck_store_at_decode": (dict(flat_check=False, store_at_decode=True), plan_order),
     })

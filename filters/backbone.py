@@ -30,6 +30,7 @@ MODELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 BACKBONE_FILES = {"float": "efficientnet_lite0.onnx", "int8": "efficientnet_lite0_int8.onnx"}
 NSFW_INT8_FILE = "open_nsfw_int8.onnx"
 HEAD_FILE = "naturalness_head.onnx"
+SECOND_HEAD_FILE = "naturalness_second_head.onnx"  # the second opinion (docs/images.md)
 HEAD_REPORT = "naturalness_head.json"  # the trainer's report: which backbone the head was fit on
 
 VIEW_RESIZE = 256
@@ -67,15 +68,17 @@ def model_path(name: str) -> str:
     return path
 
 
-def make_session(path: str, threads: int = 1):
-    """An onnxruntime CPU session; one intra-op thread by default because engines parallelise
-    with one worker process per core, and more threads per worker would oversubscribe."""
+def make_session(path: str | bytes, threads: int = 1):
+    """An onnxruntime CPU session (of a model file, or a serialised model's bytes); one
+    intra-op thread by default because engines parallelise with one worker process per core,
+    and more threads per worker would oversubscribe."""
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1
     opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    return ort.InferenceSession(model_path(path), opts, providers=["CPUExecutionProvider"])
+    src = path if isinstance(path, bytes) else model_path(path)
+    return ort.InferenceSession(src, opts, providers=["CPUExecutionProvider"])
 
 
 def decode_image(data: bytes, longest: int = 512) -> Image.Image:

@@ -14,6 +14,14 @@ noise, shading; a grey photo has 256 levels), flat artwork mostly does; and what
 most common colour (the background) must be flat too, so a small product on a white
 background, a photo, is not taken for a graphic (:func:`flat_shares`).
 
+A second opinion decides where the head is unsure (its probability within
+``second_opinion`` of 0.5: about 9% of the val split's views): a second logistic-regression head
+(``filters/models/naturalness_second_head.onnx``) reads the same embedding and statistics plus
+open_nsfw's pooled features of the same view (a ResNet-50 trained on photos and drawings, not
+ImageNet classes; docs/images.md, sixth round).  The NSFW pass it needs is cached on the item
+(``ImageItem.nsfw_out``), and the NSFW step, which runs next, reuses it instead of running
+the model again (``NsfwModel.outputs``), so an unsure image that is kept costs no extra pass.
+
     python -m filters.naturalness FILE...   # one JSON line per file: {"path", "natural"}
 """
 from __future__ import annotations
@@ -25,10 +33,11 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image
 
-from filters.backbone import (HEAD_FILE, Backbone, as_image, decode_pixels, make_session,
-                              pixels_of, square_view, view_of)
+from filters.backbone import (HEAD_FILE, SECOND_HEAD_FILE, Backbone, as_image, decode_pixels,
+                              make_session, pixels_of, square_view, view_of)
 from filters.batched import ImageBatchStage
 from filters.image_stats import stats_batch
+from filters.nsfw import NsfwModel
 from pipeline.core.errors import ConfigError
 from pipeline.core.records import ImageItem
 
@@ -62,6 +71,9 @@ class NaturalnessConfig:
     """flat-graphic pre-check: share of the sample those colours must cover"""
     flat_rest_share: float = 0.5
     """flat-graphic pre-check: share of the rest the next colours must cover"""
+    # Chosen by grouped cross-validation on the train split (docs/images.md, sixth round).
+    second_opinion: float = 0.2
+    """the second head (with open_nsfw's features) decides where the head's probability is within this of 0.5; 0 turns it off"""
 
     def check(self) -> "NaturalnessConfig":
         if not 0.0 <= self.threshold < 1.0:
@@ -74,6 +86,9 @@ class NaturalnessConfig:
                 or not 0.0 <= self.flat_rest_share <= 1.0):
             raise ConfigError("naturalness.flat_colors must be within 2..4096, "
                               "naturalness.flat_share within (0, 1], flat_rest_share [0, 1]")
+        if not 0.0 <= self.second_opinion <= 0.5:
+            raise ConfigError("naturalness.second_opinion must be within [0, 0.5] "
+                              f"(got {self.second_opinion!r})")
         return self
 
 
@@ -117,34 +132,67 @@ def is_flat_graphic(pixels, config: NaturalnessConfig) -> bool:
 
 class NaturalnessHead:
     """The ONNX head: embeddings [B,1280] (and, for a head that reads them, the views' pixel
-    statistics [B,19] of ``filters/image_stats.py``) -> natural probabilities [B]."""
+    statistics [B,19] of ``filters/image_stats.py`` and open_nsfw's pooled features [B,1024])
+    -> natural probabilities [B]."""
 
     def __init__(self, path: str = HEAD_FILE, threads: int = 1):
         self.path = path
         self.threads = threads
         self._session = None
-        self.uses_stats = False
+        self.uses_stats = self.uses_pool = False
 
     def load(self) -> "NaturalnessHead":
         if self._session is None:
             self._session = make_session(self.path, self.threads)
-            self.uses_stats = "stats" in {i.name for i in self._session.get_inputs()}
+            names = {i.name for i in self._session.get_inputs()}
+            self.uses_stats, self.uses_pool = "stats" in names, "nsfw_pool" in names
         return self
 
-    def __call__(self, embeddings: np.ndarray, views=None) -> np.ndarray:
+    def __call__(self, embeddings: np.ndarray, views=None, stats=None, pooled=None) -> np.ndarray:
         """Probabilities for ``embeddings``; ``views`` (the same images' 224-px views) give
-        the pixel statistics when the head reads them."""
+        the pixel statistics when the head reads them (or ``stats``, computed already)."""
         self.load()
         feeds = {"embedding": np.asarray(embeddings, np.float32)}
         if self.uses_stats:
-            if views is None:
+            if stats is None and views is None:
                 raise ValueError(f"{self.path} reads pixel statistics: pass the views")
-            feeds["stats"] = stats_batch(views)
+            feeds["stats"] = stats_batch(views) if stats is None else stats
+        if self.uses_pool:
+            if pooled is None:
+                raise ValueError(f"{self.path} reads open_nsfw's pooled features: pass them")
+            feeds["nsfw_pool"] = np.asarray(pooled, np.float32)
         (p,) = self._session.run(["natural"], feeds)
         return p
 
     def __getstate__(self):
         return {**self.__dict__, "_session": None}
+
+
+class SecondOpinion:
+    """Where the head is unsure (``|p - 0.5| < band``), the second head's probability
+    replaces its own.  The NSFW model is int8 without the JPEG round trip, as the second head
+    was trained; ``pooled_of(indices)`` gives its pooled features for those images (cached
+    on the items in the pipeline)."""
+
+    def __init__(self, band: float, threads: int = 1, head: str = SECOND_HEAD_FILE):
+        self.band = band
+        self.head = NaturalnessHead(head, threads)
+        self.nsfw = NsfwModel("int8", threads, jpeg_reencode=False)
+
+    def load(self) -> None:
+        if self.band > 0:
+            self.head.load()
+            self.nsfw.load()
+
+    def __call__(self, probs, embeddings, stats, pooled_of) -> np.ndarray:
+        """The head's ``probs`` with the unsure ones replaced (``stats``: the views' pixel
+        statistics, computed once for both heads)."""
+        probs = np.array(probs, np.float32)
+        unsure = np.flatnonzero(np.abs(probs - np.float32(0.5)) < self.band)
+        if len(unsure):
+            probs[unsure] = self.head(embeddings[unsure], stats=stats[unsure],
+                                      pooled=pooled_of(unsure))
+        return probs
 
 
 class Naturalness:
@@ -153,10 +201,13 @@ class Naturalness:
     head's probability for every image)."""
 
     def __init__(self, backbone: str = NaturalnessConfig.backbone, threads: int = 1,
-                 head: str = HEAD_FILE, flat_check: bool = NaturalnessConfig.flat_check):
+                 head: str = HEAD_FILE, flat_check: bool = NaturalnessConfig.flat_check,
+                 second_opinion: float = NaturalnessConfig.second_opinion,
+                 second_head: str = SECOND_HEAD_FILE):
         self.backbone = Backbone(backbone, threads)
         self.head = NaturalnessHead(head, threads)
-        self.config = NaturalnessConfig(flat_check=flat_check).check()
+        self.config = NaturalnessConfig(flat_check=flat_check, second_opinion=second_opinion).check()
+        self.second = SecondOpinion(self.config.second_opinion, threads, second_head)
 
     def flat(self, pixels: list) -> np.ndarray:
         """Which images the pre-check drops (all False when it is off)."""
@@ -165,7 +216,10 @@ class Naturalness:
     def score_pixels(self, pixels: list[np.ndarray]) -> np.ndarray:
         views = [square_view(px) for px in pixels]
         emb, _ = self.backbone.run(views)
-        return np.where(self.flat(pixels), np.float32(0.0), self.head(emb, views))
+        stats = stats_batch(views)
+        p = self.second(self.head(emb, stats=stats), emb, stats,
+                        lambda idx: self.second.nsfw.run([views[i] for i in idx])[1])
+        return np.where(self.flat(pixels), np.float32(0.0), p)
 
     def score_files(self, paths: list[str]) -> np.ndarray:
         pixels = []
@@ -186,14 +240,17 @@ class NaturalnessFilter(ImageBatchStage):
         self.batch_size = self.config.batch_size
         self._backbone = Backbone(self.config.backbone, self.config.threads)
         self._head = NaturalnessHead(threads=self.config.threads)
+        self._second = SecondOpinion(self.config.second_opinion, self.config.threads)
 
     def setup(self) -> None:
         self._backbone.load()
         self._head.load()
+        self._second.load()
 
     def describe(self):
         return {"threshold": self.config.threshold, "backbone": self._backbone.precision,
-                "flat_check": self.config.flat_check}
+                "flat_check": self.config.flat_check,
+                "second_opinion": self.config.second_opinion}
 
     def _flat(self, item: ImageItem) -> bool:
         try:
@@ -212,7 +269,10 @@ class NaturalnessFilter(ImageBatchStage):
                 results[rest[j]] = r
         if ok:
             outs = self._backbone.outputs([items[i] for i in ok])
-            probs = self._head(np.stack([emb for emb, _ in outs]), [view_of(items[i]) for i in ok])
+            emb = np.stack([e for e, _ in outs])
+            stats = stats_batch([view_of(items[i]) for i in ok])
+            probs = self._second(self._head(emb, stats=stats), emb, stats, lambda idx: np.stack(
+                [pool for _, pool in self._second.nsfw.outputs([items[ok[j]] for j in idx])]))
             for i, p in zip(ok, probs):
                 items[i].natural = round(float(p), 4)
                 results[i] = ([items[i]] if items[i].natural >= self.config.threshold

@@ -43,10 +43,11 @@ BUILD_INPUTS = ["setup.py", "pyproject.toml", "MANIFEST.in", "requirements.txt",
 # lines, e.g. onnx), never by a worker: their imports need not be declared.
 MODEL_BUILDERS = {"tools/build_image_models.py", "tools/train_naturalness.py",
                   "tools/naturalness_head.py"}
-# What a worker loads: the generated image models, the committed naturalness head, the
+# What a worker loads: the generated image models, the committed naturalness heads, the
 # relevance scorer and its label vectors, the word lists.
 SHIPPED = ["filters/models/efficientnet_lite0_int8.onnx", "filters/models/open_nsfw_int8.onnx",
            "filters/models/naturalness_head.onnx", "filters/models/naturalness_head.json",
+           "filters/models/naturalness_second_head.onnx",
            "scoring/models/scorer.json", "scoring/models/label_vectors.npz",
            "scoring/data/imagenet_label_text.json", "filters/wordlists/adult_en.txt",
            "filters/imagenet_classes.txt"]

@@ -129,15 +129,20 @@ def precheck_report(data, flat: np.ndarray) -> dict:
 
 
 def evaluate(model=None, threshold: float = 0.5, split: str = "test", backbone: str = "int8") -> dict:
-    """Scores ``split`` as the filter decides with ``model`` (default: the shipped pre-check
-    and head on the ``backbone``): a flat graphic scores 0, the others the head's
-    probability.  ``without_precheck`` holds the head's figures alone."""
+    """Scores ``split`` as the filter decides with ``model`` (default: the shipped pre-check,
+    head and second opinion on the ``backbone``): a flat graphic scores 0, the others the
+    head's probability (the second head's where the head is unsure).  ``without_precheck``
+    holds the heads' figures alone."""
     model = model or Naturalness(backbone)
     data = split_set(split)
-    head = model.head(embed_set(data, model.backbone), [square_view(px) for *_, px in data])
+    views = [square_view(px) for *_, px in data]
+    emb, stats = embed_set(data, model.backbone), stats_batch(views)
+    head = model.second(model.head(emb, stats=stats), emb, stats,
+                        lambda idx: model.second.nsfw.run([views[i] for i in idx])[1])
     flat = model.flat([px for *_, px in data])
     alone = report(data, head, threshold)
     return {"split": split, "backbone": backbone, "precheck_on": bool(model.config.flat_check),
+            "second_opinion": model.config.second_opinion,
             **report(data, np.where(flat, np.float32(0.0), head), threshold),
             "precheck": precheck_report(data, flat),
             "without_precheck": {k: v for k, v in alone.items() if k != "errors"}}

@@ -24,6 +24,7 @@ from sklearn.linear_model import LogisticRegression
 from filters.backbone import Backbone, decode_pixels, square_view
 from filters.image_stats import DIM as STATS_DIM
 from filters.image_stats import stats_batch
+from filters.nsfw import POOL_DIM, NsfwModel
 
 C = 0.0003  # chosen by `select` on the val split (portable int8 backbone + pixel statistics)
 THRESHOLD = 0.5  # likewise; folded into the exported bias
@@ -38,33 +39,42 @@ def image_files(folders: list[str]) -> list[str]:
     return sorted(out)
 
 
-def embed_files(paths: list[str], backbone: Backbone, batch: int = 32) -> np.ndarray:
+def embed_files(paths: list[str], backbone: Backbone, batch: int = 32,
+                nsfw: NsfwModel | None = None) -> np.ndarray:
     """The head's features of image files: [N, 1280 + 19], the backbone embedding and the
-    view's pixel statistics (``filters/image_stats.py``)."""
+    view's pixel statistics (``filters/image_stats.py``); with ``nsfw`` (int8, no JPEG round
+    trip, as the pipeline's second opinion runs it) its pooled features too: [N, 1280 + 19 +
+    1024]."""
     feats = []
     for i in range(0, len(paths), batch):
         views = []
         for p in paths[i:i + batch]:
             with open(p, "rb") as f:
                 views.append(square_view(decode_pixels(f.read())))
-        feats.append(np.concatenate([backbone.run(views)[0], stats_batch(views)], axis=1))
+        parts = [backbone.run(views)[0], stats_batch(views)]
+        if nsfw is not None:
+            parts.append(nsfw.run(views)[1])
+        feats.append(np.concatenate(parts, axis=1))
     return np.concatenate(feats)
 
 
 def export_head(mean: np.ndarray, std: np.ndarray, w: np.ndarray, b: float, path: str,
-                threshold: float = 0.5) -> None:
+                threshold: float = 0.5, nsfw_pool: bool = False) -> None:
     """(features - mean) / std . w + b -> sigmoid, as a small ONNX graph whose inputs are the
-    embedding and the pixel statistics (concatenated first: the features ``fit`` saw).
-    ``threshold`` (chosen on val) is folded into the bias, so the pipeline's 0.5 cut is it."""
+    embedding and the pixel statistics (concatenated first: the features ``fit`` saw), and
+    with ``nsfw_pool`` open_nsfw's pooled features as a third input (the second opinion's
+    head).  ``threshold`` (chosen on val) is folded into the bias, so the pipeline's 0.5 cut
+    is it."""
     f32 = np.float32
     b -= float(np.log(threshold / (1 - threshold)))
-    n_emb = mean.shape[0] - STATS_DIM
+    n_emb = mean.shape[0] - STATS_DIM - (POOL_DIM if nsfw_pool else 0)
+    names = ["embedding", "stats"] + (["nsfw_pool"] if nsfw_pool else [])
     inits = [numpy_helper.from_array(mean[None].astype(f32), "mean"),
              numpy_helper.from_array(std[None].astype(f32), "std"),
              numpy_helper.from_array(w[:, None].astype(f32), "w"),
              numpy_helper.from_array(np.array([b], f32), "b"),
              numpy_helper.from_array(np.array([-1], np.int64), "flat")]
-    nodes = [helper.make_node("Concat", ["embedding", "stats"], ["x"], axis=1),
+    nodes = [helper.make_node("Concat", names, ["x"], axis=1),
              helper.make_node("Sub", ["x", "mean"], ["c"]),
              helper.make_node("Div", ["c", "std"], ["z"]),
              helper.make_node("MatMul", ["z", "w"], ["zw"]),
@@ -73,8 +83,8 @@ def export_head(mean: np.ndarray, std: np.ndarray, w: np.ndarray, b: float, path
              helper.make_node("Reshape", ["p", "flat"], ["natural"])]
     graph = helper.make_graph(
         nodes, "naturalness_head",
-        [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", n_emb]),
-         helper.make_tensor_value_info("stats", TensorProto.FLOAT, ["batch", STATS_DIM])],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["batch", d])
+         for n, d in zip(names, (n_emb, STATS_DIM, POOL_DIM))],
         [helper.make_tensor_value_info("natural", TensorProto.FLOAT, ["batch"])], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
                               producer_name="lait-train-naturalness")
@@ -121,15 +131,18 @@ def folder_set(natural: list[str], other: list[str]) -> tuple[list[str], np.ndar
 
 
 def train(natural: list[str], other: list[str], out: str, precision: str = "int8",
-          c: float = C, threshold: float = THRESHOLD) -> dict:
+          c: float = C, threshold: float = THRESHOLD, nsfw_pool: bool = False) -> dict:
+    """Fits and exports a head; ``nsfw_pool``: the second opinion's (docs/images.md, sixth
+    round: C=3e-5, threshold 0.51, ``filters/models/naturalness_second_head.onnx``)."""
     t0 = time.time()
     paths, y, sources = folder_set(natural, other)
-    x = embed_files(paths, Backbone(precision))
+    x = embed_files(paths, Backbone(precision), nsfw=NsfwModel("int8", jpeg_reencode=False)
+                    if nsfw_pool else None)
     mean, std, clf = fit(x, y, c, sources)
-    export_head(mean, std, clf.coef_[0], float(clf.intercept_[0]), out, threshold)
+    export_head(mean, std, clf.coef_[0], float(clf.intercept_[0]), out, threshold, nsfw_pool)
     p = clf.predict_proba((x - mean) / std)[:, 1]
     return {"natural": int(y.sum()), "other": int((y == 0).sum()), "backbone": precision,
-            "features": ["embedding", "stats"],
+            "features": ["embedding", "stats"] + (["nsfw_pool"] if nsfw_pool else []),
             "C": c, "threshold": threshold,
             "train_accuracy": round(float(((p >= threshold) == y).mean()), 4),
             "seconds": round(time.time() - t0, 1), "out": out}

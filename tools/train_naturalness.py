@@ -128,13 +128,16 @@ def main(argv=None) -> int:
             tr.add_argument("--out", required=True)
             tr.add_argument("--C", type=float, default=C)
             tr.add_argument("--threshold", type=float, default=THRESHOLD)
+            tr.add_argument("--nsfw-pool", action="store_true",
+                            help="add open_nsfw's pooled features (the second opinion's head)")
     args = ap.parse_args(argv)
     if args.cmd == "make-data":
         print(json.dumps(make_data(args.out, args.seed, tuple(args.splits)), sort_keys=True))
     elif args.cmd == "select":
         print(json.dumps(select(args.natural, args.other, args.backbone)))
     else:
-        print(json.dumps(train(args.natural, args.other, args.out, args.backbone, args.C, args.threshold)))
+        print(json.dumps(train(args.natural, args.other, args.out, args.backbone, args.C,
+                               args.threshold, args.nsfw_pool)))
     return 0
 
 

@@ -105,6 +105,10 @@ class ImageItem(ImageFacts):
     # (embedding, logits) for it: computed once, read by naturalness, NSFW and the labeler.
     view: Any = transient()
     backbone_out: Any = transient()
+    # open_nsfw's outputs for the view, ((precision, jpeg_reencode), score, pooled features):
+    # computed by naturalness's second opinion for the images it is unsure of, and reused by
+    # the NSFW step when its model settings are the same (filters/nsfw.py).
+    nsfw_out: Any = transient()
 
     def facts(self) -> ImageFacts:
         """The image's facts without its candidates or transient fields (a copy of ``meta``)."""
@@ -113,7 +117,7 @@ class ImageItem(ImageFacts):
 
     def clear_model_cache(self) -> None:
         """Frees the cached view and backbone outputs once the last model has read them."""
-        self.view = self.backbone_out = None
+        self.view = self.backbone_out = self.nsfw_out = None
 
 
 @dataclass

@@ -102,17 +102,21 @@ def real_views():
 
 
 def test_nsfw_int8_session_matches_its_qdq_reference(image_models, real_views):
-    from filters.nsfw import nsfw_prepare
+    from filters.nsfw import int8_graph_with_pool, nsfw_prepare
 
-    path = model_path(NSFW_INT8_FILE)
+    graph = int8_graph_with_pool()  # as the filter runs it: the pooled features an output too
     x = nsfw_prepare(real_views, jpeg_reencode=False)
-    fused, ref = (_session(path, o).run(None, {"input:0": x})[0][:, 1] for o in (True, False))
+    (fused, fpool), (ref, rpool) = (_session(graph, o).run(None, {"input:0": x}) for o in (True, False))
+    fused, ref = fused[:, 1], ref[:, 1]
     diff = np.abs(fused - ref)
-    print(f"\nNSFW int8 fused vs unfused QDQ: max |diff| {diff.max():.4f}, mean {diff.mean():.4f}")
+    cos = _cosines(fpool, rpool)
+    print(f"\nNSFW int8 fused vs unfused QDQ: max |diff| {diff.max():.4f}, mean {diff.mean():.4f}; "
+          f"pooled features cosine min {cos.min():.5f}")
     # Integer vs float accumulation rounds a few activations one step apart; the output is a
     # uint8-quantised softmax (steps of 1/255).  Saturation moves whole layers, far more.
     assert diff.max() <= 0.05 and diff.mean() <= 0.005
     assert ((fused >= 0.5) == (ref >= 0.5)).all()
+    assert cos.min() >= 0.995  # the second opinion's features, the backbone's bound
 
 
 def test_backbone_int8_session_matches_its_qdq_reference(image_models, real_views):
@@ -188,21 +192,24 @@ for i in range(0, len(runs), 2):
     o = ort.SessionOptions()
     o.intra_op_num_threads = 1
     s = ort.InferenceSession(model, o, providers=["CPUExecutionProvider"])
-    res[str(i // 2)] = s.run(None, {s.get_inputs()[0].name: np.load(inputs)})[0]
+    for k, a in enumerate(s.run(None, {s.get_inputs()[0].name: np.load(inputs)})):
+        res[f"{i // 2}_{k}"] = a
 np.savez(out, **res)
 """
 # An AVX2 CPU without AVX-512 or any VNNI (QEMU's TCG emulates AVX2 since 7.2).
 EMULATED_CPU = "Haswell"
 
 
-def _run_models(runs: list[tuple[str, str]], out: str, emulated: bool) -> list[np.ndarray]:
+def _run_models(runs: list[tuple[str, str]], out: str, emulated: bool) -> list[list[np.ndarray]]:
+    """Every output of each (model, input) run, in the graph's order."""
     cmd = [sys.executable, "-c", _ORT_SCRIPT, out, *[a for run in runs for a in run]]
     if emulated:
         cmd = [shutil.which("qemu-x86_64"), "-cpu", EMULATED_CPU, *cmd]
     res = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
     assert res.returncode == 0, res.stderr[-3000:]
     with np.load(out) as z:
-        return [z[str(i)] for i in range(len(runs))]
+        return [[z[f"{i}_{k}"] for k in range(len(z.files)) if f"{i}_{k}" in z.files]
+                for i in range(len(runs))]
 
 
 def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -224,7 +231,7 @@ def test_int8_models_give_the_same_bytes_on_an_avx2_cpu_without_vnni(image_model
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
     from filters.backbone import Backbone
-    from filters.nsfw import nsfw_prepare
+    from filters.nsfw import int8_graph_with_pool, nsfw_prepare
     from tools.build_image_models import _Reader, calibration_views
 
     views = real_views[:8]  # photos: the saturation shows on rich activations
@@ -238,16 +245,20 @@ def test_int8_models_give_the_same_bytes_on_an_avx2_cpu_without_vnni(image_model
                     quant_format=QuantFormat.QDQ, per_channel=True,
                     activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
                     reduce_range=False)
-    shipped = [(model_path(BACKBONE_FILES["int8"]), str(bx)), (model_path(NSFW_INT8_FILE), str(nx))]
+    pooled = tmp_path / "open_nsfw_int8_pooled.onnx"  # as the filter runs it (two outputs)
+    pooled.write_bytes(int8_graph_with_pool())
+    shipped = [(model_path(BACKBONE_FILES["int8"]), str(bx)), (str(pooled), str(nx))]
     runs = shipped + [(old, str(bx))]
     here = _run_models(runs, str(tmp_path / "here.npz"), emulated=False)
     haswell = _run_models(runs, str(tmp_path / "haswell.npz"), emulated=True)
-    for (model, _), a, b in zip(shipped, here, haswell):
-        assert a.shape == b.shape and np.array_equal(a, b), (
-            f"{os.path.basename(model)}: emulated AVX2 output differs from this CPU's "
-            f"(max |diff| {np.abs(a - b).max()})")
+    assert [len(h) for h in here[:2]] == [2, 2]  # embedding, logits; NSFW score, pooled
+    for (model, _), outs_here, outs_haswell in zip(shipped, here, haswell):
+        for a, b in zip(outs_here, outs_haswell, strict=True):
+            assert a.shape == b.shape and np.array_equal(a, b), (
+                f"{os.path.basename(model)}: emulated AVX2 output differs from this CPU's "
+                f"(max |diff| {np.abs(a - b).max()})")
     reference = _session(old, optimised=False).run(None, {"image": np.load(bx)})[0]
-    cos = _cosines(haswell[2], reference)
+    cos = _cosines(haswell[2][0], reference)
     print(f"\n8-bit U8S8 backbone on emulated {EMULATED_CPU} vs its QDQ reference: embedding "
           f"cosine min {cos.min():.3f}; shipped models: identical bytes to this CPU")
     assert cos.min() < 0.98, "the emulated CPU did not saturate: is it running AVX2 kernels?"
