@@ -18,6 +18,8 @@ def test_defaults_and_overrides(tmp_path):
     ("input: {warc: []}\n", "input.warc"),
     ("input: {warc: [a]}\nfetch: {allow_private: yes please}\n", "fetch.allow_private"),
     ("input: [oops\n", "not valid YAML"),
+    ("- input\n- text\n", "config .*c.yaml: expected a mapping of sections .* got a list"),
+    ('"input"\n', "config .*c.yaml: expected a mapping of sections .* got a str"),
 ])
 def test_bad_configuration_fails_fast_with_the_key(tmp_path, text, message):
     p = tmp_path / "c.yaml"
