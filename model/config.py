@@ -166,7 +166,20 @@ class Config:
             raise ConfigError(f"precision must be bf16 or fp32, got {self.precision!r}")
         if self.retrieval.loss not in ("bce", "ce", "triplet"):
             raise ConfigError(f"retrieval.loss must be bce, ce or triplet, got {self.retrieval.loss!r}")
+        if d.max_regions <= 0:
+            raise ConfigError(f"data.max_regions must be > 0 (got {d.max_regions})")
+        r = self.retrieval
+        _ranges("retrieval", r, positive=("steps", "batch_size", "ckpt_every", "negatives", "eval_size"),
+                non_negative=("lr", "warmup_steps", "margin"))
         for n, s in self.stages.items():
+            # lr 0 is allowed: a stage that must not move the weights (tests use it)
+            _ranges(f"stages.{n}", s, positive=("log_every", "ckpt_every"),
+                    non_negative=("lr", "cnn_lr", "min_lr", "warmup_steps", "weight_decay",
+                                  "cnn_weight_decay"))
+            if s.grad_clip < 0:
+                raise ConfigError(f"stages.{n}.grad_clip must be >= 0 (0: off), got {s.grad_clip}")
+            if len(s.betas) != 2 or not all(0.0 <= b < 1.0 for b in s.betas):
+                raise ConfigError(f"stages.{n}.betas must be two numbers in [0, 1), got {list(s.betas)}")
             if s.decay not in ("linear", "cosine", "constant"):
                 raise ConfigError(f"stages.{n}.decay must be linear, cosine or constant")
             if s.steps <= 0 or s.batch_size <= 0 or s.grad_accum <= 0:
@@ -182,6 +195,18 @@ class Config:
             if s.val_every <= 0 or s.val_size < 2:
                 raise ConfigError(f"stages.{n}: val_every must be positive and val_size at least 2")
         return self
+
+
+def _ranges(where: str, section, positive=(), non_negative=()) -> None:
+    """Optimiser and schedule values out of range fail at load: torch raised a traceback for
+    some (a negative lr, betas >= 1), others trained silently on nonsense (a negative weight
+    decay or min_lr) or failed at the first step (log_every 0)."""
+    for name in positive:
+        if not getattr(section, name) > 0:
+            raise ConfigError(f"{where}.{name} must be > 0 (got {getattr(section, name)})")
+    for name in non_negative:
+        if not getattr(section, name) >= 0:
+            raise ConfigError(f"{where}.{name} must be >= 0 (got {getattr(section, name)})")
 
 
 def from_dict(raw: dict) -> Config:
