@@ -22,7 +22,7 @@ from filters.nsfw import NsfwConfig
 from filters.text import TextCleanerConfig
 from pipeline.core import overrides as overrides_mod
 from pipeline.core import typed_config
-from pipeline.core.errors import ConfigError
+from pipeline.core.errors import ConfigError, yaml_problem
 from pipeline.steps.crawl import LINK_POLICIES
 from pipeline.web.robots import OPT_OUT_TOKENS
 from pipeline.web.settings import USER_AGENT
@@ -394,5 +394,5 @@ def load(path: str | None, overrides: dict[str, Any] | None = None) -> Config:
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc}") from exc
     except yaml.YAMLError as exc:
-        raise ConfigError(f"config {path} is not valid YAML: {exc}") from exc
+        raise ConfigError(f"config {path} is not valid YAML: {yaml_problem(exc)}") from exc
     return from_dict(overrides_mod.apply(_sections(data, f"config {path}"), overrides))

@@ -26,3 +26,15 @@ def test_bad_configuration_fails_fast_with_the_key(tmp_path, text, message):
     p.write_text(text)
     with pytest.raises(config.ConfigError, match=message):
         config.load(str(p))
+
+
+def test_a_yaml_syntax_error_is_one_line_with_its_place(tmp_path):
+    # PyYAML's message spans four lines (context and problem, each with its mark); the CLI
+    # prints one line per user error.
+    p = tmp_path / "c.yaml"
+    p.write_text("input:\n  warc: [a\n")
+    with pytest.raises(config.ConfigError) as err:
+        config.load(str(p))
+    msg = str(err.value)
+    assert "\n" not in msg
+    assert msg.startswith(f"config {p} is not valid YAML: line 3, column 1: expected ',' or ']'")
