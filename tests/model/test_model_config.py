@@ -83,3 +83,12 @@ def test_an_exponent_without_a_dot_is_a_number(tmp_path):
     for bad in ("5e", "e-4", "fast", "0x10"):
         with pytest.raises(ConfigError, match="stages.1.lr: expected a number"):
             from_dict({"stages": {1: {"lr": bad}}})
+
+
+def test_a_yaml_syntax_error_is_a_configuration_error(tmp_path):
+    # it was yaml's ScannerError traceback out of `lait train`, exit 1
+    p = tmp_path / "c.yaml"
+    p.write_text("stages:\n  1: {steps: 5\n")
+    with pytest.raises(ConfigError, match=f"config {p} is not valid YAML: line 3, column 1") as err:
+        load_config(str(p))
+    assert "\n" not in str(err.value)
