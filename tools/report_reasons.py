@@ -83,7 +83,8 @@ FETCH = {
 EXACT = {
     "read_bad_record": "a WARC record that could not be parsed (damaged bytes); reading goes on "
                        "at the next record",
-    "read_http_status": "a WARC response whose HTTP status is not 200",
+    "read_http_status": "a WARC response whose HTTP status is not 200 or 203 (a redirect, 404, 5xx, "
+                        "206 partial content)",
     "read_not_html": "a WARC response that is not an HTML page",
     "read_page_too_large": "a page larger than the page size limit",
     "read_truncated": "a WARC file that ends mid-record (a cut download)",
