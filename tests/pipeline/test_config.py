@@ -18,6 +18,11 @@ def test_defaults_and_overrides(tmp_path):
     ("input: {warc: []}\n", "input.warc"),
     ("input: {warc: [a]}\nfetch: {allow_private: yes please}\n", "fetch.allow_private"),
     ("input: [oops\n", "not valid YAML"),
+    # a code the language model does not answer kept no page (the run ended with an empty
+    # corpus, after every fetch); fastText's lid.176 answers 176 languages, "eng" not among them
+    ("input: {warc: [a]}\nlanguage: {targets: [en, eng]}\n",
+     r"language.targets: \['eng'\] is not among the 176 languages"),
+    ("input: {warc: [a]}\ntext: {targets: [xx]}\n", r"text.targets: \['xx'\] is not among"),
     ("- input\n- text\n", "config .*c.yaml: expected a mapping of sections .* got a list"),
     ('"input"\n', "config .*c.yaml: expected a mapping of sections .* got a str"),
 ])
