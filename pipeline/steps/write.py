@@ -81,8 +81,9 @@ def missing_shards(out_dir: str, num_shards: int, written: int) -> list[str]:
     """The shard files of a finished corpus job that are gone, [] when the shards hold all
     ``written`` samples: a rerun of a finished run must not report a corpus whole that lost a
     shard (deleted by hand, or by a sync).  A shard is whole with its tar, parquet and
-    ``_stats.json``; a shard gone entirely shows only in the samples count, and then every
-    shard number with no files is named (a shard that got no sample has none either)."""
+    ``_stats.json``; a shard gone entirely shows only in the samples count, and then the
+    shard numbers with no files are named (a shard that got no sample has none either, so
+    they are candidates, not certainly lost)."""
     shards = storage.join(out_dir, "shards")
     names = set(storage.listdir(shards))
     parquets = set(storage.listdir(storage.join(out_dir, PARQUET_DIR)))
@@ -96,10 +97,10 @@ def missing_shards(out_dir: str, num_shards: int, written: int) -> list[str]:
         elif any(have.values()):
             missing += [name for name, there in have.items() if not there]
         else:
-            absent.append(stem + ".tar")
+            absent.append(stem)
     if missing or held == written:
         return missing
-    return absent or [f"{written - held} of {written} samples"]
+    return [f"{written - held} of {written} samples (shards with no files: {', '.join(absent)})"]
 
 
 def sample_json(meta: dict) -> bytes:
