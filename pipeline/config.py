@@ -22,7 +22,7 @@ from filters.nsfw import NsfwConfig
 from filters.text import TextCleanerConfig
 from pipeline.core import overrides as overrides_mod
 from pipeline.core import typed_config
-from pipeline.core.errors import ConfigError
+from pipeline.core.errors import ConfigError, yaml_problem
 from pipeline.steps.crawl import LINK_POLICIES
 from pipeline.web.robots import OPT_OUT_TOKENS
 from pipeline.web.settings import USER_AGENT
@@ -345,8 +345,17 @@ def _check_networks(name: str, networks) -> None:
 RENAMED_SECTIONS = {"aggregate": "text_share"}
 
 
+def _sections(data, where: str = "config") -> dict[str, Any]:
+    """The file's top level: a mapping of sections (a YAML list or scalar there was a
+    ValueError traceback)."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a mapping of sections (input:, text:, ...), got a "
+                          f"{type(data).__name__}")
+    return dict(data)
+
+
 def from_dict(data: dict[str, Any]) -> Config:
-    data = dict(data or {})
+    data = _sections(data or {})
     for old, new in RENAMED_SECTIONS.items():
         if old in data:
             if new in data:
@@ -385,5 +394,5 @@ def load(path: str | None, overrides: dict[str, Any] | None = None) -> Config:
     except OSError as exc:
         raise ConfigError(f"cannot read config {path}: {exc}") from exc
     except yaml.YAMLError as exc:
-        raise ConfigError(f"config {path} is not valid YAML: {exc}") from exc
-    return from_dict(overrides_mod.apply(data, overrides))
+        raise ConfigError(f"config {path} is not valid YAML: {yaml_problem(exc)}") from exc
+    return from_dict(overrides_mod.apply(_sections(data, f"config {path}"), overrides))

@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import importlib.resources
 import json
-import os
 import pickle
 import time
 from dataclasses import dataclass, field
@@ -203,7 +202,7 @@ def _finished_waves(job_dir: str) -> list[dict]:
 
 def finished_counts(work: str, job: str, step: str) -> StepStats:
     """One step's counts over a job's finished waves (zeros when none ran it)."""
-    waves = _finished_waves(os.path.join(work, job))
+    waves = _finished_waves(storage.join(work, job))
     return merge_all([step], [s for w in waves for s in w["steps"] if s.name == step])[0]
 
 
@@ -216,11 +215,11 @@ def reopen_waves(work: str, job: str, redo: Callable[[list[StepStats]], bool] | 
     """Deletes the markers of ``job``'s finished waves whose step counts ``redo`` picks (all
     when it is None), so the next run does their units again; returns the units reopened.
     Their files become garbage that :func:`run_job` removes."""
-    job_dir = os.path.join(work, job)
+    job_dir = storage.join(work, job)
     units = []
     for w in _finished_waves(job_dir):
         if redo is None or redo(w["steps"]):
-            os.remove(os.path.join(job_dir, f"{w['wave']}.done"))
+            storage.remove(storage.join(job_dir, f"{w['wave']}.done"))
             units += w["units"]
     return units
 

@@ -78,7 +78,10 @@ def _cmd_stats(args) -> int:
     path = args.dir if args.dir.endswith(".json") else storage.join(args.dir, "stats.json")
     if not storage.exists(path):
         raise UsageError(f"stats: {path}: no such file (is {args.dir} the --out of a finished build?)")
-    doc = read_stats(path)
+    try:
+        doc = read_stats(path)
+    except UsageError as exc:
+        raise UsageError(f"stats: {exc}") from None
     print(format_funnel(doc))
     if args.why:  # what each reason counted above means (the report's "why" column)
         print("\nwhy:")

@@ -361,7 +361,11 @@ def main(args) -> int:
                          "finished build?)")
     # A run whose shards were moved or deleted would give a report of 0 samples that looks
     # like an empty corpus: say so instead (the write step counts what the shards hold).
-    written = next((s["kept"] for s in read_stats(stats).get("steps", []) if s["name"] == "write"), 0)
+    try:
+        doc = read_stats(stats)
+    except UsageError as exc:
+        raise UsageError(f"report: {exc}") from None
+    written = next((s["kept"] for s in doc["steps"] if s["name"] == "write"), 0)
     if written and not parquet_files(args.dir):
         raise UsageError(f"report: stats.json counts {written} samples written, but "
                          f"{storage.join(args.dir, 'shards')} holds none (moved or deleted?)")

@@ -68,7 +68,8 @@ FETCH = {
     "connection_error": "the connection failed or was reset (after the retries)",
     "dns_error": "the host name did not resolve",
     "empty": "the server answered with no body",
-    "not_an_image": "the body is not an image format the decoder knows",
+    "not_an_image": "the body is not an image the decoder can read (another format, or an image "
+                    "file cut short before its size)",
     "opt_out": "the image's X-Robots-Tag header opts out (fetch.opt_out tokens, e.g. noai)",
     "robots_disallowed": "robots.txt disallows the URL for this crawler",
     "robots_unreachable": "robots.txt answered 5xx or timed out, so the host is treated as disallowed (RFC 9309)",
@@ -82,7 +83,8 @@ FETCH = {
 EXACT = {
     "read_bad_record": "a WARC record that could not be parsed (damaged bytes); reading goes on "
                        "at the next record",
-    "read_http_status": "a WARC response whose HTTP status is not 200",
+    "read_http_status": "a WARC response whose HTTP status is not 200 or 203 (a redirect, 404, 5xx, "
+                        "206 partial content)",
     "read_not_html": "a WARC response that is not an HTML page",
     "read_page_too_large": "a page larger than the page size limit",
     "read_truncated": "a WARC file that ends mid-record (a cut download)",
@@ -161,8 +163,9 @@ def explain(reason: str) -> str | None:
         if reason.startswith(prefix) and reason[len(prefix):] in FETCH:
             return FETCH[reason[len(prefix):]]
     m = _NOT_TYPE.match(reason)
-    if m:
-        return f"the server answered with a content type that is not {m.group(1)}"
+    if m:  # the fetcher's type_name (pipeline/web/response.py), said in words
+        what = {"image_type": "an image (an HTML error or login page, ...)", "html": "HTML"}
+        return f"the server answered with a content type that is not {what.get(m.group(1), m.group(1))}"
     if reason.startswith("extract_image_") and reason[14:] in ROLES:
         return "an image set aside as " + ROLES[reason[14:]]
     if reason.startswith("text_") and reason[5:] in TEXT:

@@ -36,3 +36,16 @@ def exception_chain(exc: BaseException | None, limit: int = 20):
         yield exc
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
+
+
+def yaml_problem(exc: Exception) -> str:
+    """One line for a YAML syntax error: ``line L, column C: problem (context, line L)``.
+    PyYAML's own message spans four lines and repeats the file name (the caller gives it)."""
+    mark, problem = getattr(exc, "problem_mark", None), getattr(exc, "problem", None)
+    if mark is None or not problem:
+        return " ".join(str(exc).split())
+    text = f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
+    context, cmark = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if context:
+        text += f" ({context}" + (f", line {cmark.line + 1}" if cmark is not None else "") + ")"
+    return text

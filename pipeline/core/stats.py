@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from pipeline.core import storage
+from pipeline.core.errors import UsageError
 from pipeline.core.stage import Drop
 
 MAX_REASONS = 64  # distinct reasons per step; the rest fold into "<step>_other"
@@ -95,8 +96,23 @@ def write_stats(path: str, steps: list[StepStats], **extra: Any) -> dict[str, An
     return doc
 
 
+STEP_KEYS = {"name", "in", "kept", "out", "dropped"}
+
+
 def read_stats(path: str) -> dict[str, Any]:
-    return json.loads(storage.read_bytes(path).decode("utf-8"))
+    """A run's stats.json; one that is not such a file (cut short by a full disk, edited,
+    another tool's) raises :class:`UsageError` naming it: it was a JSON or KeyError traceback
+    out of ``lait stats`` and ``lait report``."""
+    try:
+        doc = json.loads(storage.read_bytes(path).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{path}: not a stats.json written by lait build ({exc})") from None
+    steps = doc.get("steps") if isinstance(doc, dict) else None
+    if not isinstance(steps, list) or not all(isinstance(s, dict) and STEP_KEYS <= s.keys()
+                                              for s in steps):
+        raise UsageError(f"{path}: not a stats.json written by lait build (no list of steps "
+                         f"with {', '.join(sorted(STEP_KEYS))})")
+    return doc
 
 
 def format_funnel(doc: dict[str, Any]) -> str:

@@ -53,9 +53,11 @@ class WarcReader(Source):
     corrupt gzip member, a mangled WARC header, a WARC ``Content-Length`` that lies) counts
     once as ``read_bad_record`` and reading goes on at the next record after it
     (:mod:`pipeline.steps.warc_records`); a record whose block does not end where its
-    Content-Length says is that damaged record, never a kept page.  (A file clipped inside a
-    record's WARC header leaves nothing to count: the reader cannot tell such a tail from the
-    end of the file.)
+    Content-Length says is that damaged record, never a kept page.  A ``.warc.gz`` cut
+    inside its last gzip member (a download cut short) counts that spot once too, as
+    ``read_bad_record``, or as the cut record's own ``read_truncated``.  (An uncompressed file
+    clipped inside a record's WARC header leaves nothing to count: the reader cannot tell such
+    a tail from the end of the file.)
     A file at a URL is streamed through :class:`pipeline.core.storage.RetryingReader` (range
     reads, so a damaged spot is skipped there too): one that is gone counts once as
     ``read_not_found``, one the credentials may not read as ``read_forbidden``, a read still
@@ -133,6 +135,13 @@ class WarcReader(Source):
         held, broken = None, False  # broken: the held record's block could not be read
         try:
             for kind, record, offset in warc_records.walk(path, opener):
+                if kind == warc_records.CUT:  # the file ends inside the last record's member
+                    if held is None:  # a record cut before it showed it was an input
+                        held = self.drop("bad_record")
+                    elif isinstance(held, Keep) and not warc_records.extent_ok(
+                            path, offset, self.max_page_bytes + 2 * MAX_HEAD, opener):
+                        held = self.drop("bad_record")  # its block whole, its member not
+                    continue  # a Drop (truncated) already counts it
                 if kind == warc_records.DAMAGED:
                     limit = self.max_page_bytes + 2 * MAX_HEAD
                     if (held is not None and isinstance(held, Keep) and offset is not None

@@ -7,6 +7,11 @@ begin (a gzip member header in a ``.warc.gz``, ``WARC/1.x`` in an uncompressed W
 reports each damaged stretch once.  zstd and lz4 files are not resynchronised: their frames
 do not line up with records, so a damaged spot ends such a file (still counted).
 
+A ``.warc.gz`` cut inside its last gzip member (an interrupted download) ends FastWARC's
+iteration without an error; :func:`cut_member` checks the members from the last record read
+to the end, so such a tail is reported too: ``CUT`` when the cut member is that record's own
+(the caller judges the record), ``DAMAGED`` when it lies after it.
+
 The record read just before a damaged spot is suspect: a ``Content-Length`` shorter than its
 block cuts the page and leaves the rest where the next header should be.
 :func:`extent_ok` checks such a record on the raw bytes (its block must be followed by the
@@ -23,6 +28,7 @@ from fastwarc.warc import ArchiveIterator, WarcRecordType
 from pipeline.core.storage import ReadFailed
 
 DAMAGED = "damaged"
+CUT = "cut"  # the file ends inside the gzip member of the record yielded just before
 RECORD = "record"
 GZIP_MAGIC = b"\x1f\x8b\x08"
 _SCAN = 1 << 20  # bytes read at a time while looking for the next record
@@ -59,7 +65,9 @@ def next_start(f, kind: str, start: int) -> int | None:
 def walk(path: str, opener: Callable = open) -> Iterator[tuple[str, object, int | None]]:
     """Yields ``(RECORD, record, offset)`` for each response record (``offset``: where it
     starts in the file) and ``(DAMAGED, None, offset of the record read just before)`` once
-    per damaged stretch; iteration goes on at the next record after the damage."""
+    per damaged stretch; iteration goes on at the next record after the damage.  A ``.warc.gz``
+    that ends inside the member of the record just yielded ends with ``(CUT, None, its
+    offset)``."""
     with opener(path, "rb") as f:
         # A stream that cannot seek (a remote object read front to back) is not resynchronised:
         # its damaged spot is counted once and ends it, as FastWARC alone would.
@@ -77,6 +85,13 @@ def walk(path: str, opener: Callable = open) -> Iterator[tuple[str, object, int 
                 try:
                     record = next(records)
                 except StopIteration:
+                    # FastWARC ends a file cut inside its last gzip member (a download cut
+                    # short) as if it were whole: CUT when that member is the record just
+                    # read (``read`` judges that record), DAMAGED when it lies after it.
+                    cut = cut_member(f, last if got_one else pos) if kind == "gzip" else None
+                    if cut is not None and not reported:
+                        own = got_one and cut == 0
+                        yield (CUT if own else DAMAGED), None, last if got_one else None
                     return
                 except ReadFailed:  # a remote read that failed after its retries: not damage
                     raise
@@ -95,6 +110,26 @@ def walk(path: str, opener: Callable = open) -> Iterator[tuple[str, object, int 
             if resume is None:
                 return
             pos = resume
+
+
+def cut_member(f, start: int) -> int | None:
+    """Of the gzip members from ``start`` to the end of the file, the index of the first one
+    that does not end whole (trailer included; 0: the one at ``start``), None when all do.
+    Decoded bytes are dropped as they come, at most ``_SCAN`` at a time."""
+    f.seek(start)
+    d, pending, index = None, b"", -1
+    while True:
+        if not pending:
+            pending = f.read(_SCAN)
+            if not pending:
+                return None if d is None or d.eof else index
+        if d is None or d.eof:
+            d, index = zlib.decompressobj(16 + zlib.MAX_WBITS), index + 1
+        try:
+            d.decompress(pending, _SCAN)
+        except zlib.error:
+            return index
+        pending = d.unconsumed_tail or d.unused_data
 
 
 def extent_ok(path: str, offset: int, limit: int, opener: Callable = open) -> bool:

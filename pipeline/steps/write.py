@@ -77,6 +77,32 @@ def parquet_files(out_dir: str) -> list[str]:
     return []
 
 
+def missing_shards(out_dir: str, num_shards: int, written: int) -> list[str]:
+    """The shard files of a finished corpus job that are gone, [] when the shards hold all
+    ``written`` samples: a rerun of a finished run must not report a corpus whole that lost a
+    shard (deleted by hand, or by a sync).  A shard is whole with its tar, parquet and
+    ``_stats.json``; a shard gone entirely shows only in the samples count, and then the
+    shard numbers with no files are named (a shard that got no sample has none either, so
+    they are candidates, not certainly lost)."""
+    shards = storage.join(out_dir, "shards")
+    names = set(storage.listdir(shards))
+    parquets = set(storage.listdir(storage.join(out_dir, PARQUET_DIR)))
+    held, missing, absent = 0, [], []
+    for stem in (f"{i:05d}" for i in range(num_shards)):
+        have = {stem + ".tar": stem + ".tar" in names, stem + ".parquet": stem + ".parquet" in parquets,
+                stem + "_stats.json": stem + "_stats.json" in names}
+        if all(have.values()):
+            doc = json.loads(storage.read_bytes(storage.join(shards, stem + "_stats.json")))
+            held += int(doc.get("samples", 0))
+        elif any(have.values()):
+            missing += [name for name, there in have.items() if not there]
+        else:
+            absent.append(stem)
+    if missing or held == written:
+        return missing
+    return [f"{written - held} of {written} samples (shards with no files: {', '.join(absent)})"]
+
+
 def sample_json(meta: dict) -> bytes:
     """A sample's ``<key>.json``.  ``text_meta`` is free-form (its keys differ by text source,
     its lists may be empty) so it is a JSON string, as in the parquet: every sample's JSON then

@@ -42,6 +42,22 @@ def test_unknown_key_fails_with_dotted_name():
     ({"stages": {1: {"lr": float("nan")}}}, "stages.1.lr: expected a finite"),
     ({"stages": {1: {"betas": 0.9}}}, "stages.1.betas: expected a list"),
     ({"data": {"vocab": 3}}, "data.vocab: expected a string"),
+    # out of range: torch raised a traceback, or the run trained silently on nonsense (a
+    # negative grad_clip flips the gradient, log_every 0 was a ZeroDivisionError at step 1)
+    ({"stages": {1: {"lr": -1e-3}}}, r"stages\.1\.lr must be >= 0 \(got -0\.001"),
+    ({"stages": {1: {"min_lr": -1}}}, r"stages\.1\.min_lr must be >= 0"),
+    ({"stages": {1: {"cnn_lr": -1}}}, r"stages\.1\.cnn_lr must be >= 0"),
+    ({"stages": {1: {"betas": [0.9, 1.5]}}}, r"stages\.1\.betas must be two numbers in \[0, 1\)"),
+    ({"stages": {1: {"weight_decay": -1}}}, r"stages\.1\.weight_decay must be >= 0"),
+    ({"stages": {1: {"grad_clip": -1}}}, r"stages\.1\.grad_clip must be >= 0 \(0: off\)"),
+    ({"stages": {1: {"warmup_steps": -5}}}, r"stages\.1\.warmup_steps must be >= 0"),
+    ({"stages": {1: {"log_every": 0}}}, r"stages\.1\.log_every must be > 0"),
+    ({"stages": {1: {"ckpt_every": 0}}}, r"stages\.1\.ckpt_every must be > 0"),
+    ({"retrieval": {"lr": -1}}, r"retrieval\.lr must be >= 0"),
+    ({"retrieval": {"batch_size": 0}}, r"retrieval\.batch_size must be > 0"),
+    ({"retrieval": {"ckpt_every": 0}}, r"retrieval\.ckpt_every must be > 0"),
+    ({"retrieval": {"negatives": 0}}, r"retrieval\.negatives must be > 0"),
+    ({"data": {"max_regions": 0}}, r"data\.max_regions must be > 0"),
 ])
 def test_bad_values_fail_fast(raw, msg):
     with pytest.raises(ConfigError, match=msg):
@@ -67,3 +83,12 @@ def test_an_exponent_without_a_dot_is_a_number(tmp_path):
     for bad in ("5e", "e-4", "fast", "0x10"):
         with pytest.raises(ConfigError, match="stages.1.lr: expected a number"):
             from_dict({"stages": {1: {"lr": bad}}})
+
+
+def test_a_yaml_syntax_error_is_a_configuration_error(tmp_path):
+    # it was yaml's ScannerError traceback out of `lait train`, exit 1
+    p = tmp_path / "c.yaml"
+    p.write_text("stages:\n  1: {steps: 5\n")
+    with pytest.raises(ConfigError, match=f"config {p} is not valid YAML: line 3, column 1") as err:
+        load_config(str(p))
+    assert "\n" not in str(err.value)

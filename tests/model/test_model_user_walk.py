@@ -418,3 +418,21 @@ def test_skipped_samples_are_counted_in_metrics(tmp_path):
         counts = [json.loads(line)["bad_samples"] for line in f]
     # 6 x 8 = 48 samples drawn from 16 good ones: at least two passes, each skipping both
     assert counts == sorted(counts) and counts[-1] >= 4 and counts[-1] % 2 == 0
+
+
+@pytest.mark.parametrize("option", [["--grid", "0"], ["--grid", "-3"], ["--batch-size", "0"],
+                                    ["--regions", "0"], ["--onnx-size", "0"],
+                                    ["--min-regions", "-1"], ["--min-score", "2"]])
+def test_features_options_out_of_range_are_usage_errors(tmp_path, capsys, option):
+    """`--grid 0` was a ZeroDivisionError traceback, `--grid -3` a numpy ValueError; a batch of
+    0 or `--regions 0` (read as "the default") ran as if the option were not there."""
+    from tools.cli import main
+
+    raw = str(tmp_path / "raw")
+    synth.write_shards(raw, 4, per_shard=4, seed=2, with_regions=False)
+    with pytest.raises(SystemExit) as exit_:
+        main(["features", raw, str(tmp_path / "feat"), "--quiet", *option])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("lait features: error: argument " + option[0]), err
+    assert not os.path.exists(tmp_path / "feat")

@@ -18,9 +18,28 @@ def test_defaults_and_overrides(tmp_path):
     ("input: {warc: []}\n", "input.warc"),
     ("input: {warc: [a]}\nfetch: {allow_private: yes please}\n", "fetch.allow_private"),
     ("input: [oops\n", "not valid YAML"),
+    # a code the language model does not answer kept no page (the run ended with an empty
+    # corpus, after every fetch); fastText's lid.176 answers 176 languages, "eng" not among them
+    ("input: {warc: [a]}\nlanguage: {targets: [en, eng]}\n",
+     r"language.targets: \['eng'\] is not among the 176 languages"),
+    ("input: {warc: [a]}\ntext: {targets: [xx]}\n", r"text.targets: \['xx'\] is not among"),
+    ("- input\n- text\n", "config .*c.yaml: expected a mapping of sections .* got a list"),
+    ('"input"\n', "config .*c.yaml: expected a mapping of sections .* got a str"),
 ])
 def test_bad_configuration_fails_fast_with_the_key(tmp_path, text, message):
     p = tmp_path / "c.yaml"
     p.write_text(text)
     with pytest.raises(config.ConfigError, match=message):
         config.load(str(p))
+
+
+def test_a_yaml_syntax_error_is_one_line_with_its_place(tmp_path):
+    # PyYAML's message spans four lines (context and problem, each with its mark); the CLI
+    # prints one line per user error.
+    p = tmp_path / "c.yaml"
+    p.write_text("input:\n  warc: [a\n")
+    with pytest.raises(config.ConfigError) as err:
+        config.load(str(p))
+    msg = str(err.value)
+    assert "\n" not in msg
+    assert msg.startswith(f"config {p} is not valid YAML: line 3, column 1: expected ',' or ']'")

@@ -32,9 +32,17 @@ def test_configuration_gaps_fail_at_load(tmp_path, text, message):
 
 
 def test_an_existing_model_path_is_accepted(tmp_path):
+    import shutil
+
+    from filters.language import default_model_path
+
     model = tmp_path / "lid.ftz"
-    model.write_bytes(b"x")
+    shutil.copy(default_model_path(), model)
     assert load(tmp_path, f"text: {{model_path: {model}}}\n").text.model_path == str(model)
+    # a file that is not a language model: its labels (the targets' check) cannot be read
+    model.write_bytes(b"x")
+    with pytest.raises(ConfigError, match="text.model_path: not a fastText language model"):
+        load(tmp_path, f"text: {{model_path: {model}}}\n")
 
 
 def test_master_without_a_value_is_a_configuration_error():

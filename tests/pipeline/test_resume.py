@@ -113,3 +113,31 @@ def test_sigkill_at_any_moment_then_same_command_gives_identical_output(referenc
     got, ref = (json.loads((d / "stats.json").read_text()) for d in (out, ref_out))
     assert got["steps"] == ref["steps"]
     assert (out / "rejects.parquet").read_bytes() == (ref_out / "rejects.parquet").read_bytes()
+
+
+@pytest.mark.parametrize("lost", ["tar", "whole shard"])
+def test_rerun_of_a_finished_run_rewrites_a_deleted_shard(reference, tmp_path, lost):
+    """A finished run whose shard was deleted (by hand, or a sync that lost it): the same
+    command must not print the funnel and exit 0 over a corpus missing samples; it rewrites
+    the corpus, byte-identical to the finished run."""
+    import shutil
+
+    cfg, ref_out, _ = reference
+    out = tmp_path / "run"
+    shutil.copytree(ref_out, out)
+    name = sorted(p.stem for p in (out / "shards").glob("*.tar"))[-1]
+    gone = [out / "shards" / f"{name}.tar"]
+    if lost == "whole shard":
+        gone += [out / "shards" / f"{name}_stats.json", out / "parquet" / f"{name}.parquet"]
+    for path in gone:
+        path.unlink()
+    rerun = subprocess.run(command(cfg, out), cwd=REPO, capture_output=True, text=True)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    # says what it found missing, and that it rewrites
+    assert f"{name}.tar" in rerun.stderr if lost == "tar" else (
+        "shards with no files: " in rerun.stderr and name in rerun.stderr)
+    assert shard_files(out) == shard_files(ref_out)
+    import json
+
+    got, ref = (json.loads((d / "stats.json").read_text()) for d in (out, ref_out))
+    assert got["steps"] == ref["steps"]

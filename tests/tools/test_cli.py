@@ -359,3 +359,14 @@ def test_a_build_that_read_nothing_says_so(tmp_path, monkeypatch, capsys):
     steps[0].update({"in": 5, "kept": 0, "dropped": {"read_bad_record": 5}})
     rc, _, err = run_cli(["build", "--input", "e.warc.gz", "--out", str(tmp_path / "o")], capsys)
     assert rc == 1 and "where everything was dropped" in err
+
+
+@pytest.mark.parametrize("command", ["stats", "report"])
+@pytest.mark.parametrize("text", ['{"steps": [', "[1, 2]", '{"steps": [{"name": "read"}]}', "\xff"])
+def test_stats_and_report_of_a_damaged_stats_json_are_one_line(tmp_path, capsys, command, text):
+    # a stats.json cut short (a full disk), edited by hand or another tool's: it was a
+    # JSONDecodeError / KeyError traceback, exit 1
+    (tmp_path / "stats.json").write_bytes(text.encode("latin-1"))
+    rc, _, err = run_cli([command, str(tmp_path)], capsys)
+    assert rc == 2 and err.startswith(f"lait: {command}: {tmp_path / 'stats.json'}: not a stats.json")
+    assert len(err.strip().splitlines()) == 1

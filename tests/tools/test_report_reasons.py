@@ -30,6 +30,8 @@ def test_every_literal_drop_is_explained():
     reasons = literal_reasons()
     assert len(reasons) >= 30, reasons  # the scan found the steps' drops
     assert sorted(r for r in reasons if explain(r) is None) == []
+    # read keeps 203 (a 200 passed on by a transforming proxy) as well as 200
+    assert "200 or 203" in explain("read_http_status")
 
 
 def test_every_image_role_and_text_rule_is_explained():
@@ -53,6 +55,12 @@ def test_every_fetch_failure_is_explained_for_fetch_and_crawl():
               "fetch_redirect_blocklist_regex", "url_blocklist_prefix", "page_blocklist_hash"):
         assert explain(r), r
     assert "503" in explain("crawl_http_503")
+    # the type checks read as sentences, not as the code's parameter name ("is not image_type")
+    assert explain("fetch_not_image_type") == ("the server answered with a content type that is "
+                                               "not an image (an HTML error or login page, ...)")
+    assert explain("crawl_not_html") == "the server answered with a content type that is not HTML"
+    # a JPEG cut short before its size is "not an image" only to the decoder
+    assert "cut short" in explain("fetch_not_an_image")
 
 
 def test_storage_failures_and_errors_are_explained_and_unknown_is_none():

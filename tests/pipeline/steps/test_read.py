@@ -164,6 +164,29 @@ def test_truncated_gzip_member(tmp_path):
     assert reasons(events(path)) == Counter({"keep": 1, "read_truncated": 1})
 
 
+@pytest.mark.parametrize("where, kept, bad", [("warc header", 1, 1), ("gzip trailer", 1, 1),
+                                                ("metadata after it", 2, 1)])
+def test_gzip_file_cut_inside_its_last_member_counts_the_damage(tmp_path, where, kept, bad):
+    # Common Crawl's layout (request, response, metadata, each its own gzip member), the
+    # download cut short: inside the last response's WARC header, inside its gzip trailer (its
+    # block whole, its member not: not kept unchecked), or inside the metadata after it.  A cut member is never lost without a count: FastWARC ends such a file as if it
+    # were whole.
+    def capture(body):
+        return [raw_record(b"GET / HTTP/1.1\r\n\r\n", rtype="request",
+                           ctype="application/http; msgtype=request"),
+                raw_record(http(body)),
+                raw_record(b"fetchTimeMs: 1\r\n", rtype="metadata", ctype="application/warc-fields")]
+    members = [gzip.compress(r) for r in capture(HTML) + capture(HTML.replace(b"Hello", b"Bye"))]
+    if where == "metadata after it":
+        members[-1] = members[-1][: len(members[-1]) // 3]
+    else:
+        cut = 40 if where == "warc header" else len(members[-2]) - 4  # 40: its first line
+        members = members[:-2] + [members[-2][:cut]]
+    path = tmp_path / "cut.warc.gz"
+    path.write_bytes(b"".join(members))
+    assert reasons(events(path)) == +Counter({"keep": kept, "read_bad_record": bad})  # +: no 0s
+
+
 def test_truncated_uncompressed_record(tmp_path):
     path = tmp_path / "cut.warc"
     path.write_bytes(raw_record(http(HTML)) + raw_record(http(HTML * 50))[:-3000])
