@@ -28,9 +28,12 @@ SYSTEM_PKGS := $(IMAGE_PKGS) chromium wordnet-base qemu-user
 # round's photos in GIMP's manual, Kivy's examples and Scribus's templates (76 MB together;
 # only their pictures are read); the tenth round's test photos in Kodi's skin, FooBillard++'s
 # data, Allegro's and pygame's examples, Inkscape and LibreOffice's presentation templates
-# (88 MB together; 1 to 5 photos each).
+# (88 MB together; 1 to 5 photos each); the thirteenth round's val photos in Ren'Py's demo,
+# Gramps's example tree and libvips's docs (33 MB together, 26 MB of it Ren'Py's demo for four
+# photos: a country road, a lava tube, the Washington Monument, the White House).
 DEB_PKGS := kphotoalbum gimp-help-en python-kivy-examples scribus-data kodi-data \
-            foobillardplus-data allegro5-doc python-pygame-doc inkscape libreoffice-common
+            foobillardplus-data allegro5-doc python-pygame-doc inkscape libreoffice-common \
+            renpy-demo gramps libvips-doc
 DEBS     := out/debs
 MODELS := filters/models/.built
 FASTLID := $(VENV)/.fastlid

@@ -34,6 +34,10 @@ is GCompris ``clickgame``'s underwater backgrounds and the photos in Kodi's Estu
 (``kodi-data``), FooBillard++'s data (``foobillardplus-data``), Allegro's and pygame's examples
 (``allegro5-doc``, ``python-pygame-doc``), Inkscape (``inkscape``) and the stock photos of
 LibreOffice's presentation templates (``libreoffice-common``), the last six read from their .debs.
+Thirteenth round (2026-11-25): the photos in Ren'Py's demo (``renpy-demo``: a country road, a lava
+tube, the Washington Monument, the White House), Gramps's example tree (``gramps``: old portraits,
+a group photo, two snapshots) and libvips's docs (``libvips-doc``: an owl), found in the twelfth
+round, too few for a test split, are val sources, read from their .debs.
 The earlier test splits (GCompris ``erase`` ... Palapeli; then the Tux Paint birds, household,
 vehicles and hobbies folders) were each scored with one recipe and are training sources since
 (docs/scoring.md).  Off limits (an independent evaluation): the KDE Plasma and lomiri
