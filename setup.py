@@ -10,11 +10,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # requirements.txt lines that a worker does not need: tests, benchmarks, the build itself
 # (Cython compiles filters/_fastlid.pyx, `build` makes the wheel) and the tools that rebuild
-# the models (onnx, tools/build_image_models.py; the built .onnx files ship in the wheel).
+# the models (tools/build_image_models.py; the built .onnx files ship in the wheel).  onnx is a
+# runtime dependency since the naturalness step's second opinion: filters/nsfw.py adds the pooled
+# features as a second output of the int8 NSFW graph when a worker loads it.
 # Everything else in requirements.txt is a dependency of the package: a new line there is
 # declared by default (tests/test_packaging.py checks every imported distribution is).
 NOT_RUNTIME = {"pytest", "import-linter", "lxml", "beautifulsoup4", "transformers",
-               "scikit-image", "cython", "onnx", "build"}
+               "scikit-image", "cython", "build"}
 
 
 def _compatible(name: str, pin: str) -> str:
