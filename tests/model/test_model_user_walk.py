@@ -436,3 +436,23 @@ def test_features_options_out_of_range_are_usage_errors(tmp_path, capsys, option
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("lait features: error: argument " + option[0]), err
     assert not os.path.exists(tmp_path / "feat")
+
+
+@pytest.mark.parametrize("command,option", [
+    ("eval", ["--n", "0"]), ("eval", ["--n", "-5"]), ("eval", ["--n", "1"]),
+    ("ablate", ["--n", "0"]), ("ablate", ["--steps", "0"]), ("ablate", ["--stage1-steps", "0"]),
+    ("ablate", ["--jobs", "0"])])
+def test_trainer_counts_out_of_range_are_usage_errors(tmp_path, capsys, command, option):
+    """`lait eval --n 0` (and ablate's `--n 0`, `--steps 0`, `--stage1-steps 0`) ran as if the
+    option were not given; `--n -5` said the *shards* held fewer than 2 usable samples, and
+    `--jobs 0` ran one job.  Each is now argparse's one-line error, before any work."""
+    from tools.cli import main
+
+    extra = {"eval": [], "ablate": ["--stage1", "x", "--stage2", "x", "--test", "x",
+                                    "--out", str(tmp_path / "abl")]}[command]
+    with pytest.raises(SystemExit) as exit_:
+        main([command, "--config", "configs/imagebert_tiny.yaml", *extra, *option])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith(f"lait {command}: error: argument " + option[0]), err
+    assert not os.path.exists(tmp_path / "abl")
