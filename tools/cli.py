@@ -264,8 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         # Ctrl-C: one line, and the exit status a shell gives SIGINT, not a traceback.
         if args.verbose:
             traceback.print_exc()
-        again = (": its finished waves are kept: run the same command again to resume"
-                 if args.command == "build" else "")
+        again = _RESUMES.get(args.command, "")
         print(f"lait: {args.command}: interrupted{again}", file=sys.stderr)
         return 130
     except RunFailed as exc:  # e.g. disk full: exit 1, the run stays resumable
@@ -302,6 +301,15 @@ UNACTIONABLE = ("apitools not found",)
 
 def _drop_unactionable(record: logging.LogRecord) -> bool:
     return not str(record.msg).startswith(UNACTIONABLE)
+
+
+# What a Ctrl-C leaves, per command that resumes: without it "interrupted" read as "lost".
+_RESUMES = {
+    "build": ": its finished waves are kept: run the same command again to resume",
+    "train": ": its last checkpoint is kept: run the same command again to resume from it",
+    "finetune": ": its last checkpoint is kept: run the same command again to resume from it",
+    "features": ": the shards it finished are kept: run the same command again to do the rest",
+}
 
 
 def _drop_reported_failure(record: logging.LogRecord) -> bool:

@@ -171,6 +171,38 @@ def test_resumed_stage_has_one_metrics_record_per_step(data_dir, tmp_path, monke
     assert _steps(cfg) == [1, 2, 3, 4, 5, 6]  # every line parses
 
 
+def test_ctrl_c_in_lait_train_says_the_same_command_resumes(data_dir, tmp_path, monkeypatch, capsys):
+    """Ctrl-C during `lait train` printed "lait: train: interrupted" and nothing else: a user
+    could not tell the checkpoints were kept (a build's line says so).  The line now says the
+    same command resumes from the last checkpoint, and it does."""
+    import yaml
+
+    from tools.cli import main
+
+    cfg_path = str(tmp_path / "tiny.yaml")
+    with open(cfg_path, "w") as f:
+        yaml.safe_dump(_raw(data_dir, tmp_path), f)
+    real = train_mod.make_loader
+
+    def interrupted_loader(*args, **kw):
+        def batches():
+            for i, b in enumerate(real(*args, **kw)):
+                if i == 5:
+                    raise KeyboardInterrupt  # what SIGINT raises in the main thread
+                yield b
+        return batches()
+
+    monkeypatch.setattr(train_mod, "make_loader", interrupted_loader)
+    argv = ["train", "--config", cfg_path, "--stage", "1", "--quiet"]
+    assert main(argv) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("lait: train: interrupted"), err
+    assert "same command" in err[0] and "resume" in err[0] and "checkpoint" in err[0], err
+    monkeypatch.setattr(train_mod, "make_loader", real)
+    assert main(argv) == 0
+    assert _steps(from_dict(_raw(data_dir, tmp_path))) == [1, 2, 3, 4, 5, 6]
+
+
 def test_killed_between_last_and_final_the_rerun_writes_final(data_dir, tmp_path):
     """A kill after `last/` was written at the stage's final step but before `final/`: the rerun
     said 'already done' and wrote nothing, and stage 2 then refused to start ('run the earlier
