@@ -156,6 +156,11 @@ def _train(cfg: Config, stage: int, progress: bool, rank: int, world: int, devic
                                   f"{pstate.get('step')}, not stage {prev}'s last ({cfg.stage(prev).steps})")
             load_optimizers(plast, opts, pstate, keep_hyper=True)
             log.info("stage %d carries the optimiser state of %s", stage, plast)
+    if start > s.steps:
+        # Else "already done" with the longer run's weights, exit 0, for a shorter stage asked.
+        raise ConfigError(f"stage {stage}: {last} is at step {start}, past stages.{stage}.steps "
+                          f"({s.steps}): this out_dir holds a longer run; use another out_dir "
+                          f"or stages.{stage}.steps >= {start}")
     if start >= s.steps:
         final = os.path.join(sdir, "final")
         if rank == 0 and not os.path.exists(os.path.join(final, "model.safetensors")):

@@ -203,6 +203,19 @@ def test_ctrl_c_in_lait_train_says_the_same_command_resumes(data_dir, tmp_path, 
     assert _steps(from_dict(_raw(data_dir, tmp_path))) == [1, 2, 3, 4, 5, 6]
 
 
+def test_a_stage_checkpointed_past_its_steps_is_refused(data_dir, tmp_path):
+    """A finished 6-step stage run again with `--set stages.1.steps=3` said `{"step": 6}`,
+    exit 0: the user asked for 3 steps and got the 6-step model without a word (and stage 2
+    started from it).  A checkpoint past the stage's steps is now a configuration error."""
+    from model.config import ConfigError
+
+    raw = _raw(data_dir, tmp_path)
+    train(from_dict(raw), 1, progress=False)
+    raw["stages"][1]["steps"] = 3
+    with pytest.raises(ConfigError, match=r"stage1/last is at step 6, past stages\.1\.steps \(3\)"):
+        train(from_dict(raw), 1, progress=False)
+
+
 def test_killed_between_last_and_final_the_rerun_writes_final(data_dir, tmp_path):
     """A kill after `last/` was written at the stage's final step but before `final/`: the rerun
     said 'already done' and wrote nothing, and stage 2 then refused to start ('run the earlier
