@@ -449,6 +449,22 @@ def test_features_into_its_own_input_is_refused(tmp_path, capsys):
     assert open(os.path.join(raw, "shards", "00000.tar"), "rb").read() == before
 
 
+def test_shards_without_regions_are_one_warning_not_twenty(tmp_path, caplog):
+    """Training on the build's shards before `lait features` printed 20 "skipping bad sample
+    <key>: no regions.npz" lines (one per sample, up to the cap) above the one error line that
+    says the same.  A bad sample is now named once per distinct error."""
+    from model.config import ConfigError
+
+    raw_dir = str(tmp_path / "raw")
+    synth.write_shards(raw_dir, 24, per_shard=12, seed=3, with_regions=False)
+    raw = tiny_raw(str(tmp_path), raw_dir + "/shards")
+    raw["stages"][1].update(steps=2, batch_size=4)
+    with caplog.at_level("WARNING", logger="model.data"), pytest.raises(ConfigError, match="no usable sample"):
+        train(from_dict(raw), 1, progress=False)
+    lines = [r.getMessage() for r in caplog.records if "skipping bad sample" in r.getMessage()]
+    assert len(lines) == 1 and "no regions.npz" in lines[0], lines
+
+
 def test_skipped_samples_are_counted_in_metrics(tmp_path):
     """Bad samples were skipped with a warning (at most 20 distinct) and counted in a counter
     nobody read: metrics.jsonl now says how many were skipped so far (every pass over the
