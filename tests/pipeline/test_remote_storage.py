@@ -193,6 +193,25 @@ def test_missing_and_forbidden_urls_fail_at_once_naming_the_url(crawl, s3, tmp_p
               overrides=remote_overrides(srv))
 
 
+def test_a_bucket_folder_stands_for_the_warcs_in_it_as_a_local_folder_does(s3):
+    """`--input /data/crawl` reads the WARCs in that folder, but `--input s3://b/crawl/` (or
+    without the slash) said "not found (The specified key does not exist.)" of a prefix full
+    of WARCs.  A folder URL now stands for the WARC files directly inside it."""
+    from pipeline.steps.inputs import expand_patterns
+
+    _, fs = s3
+    for name in ("b.warc.gz", "a.warc", "notes.txt", "sub/c.warc.gz"):
+        fs.pipe(f"{BUCKET}/folder/{name}", b"x")
+    fs.pipe(f"{BUCKET}/nowarc/notes.txt", b"x")
+    want = [f"s3://{BUCKET}/folder/a.warc", f"s3://{BUCKET}/folder/b.warc.gz"]
+    for given in (f"s3://{BUCKET}/folder", f"s3://{BUCKET}/folder/"):
+        assert expand_patterns([given]) == want
+    with pytest.raises(ConfigError, match=f"s3://{BUCKET}/nowarc/' matches no WARC file"):
+        expand_patterns([f"s3://{BUCKET}/nowarc/"])
+    with pytest.raises(ConfigError, match=f"s3://{BUCKET}/nothing-here.*not found"):
+        expand_patterns([f"s3://{BUCKET}/nothing-here"])
+
+
 def test_a_key_of_the_list_that_is_gone_is_counted_not_a_crash(crawl):
     _, keys, srv = crawl
     srv.faults[f"/{keys[1]}"] = "missing"
