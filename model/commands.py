@@ -79,7 +79,7 @@ def cmd_finetune(args) -> int:
     from .retrieval import finetune
     from .train import latest_checkpoint
     cfg = _config(args)
-    init = args.init or latest_checkpoint(cfg)
+    init = args.init or latest_checkpoint(cfg, "--init")
     log.info("fine-tuning from %s", init)
     print(json.dumps({"checkpoint": finetune(cfg, init, progress=not args.quiet)}))
     return 0

@@ -97,9 +97,10 @@ def stage_dir(cfg: Config, stage: int) -> str:
     return os.path.join(cfg.out_dir, f"stage{stage}")
 
 
-def latest_checkpoint(cfg: Config) -> str:
+def latest_checkpoint(cfg: Config, option: str = "--checkpoint") -> str:
     """The final checkpoint of the last configured stage that has one (stage 2 if it ran,
-    else stage 1, ...). Fails with the folders it looked in when none exists."""
+    else stage 1, ...). Fails with the folders it looked in when none exists, and the
+    command's ``option`` that gives a checkpoint instead (finetune's is --init)."""
     looked = []
     for n in sorted(cfg.stages, reverse=True):
         path = os.path.join(stage_dir(cfg, n), "final")
@@ -107,7 +108,7 @@ def latest_checkpoint(cfg: Config) -> str:
             return path
         looked.append(path)
     raise ConfigError(f"no pre-training checkpoint: none of {', '.join(looked)} exists; run "
-                      f"`lait train --stage {min(cfg.stages) if cfg.stages else 1}` first or pass --checkpoint")
+                      f"`lait train --stage {min(cfg.stages) if cfg.stages else 1}` first or pass {option}")
 
 
 def train(cfg: Config, stage: int, progress: bool = True) -> dict:

@@ -216,6 +216,22 @@ def test_a_stage_checkpointed_past_its_steps_is_refused(data_dir, tmp_path):
         train(from_dict(raw), 1, progress=False)
 
 
+def test_finetune_before_pretraining_names_its_own_option(data_dir, tmp_path, capsys):
+    """`lait finetune` with no pre-trained stage said "... or pass --checkpoint", an option
+    finetune does not have (argparse then refused it): its option is --init."""
+    import yaml
+
+    from tools.cli import main
+
+    cfg_path = str(tmp_path / "tiny.yaml")
+    with open(cfg_path, "w") as f:
+        yaml.safe_dump(_raw(data_dir, tmp_path), f)
+    assert main(["finetune", "--config", cfg_path, "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no pre-training checkpoint" in err[0], err
+    assert "pass --init" in err[0] and "--checkpoint" not in err[0], err
+
+
 def test_killed_between_last_and_final_the_rerun_writes_final(data_dir, tmp_path):
     """A kill after `last/` was written at the stage's final step but before `final/`: the rerun
     said 'already done' and wrote nothing, and stage 2 then refused to start ('run the earlier
