@@ -210,6 +210,32 @@ def test_stats_and_report_of_an_unreachable_store_are_one_line(command, capsys, 
     assert "EndpointConnectionError" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("command", ["stats", "report"])
+def test_stats_and_report_with_wrong_credentials_name_the_run(command, capsys, monkeypatch):
+    """With a key the store does not know, `lait stats s3://bucket/run` said only "lait: stats:
+    Forbidden": not which URL, nor that it was about reading it."""
+    from moto import settings
+
+    from pipeline.core import storage
+    from tests.remote import s3_env, start_s3
+
+    srv, endpoint = start_s3()
+    try:
+        for name, value in {**s3_env(endpoint), "AWS_ACCESS_KEY_ID": "AKIAUNKNOWNKEY000000"}.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setattr(settings, "INITIAL_NO_AUTH_ACTION_COUNT", 0)  # moto checks keys
+        fs = storage.filesystem("s3://lait/run")[0]
+        fs.clear_instance_cache()
+        try:
+            rc, _, err = run_cli([command, "s3://lait/run"], capsys)
+        finally:
+            fs.clear_instance_cache()
+    finally:
+        srv.stop()
+    assert rc == 2 and len(err.strip().splitlines()) == 1, err[-2000:]
+    assert err.startswith(f"lait: {command}: cannot read s3://lait/run: forbidden ("), err
+
+
 def test_cli_subprocess_errors_are_one_line():
     res = subprocess.run([sys.executable, "-m", "tools.cli", "stats", "/nonexistent"],
                          capture_output=True, text=True, cwd=REPO)
