@@ -79,7 +79,7 @@ def cmd_finetune(args) -> int:
     from .retrieval import finetune
     from .train import latest_checkpoint
     cfg = _config(args)
-    init = args.init or latest_checkpoint(cfg)
+    init = args.init or latest_checkpoint(cfg, "--init")
     log.info("fine-tuning from %s", init)
     print(json.dumps({"checkpoint": finetune(cfg, init, progress=not args.quiet)}))
     return 0
@@ -179,7 +179,9 @@ def register(subparsers) -> None:
     _common(p)
     p.add_argument("--checkpoint", default=None, help="checkpoint folder (default: the last stage's final)")
     p.add_argument("--shards", default=None, help="evaluation shards (default: retrieval.eval_shards)")
-    p.add_argument("--n", type=int, default=None, help="number of test images drawn at random "
+    # Counts checked by argparse: `--n 0` ran as if it were not given, `--n -5` blamed the
+    # shards ("need at least 2 usable evaluation samples"); ranking needs two pairs.
+    p.add_argument("--n", type=_int_from(2), default=None, help="number of test images drawn at random "
                    "(default: retrieval.eval_size)")
     p.add_argument("--seed", type=int, default=None, help="seed of that draw (default: the config's seed)")
     p.add_argument("--device", default=None)
@@ -194,14 +196,14 @@ def register(subparsers) -> None:
                    help="test shards, optionally NAME=SHARDS (repeatable: e.g. an independent held-out set)")
     p.add_argument("--out", required=True, help="folder for the runs and results.jsonl")
     p.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
-    p.add_argument("--steps", type=int, default=None, help="total steps of every setting "
+    p.add_argument("--steps", type=_int_from(1), default=None, help="total steps of every setting "
                    "(default: stages.1.steps + stages.2.steps)")
-    p.add_argument("--stage1-steps", type=int, default=None, help="multi-stage: steps of stage 1 "
+    p.add_argument("--stage1-steps", type=_int_from(1), default=None, help="multi-stage: steps of stage 1 "
                    "(default: stages.1.steps)")
     p.add_argument("--settings", default="single,multi,mixed")
-    p.add_argument("--n", type=int, default=None, help="test pairs drawn (default: retrieval.eval_size)")
+    p.add_argument("--n", type=_int_from(2), default=None, help="test pairs drawn (default: retrieval.eval_size)")
     p.add_argument("--eval-seed", type=int, default=0, help="seed of the test draw (the same for every run)")
-    p.add_argument("--jobs", type=int, default=1, help="runs at once (each with one torch thread when > 1)")
+    p.add_argument("--jobs", type=_int_from(1), default=1, help="runs at once (each with one torch thread when > 1)")
     p.set_defaults(func=cmd_ablate)
 
 

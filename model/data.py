@@ -99,7 +99,8 @@ def tokenizer_for(cfg: Config) -> Tokenizer:
 # --- one sample --------------------------------------------------------------------------
 
 class BadSamples:
-    """Logs each bad sample (capped) and counts them; never raises."""
+    """Logs the first bad sample of each distinct error (capped) and counts them all (training:
+    `bad_samples` in metrics.jsonl); never raises."""
 
     def __init__(self, cap: int = 20):
         self.count, self.cap, self.seen = 0, cap, set()
@@ -108,10 +109,13 @@ class BadSamples:
     def __call__(self, exn, key: str = "?") -> bool:
         self.count += 1
         self.last = exn
-        # Once per key (streams loop over epochs) and at most `cap` distinct lines.
-        if key not in self.seen and len(self.seen) < self.cap:
-            self.seen.add(key)
-            log.warning("skipping bad sample %s: %r", key, exn)
+        # Once per distinct error (streams loop over epochs; shards with no regions.npz at
+        # all gave `cap` identical lines) and at most `cap` lines; metrics count every one.
+        what = repr(exn)
+        if what not in self.seen and len(self.seen) < self.cap:
+            self.seen.add(what)
+            log.warning("skipping bad sample %s: %s (others with this error are skipped "
+                        "without a line)", key, what)
         return True
 
 

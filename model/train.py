@@ -97,9 +97,10 @@ def stage_dir(cfg: Config, stage: int) -> str:
     return os.path.join(cfg.out_dir, f"stage{stage}")
 
 
-def latest_checkpoint(cfg: Config) -> str:
+def latest_checkpoint(cfg: Config, option: str = "--checkpoint") -> str:
     """The final checkpoint of the last configured stage that has one (stage 2 if it ran,
-    else stage 1, ...). Fails with the folders it looked in when none exists."""
+    else stage 1, ...). Fails with the folders it looked in when none exists, and the
+    command's ``option`` that gives a checkpoint instead (finetune's is --init)."""
     looked = []
     for n in sorted(cfg.stages, reverse=True):
         path = os.path.join(stage_dir(cfg, n), "final")
@@ -107,7 +108,7 @@ def latest_checkpoint(cfg: Config) -> str:
             return path
         looked.append(path)
     raise ConfigError(f"no pre-training checkpoint: none of {', '.join(looked)} exists; run "
-                      f"`lait train --stage {min(cfg.stages) if cfg.stages else 1}` first or pass --checkpoint")
+                      f"`lait train --stage {min(cfg.stages) if cfg.stages else 1}` first or pass {option}")
 
 
 def train(cfg: Config, stage: int, progress: bool = True) -> dict:
@@ -156,6 +157,11 @@ def _train(cfg: Config, stage: int, progress: bool, rank: int, world: int, devic
                                   f"{pstate.get('step')}, not stage {prev}'s last ({cfg.stage(prev).steps})")
             load_optimizers(plast, opts, pstate, keep_hyper=True)
             log.info("stage %d carries the optimiser state of %s", stage, plast)
+    if start > s.steps:
+        # Else "already done" with the longer run's weights, exit 0, for a shorter stage asked.
+        raise ConfigError(f"stage {stage}: {last} is at step {start}, past stages.{stage}.steps "
+                          f"({s.steps}): this out_dir holds a longer run; use another out_dir "
+                          f"or stages.{stage}.steps >= {start}")
     if start >= s.steps:
         final = os.path.join(sdir, "final")
         if rank == 0 and not os.path.exists(os.path.join(final, "model.safetensors")):

@@ -83,13 +83,22 @@ def check_output_dir(out_dir: str) -> None:
         try:
             storage.makedirs(out_dir)
             storage.write_bytes(probe, b"")
-            storage.remove(probe)
         except ImportError as exc:
             raise ConfigError(f"output dir {out_dir}: no fsspec backend for this scheme "
                               f"is installed ({exc})") from None
         except Exception as exc:  # noqa: BLE001 (each store raises its own types)
             raise ConfigError(f"output dir {out_dir}: not writable "
                               f"({type(exc).__name__}: {exc})") from None
+        try:
+            storage.remove(probe)
+        except Exception as exc:  # noqa: BLE001
+            # An append-only key (no s3:DeleteObject): "not writable" sent users after the
+            # wrong permission.  A build deletes (replaced shards, a resumed wave's partial
+            # files), so it still stops here; the probe it could not remove is named.
+            raise ConfigError(f"output dir {out_dir}: writable, but deleting is refused "
+                              f"({type(exc).__name__}: {exc}); a build deletes its partial "
+                              f"files: allow deletes (s3:DeleteObject) there, and remove "
+                              f"{probe}") from None
         return
     try:
         os.makedirs(out_dir, exist_ok=True)

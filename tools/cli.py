@@ -264,8 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         # Ctrl-C: one line, and the exit status a shell gives SIGINT, not a traceback.
         if args.verbose:
             traceback.print_exc()
-        again = (": its finished waves are kept: run the same command again to resume"
-                 if args.command == "build" else "")
+        again = _RESUMES.get(args.command, "")
         print(f"lait: {args.command}: interrupted{again}", file=sys.stderr)
         return 130
     except RunFailed as exc:  # e.g. disk full: exit 1, the run stays resumable
@@ -275,16 +274,28 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError,
             FileExistsError) as exc:
+        if _reads_a_store(args):  # s3fs's PermissionError says only "Forbidden"
+            return _store_error(args, exc)
         # A path the user gave that is missing or unusable: the exception names it.
         return _user_error(args, f"{args.command}: {exc}")
     except Exception as exc:  # noqa: BLE001 (each store raises its own types)
         # stats and report read a run where it lives: a store that cannot be reached (down,
         # a wrong AWS_ENDPOINT_URL) is one line, not the backend's 90-line traceback.
-        target = getattr(args, "dir", "")
-        if args.command in ("stats", "report") and storage.is_url(target):
-            return _user_error(args, f"{args.command}: cannot read {target} "
-                                     f"({type(exc).__name__}: {exc})")
+        if _reads_a_store(args):
+            return _store_error(args, exc)
         raise
+
+
+def _reads_a_store(args) -> bool:
+    return args.command in ("stats", "report") and storage.is_url(getattr(args, "dir", ""))
+
+
+def _store_error(args, exc: BaseException) -> int:
+    """stats/report of a run on a store that refused or failed: the run's URL and what kind
+    of failure (forbidden, no credentials, ...), in one line."""
+    kind = storage.failure_kind(exc).replace("_", " ")
+    return _user_error(args, f"{args.command}: cannot read {args.dir}: {kind} "
+                             f"({type(exc).__name__}: {exc})")
 
 
 def _user_error(args, message: str) -> int:
@@ -302,6 +313,15 @@ UNACTIONABLE = ("apitools not found",)
 
 def _drop_unactionable(record: logging.LogRecord) -> bool:
     return not str(record.msg).startswith(UNACTIONABLE)
+
+
+# What a Ctrl-C leaves, per command that resumes: without it "interrupted" read as "lost".
+_RESUMES = {
+    "build": ": its finished waves are kept: run the same command again to resume",
+    "train": ": its last checkpoint is kept: run the same command again to resume from it",
+    "finetune": ": its last checkpoint is kept: run the same command again to resume from it",
+    "features": ": the shards it finished are kept: run the same command again to do the rest",
+}
 
 
 def _drop_reported_failure(record: logging.LogRecord) -> bool:

@@ -64,8 +64,9 @@ class StepRunner:
             self.stats.add_event(ev)
             if isinstance(ev, Drop):
                 # drops nobody may see (blocklist matches, evaluation images) are counted only
-                if inputs is not None and not self.step.stage.withholds(ev.reason):
-                    self.rejects.offer(ev.reason, inputs[i])
+                rec = inputs[i] if inputs is not None else ev.record  # a source's: its own
+                if rec is not None and not self.step.stage.withholds(ev.reason):
+                    self.rejects.offer(ev.reason, rec)
                 continue
             for rec in ev.outputs:
                 yield ("r", rec)

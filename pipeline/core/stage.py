@@ -45,6 +45,9 @@ class Drop:
     reason: str
     # As Keep.units: a dropped page may still have had images to count.
     units: tuple = field(default=(), compare=False)
+    # What a source step dropped (a map step's is its input): sampled into rejects.parquet,
+    # so a crawl's drop names its URL.  Not part of the event's identity either.
+    record: Any = field(default=None, compare=False)
 
 
 def keep(*outputs) -> Keep:
@@ -80,13 +83,13 @@ class Stage:
             raise ValueError(f"bad drop reason {r!r}: must be snake_case")
         return r
 
-    def drop(self, what: str) -> Drop:
-        return Drop(self.reason(what))
+    def drop(self, what: str, record=None) -> Drop:
+        return Drop(self.reason(what), record=record)
 
-    def error_drop(self, exc: BaseException) -> Drop:
+    def error_drop(self, exc: BaseException, record=None) -> Drop:
         # Unexpected exceptions become a counted reason named after the exception type: bad
         # input never crashes a run, and the number of distinct reasons stays small.
-        return Drop(self.reason("error_" + snake(type(exc).__name__)))
+        return Drop(self.reason("error_" + snake(type(exc).__name__)), record=record)
 
     def describe(self) -> dict[str, Any]:
         """The settings written into stats.json's config (override for readability)."""

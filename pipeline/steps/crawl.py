@@ -81,6 +81,11 @@ def page_links(tree: LexborHTMLParser, page_url: str) -> list[str]:
     return links
 
 
+def _url_only(url: str) -> Page:
+    """A dropped URL as the record rejects.parquet samples (page_url; nothing was kept)."""
+    return Page(url=url, body=b"", source="crawl")
+
+
 class CrawlSource(Source):
     """Crawls from seed URLs and yields one :class:`Page` per HTML page fetched.
 
@@ -183,7 +188,7 @@ class CrawlSource(Source):
                     page, links = result
                     final = canonical_url(page.url)
                     if final in put_out:
-                        yield self.drop("duplicate")
+                        yield self.drop("duplicate", _url_only(url))
                         continue
                     put_out.add(final)
                     seen.add(final)
@@ -196,12 +201,12 @@ class CrawlSource(Source):
                         if key not in seen and self._follows(link, site):
                             seen.add(key)
                             nxt.append((link, site))
-                for _ in over:
-                    yield self.drop("page_limit")
+                for url, _ in over:
+                    yield self.drop("page_limit", _url_only(url))
                 frontier = nxt if budget > 0 else []
                 if budget <= 0:
-                    for _ in nxt:
-                        yield self.drop("page_limit")
+                    for url, _ in nxt:
+                        yield self.drop("page_limit", _url_only(url))
 
     def _fetch_page(self, url: str):
         """One page: ``(Page, links)`` or a :class:`Drop`.  Runs in a pool thread."""
@@ -213,11 +218,11 @@ class CrawlSource(Source):
             resp = self._client.get(url, accept=self._accept, type_name="html",
                                   max_bytes=self.http.max_bytes)
         except FetchError as exc:
-            return self.drop(exc.reason)
+            return self.drop(exc.reason, _url_only(url))
         except Exception as exc:  # a bug or an odd URL must cost one page, not the part
-            return self.error_drop(exc)
+            return self.error_drop(exc, _url_only(url))
         if self.opt_out and opt_out_tokens(resp.robots_tags, self.opt_out, agent_token(self.http.user_agent)):
-            return self.drop("opt_out_header")
+            return self.drop("opt_out_header", _url_only(url))
         page = Page(url=resp.url, body=resp.body, content_type=resp.mime,
                     headers=resp.headers, source="crawl", meta={"requested_url": url})
         try:
@@ -225,15 +230,15 @@ class CrawlSource(Source):
             # for them); a page nested too deep for a bounded parse is not parsed at all.
             tree = parsed(page).tree()
         except TooDeep:
-            return self.drop("html_too_deep")
+            return self.drop("html_too_deep", _url_only(url))
         try:
             directives = meta_robots(tree, agent_token(self.http.user_agent))
             links = page_links(tree, resp.url)
         except Exception:
-            return self.drop("unparsable")
+            return self.drop("unparsable", _url_only(url))
         tokens = set(opt_out_tokens(directives, self.opt_out + ["none", "nofollow"]))
         if tokens & (set(self.opt_out) | ({"none"} if "noindex" in self.opt_out else set())):
-            return self.drop("opt_out_meta")
+            return self.drop("opt_out_meta", _url_only(url))
         if tokens & {"nofollow", "none"}:
             links = []
         return page, links

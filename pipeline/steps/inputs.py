@@ -53,14 +53,23 @@ def expand_patterns(patterns: list[str]) -> list[str]:
 
 
 def _expand_url(pat: str) -> list[str]:
-    """A URL or a URL glob (``s3://b/crawl/*.warc.gz``) -> the WARC URLs, checked to exist."""
+    """A URL, a URL glob (``s3://b/crawl/*.warc.gz``) or a folder URL (``s3://b/crawl/``) -> the
+    WARC URLs, checked to exist."""
     try:
         if _GLOB_CHARS & set(pat.split("://", 1)[1]):
             hits = [u for u in storage.glob(pat) if u.endswith(WARC_SUFFIXES)]
         else:
             # Its first byte, not fs.info: fsspec's HTTP info reports a 403 as not found.
             fs, p = storage.filesystem(pat)
-            hits = [pat] if fs.cat_file(p, start=0, end=1) else []
+            try:
+                hits = [pat] if fs.cat_file(p, start=0, end=1) else []
+            except FileNotFoundError:
+                # A folder (an object store's prefix) stands for the WARC files directly in
+                # it, as a local folder does; HTTP has no listing to ask.
+                names = [] if pat.startswith(("http://", "https://")) else storage.listdir(pat)
+                if not names:
+                    raise
+                hits = [storage.join(pat, n) for n in names if n.endswith(WARC_SUFFIXES)]
     except ImportError as exc:
         raise ConfigError(f"input.warc: {pat!r}: no fsspec backend for this scheme "
                           f"is installed ({exc})") from None

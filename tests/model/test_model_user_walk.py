@@ -171,6 +171,67 @@ def test_resumed_stage_has_one_metrics_record_per_step(data_dir, tmp_path, monke
     assert _steps(cfg) == [1, 2, 3, 4, 5, 6]  # every line parses
 
 
+def test_ctrl_c_in_lait_train_says_the_same_command_resumes(data_dir, tmp_path, monkeypatch, capsys):
+    """Ctrl-C during `lait train` printed "lait: train: interrupted" and nothing else: a user
+    could not tell the checkpoints were kept (a build's line says so).  The line now says the
+    same command resumes from the last checkpoint, and it does."""
+    import yaml
+
+    from tools.cli import main
+
+    cfg_path = str(tmp_path / "tiny.yaml")
+    with open(cfg_path, "w") as f:
+        yaml.safe_dump(_raw(data_dir, tmp_path), f)
+    real = train_mod.make_loader
+
+    def interrupted_loader(*args, **kw):
+        def batches():
+            for i, b in enumerate(real(*args, **kw)):
+                if i == 5:
+                    raise KeyboardInterrupt  # what SIGINT raises in the main thread
+                yield b
+        return batches()
+
+    monkeypatch.setattr(train_mod, "make_loader", interrupted_loader)
+    argv = ["train", "--config", cfg_path, "--stage", "1", "--quiet"]
+    assert main(argv) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("lait: train: interrupted"), err
+    assert "same command" in err[0] and "resume" in err[0] and "checkpoint" in err[0], err
+    monkeypatch.setattr(train_mod, "make_loader", real)
+    assert main(argv) == 0
+    assert _steps(from_dict(_raw(data_dir, tmp_path))) == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_stage_checkpointed_past_its_steps_is_refused(data_dir, tmp_path):
+    """A finished 6-step stage run again with `--set stages.1.steps=3` said `{"step": 6}`,
+    exit 0: the user asked for 3 steps and got the 6-step model without a word (and stage 2
+    started from it).  A checkpoint past the stage's steps is now a configuration error."""
+    from model.config import ConfigError
+
+    raw = _raw(data_dir, tmp_path)
+    train(from_dict(raw), 1, progress=False)
+    raw["stages"][1]["steps"] = 3
+    with pytest.raises(ConfigError, match=r"stage1/last is at step 6, past stages\.1\.steps \(3\)"):
+        train(from_dict(raw), 1, progress=False)
+
+
+def test_finetune_before_pretraining_names_its_own_option(data_dir, tmp_path, capsys):
+    """`lait finetune` with no pre-trained stage said "... or pass --checkpoint", an option
+    finetune does not have (argparse then refused it): its option is --init."""
+    import yaml
+
+    from tools.cli import main
+
+    cfg_path = str(tmp_path / "tiny.yaml")
+    with open(cfg_path, "w") as f:
+        yaml.safe_dump(_raw(data_dir, tmp_path), f)
+    assert main(["finetune", "--config", cfg_path, "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no pre-training checkpoint" in err[0], err
+    assert "pass --init" in err[0] and "--checkpoint" not in err[0], err
+
+
 def test_killed_between_last_and_final_the_rerun_writes_final(data_dir, tmp_path):
     """A kill after `last/` was written at the stage's final step but before `final/`: the rerun
     said 'already done' and wrote nothing, and stage 2 then refused to start ('run the earlier
@@ -404,6 +465,22 @@ def test_features_into_its_own_input_is_refused(tmp_path, capsys):
     assert open(os.path.join(raw, "shards", "00000.tar"), "rb").read() == before
 
 
+def test_shards_without_regions_are_one_warning_not_twenty(tmp_path, caplog):
+    """Training on the build's shards before `lait features` printed 20 "skipping bad sample
+    <key>: no regions.npz" lines (one per sample, up to the cap) above the one error line that
+    says the same.  A bad sample is now named once per distinct error."""
+    from model.config import ConfigError
+
+    raw_dir = str(tmp_path / "raw")
+    synth.write_shards(raw_dir, 24, per_shard=12, seed=3, with_regions=False)
+    raw = tiny_raw(str(tmp_path), raw_dir + "/shards")
+    raw["stages"][1].update(steps=2, batch_size=4)
+    with caplog.at_level("WARNING", logger="model.data"), pytest.raises(ConfigError, match="no usable sample"):
+        train(from_dict(raw), 1, progress=False)
+    lines = [r.getMessage() for r in caplog.records if "skipping bad sample" in r.getMessage()]
+    assert len(lines) == 1 and "no regions.npz" in lines[0], lines
+
+
 def test_skipped_samples_are_counted_in_metrics(tmp_path):
     """Bad samples were skipped with a warning (at most 20 distinct) and counted in a counter
     nobody read: metrics.jsonl now says how many were skipped so far (every pass over the
@@ -436,3 +513,23 @@ def test_features_options_out_of_range_are_usage_errors(tmp_path, capsys, option
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("lait features: error: argument " + option[0]), err
     assert not os.path.exists(tmp_path / "feat")
+
+
+@pytest.mark.parametrize("command,option", [
+    ("eval", ["--n", "0"]), ("eval", ["--n", "-5"]), ("eval", ["--n", "1"]),
+    ("ablate", ["--n", "0"]), ("ablate", ["--steps", "0"]), ("ablate", ["--stage1-steps", "0"]),
+    ("ablate", ["--jobs", "0"])])
+def test_trainer_counts_out_of_range_are_usage_errors(tmp_path, capsys, command, option):
+    """`lait eval --n 0` (and ablate's `--n 0`, `--steps 0`, `--stage1-steps 0`) ran as if the
+    option were not given; `--n -5` said the *shards* held fewer than 2 usable samples, and
+    `--jobs 0` ran one job.  Each is now argparse's one-line error, before any work."""
+    from tools.cli import main
+
+    extra = {"eval": [], "ablate": ["--stage1", "x", "--stage2", "x", "--test", "x",
+                                    "--out", str(tmp_path / "abl")]}[command]
+    with pytest.raises(SystemExit) as exit_:
+        main([command, "--config", "configs/imagebert_tiny.yaml", *extra, *option])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith(f"lait {command}: error: argument " + option[0]), err
+    assert not os.path.exists(tmp_path / "abl")

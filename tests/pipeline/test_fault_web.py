@@ -92,6 +92,20 @@ def test_every_fault_is_counted_under_its_reason(web, run):
     assert len(web.requests("/img/busy.jpg")) == 2  # one retry, then given up
 
 
+def test_every_dropped_page_url_is_in_rejects_under_its_reason(web, run):
+    """The funnel said `crawl_robots_disallowed: 1`, `crawl_too_many_redirects: 1`, ... but no
+    URL: the crawl's drops never reached rejects.parquet (a source step had no record to
+    sample), so a user could not learn which page a reason was about.  Each crawl drop now
+    carries its URL (one page per reason here, under rejects' per-reason cap)."""
+    import pyarrow.parquet as pq
+
+    out, _, _ = run
+    rows = pq.read_table(out / "rejects.parquet", columns=["step", "reason", "page_url"]).to_pylist()
+    got = sorted((r["reason"], r["page_url"]) for r in rows if r["step"] == "crawl")
+    assert got == sorted((reason, web.url + path) for path, reason in EXPECTED_PAGES.items()
+                         if reason != "kept")
+
+
 def shard_samples(out_dir):
     samples = {}
     for tar in sorted((out_dir / "shards").glob("*.tar")):

@@ -23,7 +23,7 @@ import webdataset as wds
 import yaml
 from fastwarc.warc import ArchiveIterator
 
-from pipeline.build import build
+from pipeline.build import build, check_output_dir
 from pipeline.core import storage
 from pipeline.core.errors import ConfigError
 from pipeline.core.stage import Keep
@@ -193,6 +193,25 @@ def test_missing_and_forbidden_urls_fail_at_once_naming_the_url(crawl, s3, tmp_p
               overrides=remote_overrides(srv))
 
 
+def test_a_bucket_folder_stands_for_the_warcs_in_it_as_a_local_folder_does(s3):
+    """`--input /data/crawl` reads the WARCs in that folder, but `--input s3://b/crawl/` (or
+    without the slash) said "not found (The specified key does not exist.)" of a prefix full
+    of WARCs.  A folder URL now stands for the WARC files directly inside it."""
+    from pipeline.steps.inputs import expand_patterns
+
+    _, fs = s3
+    for name in ("b.warc.gz", "a.warc", "notes.txt", "sub/c.warc.gz"):
+        fs.pipe(f"{BUCKET}/folder/{name}", b"x")
+    fs.pipe(f"{BUCKET}/nowarc/notes.txt", b"x")
+    want = [f"s3://{BUCKET}/folder/a.warc", f"s3://{BUCKET}/folder/b.warc.gz"]
+    for given in (f"s3://{BUCKET}/folder", f"s3://{BUCKET}/folder/"):
+        assert expand_patterns([given]) == want
+    with pytest.raises(ConfigError, match=f"s3://{BUCKET}/nowarc/' matches no WARC file"):
+        expand_patterns([f"s3://{BUCKET}/nowarc/"])
+    with pytest.raises(ConfigError, match=f"s3://{BUCKET}/nothing-here.*not found"):
+        expand_patterns([f"s3://{BUCKET}/nothing-here"])
+
+
 def test_a_key_of_the_list_that_is_gone_is_counted_not_a_crash(crawl):
     _, keys, srv = crawl
     srv.faults[f"/{keys[1]}"] = "missing"
@@ -257,6 +276,39 @@ def test_wrong_s3_credentials_give_a_clear_error_naming_the_url(crawl, s3, monke
         build(str(CONFIG), f"s3://{BUCKET}/denied", engine="local", overrides=remote_overrides(srv))
     events = read_events(f"s3://{BUCKET}/in/x.warc.gz", backoff_s=0.01)
     assert reasons(events) == ["read_forbidden"]
+
+
+def test_a_bucket_that_refuses_deletes_is_named_as_such(s3, monkeypatch):
+    """A key allowed to write but not to delete (no s3:DeleteObject: a common "append-only"
+    policy) was told "not writable (Access Denied)" although the probe had been written, and
+    left that probe in the bucket unnamed.  A build deletes (a replaced shard, a resumed
+    wave's partial files): the message now says deleting is refused and names the probe."""
+    import json
+
+    import boto3
+    from moto import settings
+
+    endpoint, fs = s3
+    iam = boto3.client("iam", endpoint_url=endpoint)
+    iam.create_user(UserName="nodelete")
+    iam.put_user_policy(UserName="nodelete", PolicyName="put-get-list", PolicyDocument=json.dumps(
+        {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Resource": "*", "Action": [
+            "s3:GetObject", "s3:PutObject", "s3:ListBucket"]}]}))
+    key = iam.create_access_key(UserName="nodelete")["AccessKey"]
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", key["AccessKeyId"])
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", key["SecretAccessKey"])
+    monkeypatch.setattr(settings, "INITIAL_NO_AUTH_ACTION_COUNT", 0)
+    storage.filesystem("s3://x")[0].clear_instance_cache()
+    out = f"s3://{BUCKET}/appendonly"
+    try:
+        with pytest.raises(ConfigError) as err:
+            check_output_dir(out)
+    finally:
+        storage.filesystem("s3://x")[0].clear_instance_cache()
+    msg = str(err.value)
+    assert "not writable" not in msg and "\n" not in msg
+    assert f"{out}: writable, but deleting is refused" in msg
+    assert f"{out}/.write-probe-{os.getpid()}" in msg  # what the user is left to delete
 
 
 def test_a_worker_without_credentials_fails_the_job_instead_of_counting_every_file(

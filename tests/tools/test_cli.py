@@ -189,25 +189,52 @@ def test_report_of_a_run_whose_shards_are_gone_says_so(tmp_path, capsys):
     assert not (run / "report.html").exists()
 
 
-@pytest.mark.parametrize("command", ["stats", "report"])
-def test_stats_and_report_of_an_unreachable_store_are_one_line(command, capsys, monkeypatch):
-    """`lait stats s3://bucket/run` with the store down (or AWS_ENDPOINT_URL wrong) was a
-    90-line botocore traceback, exit 1."""
+def run_on_fresh_s3(command: str, capsys) -> tuple[int, str]:
+    """`lait COMMAND s3://lait/run` with S3 clients made from the environment as set now."""
     from pipeline.core import storage
-    from tests.pipeline.test_spark_cluster import free_port
 
-    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-                        "AWS_DEFAULT_REGION": "us-east-1",
-                        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{free_port()}"}.items():
-        monkeypatch.setenv(name, value)  # a port nothing listens on
     fs = storage.filesystem("s3://lait/run")[0]
     fs.clear_instance_cache()
     try:
         rc, _, err = run_cli([command, "s3://lait/run"], capsys)
     finally:
         fs.clear_instance_cache()
+    return rc, err
+
+
+@pytest.mark.parametrize("command", ["stats", "report"])
+def test_stats_and_report_of_an_unreachable_store_are_one_line(command, capsys, monkeypatch):
+    """`lait stats s3://bucket/run` with the store down (or AWS_ENDPOINT_URL wrong) was a
+    90-line botocore traceback, exit 1."""
+    from tests.pipeline.test_spark_cluster import free_port
+
+    for name, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                        "AWS_DEFAULT_REGION": "us-east-1",
+                        "AWS_ENDPOINT_URL": f"http://127.0.0.1:{free_port()}"}.items():
+        monkeypatch.setenv(name, value)  # a port nothing listens on
+    rc, err = run_on_fresh_s3(command, capsys)
     assert rc == 2 and err.startswith(f"lait: {command}: cannot read s3://lait/run"), err[-2000:]
     assert "EndpointConnectionError" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("command", ["stats", "report"])
+def test_stats_and_report_with_wrong_credentials_name_the_run(command, capsys, monkeypatch):
+    """With a key the store does not know, `lait stats s3://bucket/run` said only "lait: stats:
+    Forbidden": not which URL, nor that it was about reading it."""
+    from moto import settings
+
+    from tests.remote import s3_env, start_s3
+
+    srv, endpoint = start_s3()
+    try:
+        for name, value in {**s3_env(endpoint), "AWS_ACCESS_KEY_ID": "AKIAUNKNOWNKEY000000"}.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setattr(settings, "INITIAL_NO_AUTH_ACTION_COUNT", 0)  # moto checks keys
+        rc, err = run_on_fresh_s3(command, capsys)
+    finally:
+        srv.stop()
+    assert rc == 2 and len(err.strip().splitlines()) == 1, err[-2000:]
+    assert err.startswith(f"lait: {command}: cannot read s3://lait/run: forbidden ("), err
 
 
 def test_cli_subprocess_errors_are_one_line():

@@ -21,7 +21,7 @@ def literal_reasons() -> set[str]:
     for f in STEP_FILES:
         src = f.read_text()
         names = re.findall(r'\bname = "(\w+)"', src)
-        for what in re.findall(r'\.drop\("(\w+)"\)', src):
+        for what in re.findall(r'\.drop\("(\w+)"[,)]', src):
             out |= {f"{n}_{what}" for n in names}
     return out
 
