@@ -227,8 +227,9 @@ def not_sampled(steps: list[dict], sampled: set[str]) -> str:
         return ""
     return ('<p class="muted" id="not-sampled">Counted, with no sample above: '
             + ", ".join(f"{esc(r)} ({n})" for r, n in sorted(missing, key=lambda kv: (-kv[1], kv[0])))
-            + ". rejects.parquet samples the records a step drops (the crawl's: the URL); the read "
-            "step's drops (WARC records), drops inside a record (a page's images "
+            + ". rejects.parquet samples the records a step drops (the read step's: the URL and "
+            "WARC location of each response; the crawl's: the URL); the read step's unreadable files "
+            "and damaged stretches (no record to name), drops inside a record (a page's images "
             "and sides, a text's sentences, a pair's near-duplicate images) and withheld reasons "
             "(safety-list matches, evaluation images) have none.</p>")
 

@@ -44,8 +44,12 @@ def _thumb(data: bytes | None, pixels=None) -> bytes | None:
 
 def identity(record) -> tuple[str, dict]:
     """(hash, cheap fields) of a dropped record; the thumbnail is made only if it is sampled."""
+    loc = ""
     if isinstance(record, Page):
         f = {"page_url": record.url}
+        # a WARC holds a URL more than once (revisits, re-crawls): its location tells them
+        # apart, so which record is sampled never depends on the order records arrive in
+        loc = warc_location(record)
     elif isinstance(record, Candidate):
         f = {"page_url": record.page_url, "image_url": record.image_url,
              "text_source": record.text_source, "text": record.text, "raw_text": record.raw_text}
@@ -60,8 +64,14 @@ def identity(record) -> tuple[str, dict]:
              "text": c.text, "raw_text": c.raw_text}
     else:
         f = {"text": repr(record)[:200]}
-    h = hashlib.sha1("\x1f".join(f"{k}={v}" for k, v in sorted(f.items())).encode()).hexdigest()
+    h = hashlib.sha1(("\x1f".join(f"{k}={v}" for k, v in sorted(f.items())) + loc).encode()).hexdigest()
     return h, f
+
+
+def warc_location(page: Page) -> str:
+    """``path@offset`` of a page read from a WARC file, else ""."""
+    meta = page.meta or {}
+    return f"{meta['warc']}@{meta.get('warc_offset')}" if meta.get("warc") else ""
 
 
 def detail(record) -> dict:
@@ -73,6 +83,10 @@ def detail(record) -> dict:
     meta = getattr(record, "meta", None) or {}
     if isinstance(record, (Page, Candidate)) and meta.get("lang"):
         d["lang"], d["lang_conf"] = meta["lang"], meta.get("lang_conf")
+    if isinstance(record, Page) and meta.get("warc"):  # where to find the record again
+        d.update(warc=meta["warc"], warc_offset=meta.get("warc_offset"))
+        if meta.get("http_status") is not None:
+            d["http_status"] = meta["http_status"]
     if isinstance(record, ImageItem):
         d = {k: getattr(record, k) for k in ("nsfw", "natural") if getattr(record, k, None) is not None}
     if isinstance(record, Pair):

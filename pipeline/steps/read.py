@@ -187,36 +187,8 @@ class WarcReader(Source):
         return self.drop(exc.kind)
 
     def convert(self, record, path: str, offset: int | None = None) -> Keep | Drop:
-        """One HTTP response record -> ``Keep(Page)`` or a :class:`Drop`."""
-        declared = _declared_length(record)
-        head = _read_at_least(record.reader, HEAD_CHUNK)
-        try:
-            status, headers, body_at = parse_http_head(head)
-        except BadRecord:
-            return self.drop("bad_record")
-        if status not in OK_STATUSES:
-            return self.drop("http_status")
-        mime = mime_type(headers.get("content-type", ""))
-        if mime not in HTML_TYPES and mime not in UNKNOWN_TYPES:
-            return self.drop("not_html")
-        if declared is not None and declared - body_at > self.max_page_bytes:
-            return self.drop("page_too_large")  # the rest of the record is never read
-        rest = record.reader.read()
-        if declared is not None and len(head) + len(rest) < declared:
-            return self.drop("truncated")
-        body = head[body_at:] + rest  # one copy of the page, not two (head + rest, then cut)
-        if len(body) > self.max_page_bytes:
-            return self.drop("page_too_large")
-        try:
-            body = decode_body(body, headers, self.max_page_bytes)
-        except Truncated:
-            return self.drop("truncated")
-        except TooLarge:
-            return self.drop("page_too_large")
-        except BadRecord:
-            return self.drop("bad_record")
-        if mime in UNKNOWN_TYPES and not sniff_html(body):
-            return self.drop("not_html")
+        """One HTTP response record -> ``Keep(Page)`` or a :class:`Drop` that carries the
+        record's URL and WARC location, so rejects.parquet can say which record it was."""
         wh = record.headers
         url = (wh.get("WARC-Target-URI") or "").strip().strip("<>")
         meta = {
@@ -224,8 +196,41 @@ class WarcReader(Source):
             "warc_date": wh.get("WARC-Date") or "",
             "warc_record_id": wh.get("WARC-Record-ID") or "",
             "warc_offset": record.stream_pos if offset is None else offset,
-            "http_status": status,
         }
+
+        def drop(what: str) -> Drop:
+            return self.drop(what, Page(url=url, body=b"", source=path, meta=meta))
+
+        declared = _declared_length(record)
+        head = _read_at_least(record.reader, HEAD_CHUNK)
+        try:
+            status, headers, body_at = parse_http_head(head)
+        except BadRecord:
+            return drop("bad_record")
+        meta["http_status"] = status
+        if status not in OK_STATUSES:
+            return drop("http_status")
+        mime = mime_type(headers.get("content-type", ""))
+        if mime not in HTML_TYPES and mime not in UNKNOWN_TYPES:
+            return drop("not_html")
+        if declared is not None and declared - body_at > self.max_page_bytes:
+            return drop("page_too_large")  # the rest of the record is never read
+        rest = record.reader.read()
+        if declared is not None and len(head) + len(rest) < declared:
+            return drop("truncated")
+        body = head[body_at:] + rest  # one copy of the page, not two (head + rest, then cut)
+        if len(body) > self.max_page_bytes:
+            return drop("page_too_large")
+        try:
+            body = decode_body(body, headers, self.max_page_bytes)
+        except Truncated:
+            return drop("truncated")
+        except TooLarge:
+            return drop("page_too_large")
+        except BadRecord:
+            return drop("bad_record")
+        if mime in UNKNOWN_TYPES and not sniff_html(body):
+            return drop("not_html")
         return keep(Page(url=url, body=body, content_type=mime or "text/html", headers=headers,
                          source=path, meta=meta))
 

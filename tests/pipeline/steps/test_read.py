@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import random
 import uuid
 import zlib
@@ -147,6 +148,33 @@ def test_warcio_responses_each_get_their_reason(tmp_path):
     assert got["http://a.example/bad-bytes"].body.startswith(b"<html><body><p>caf\xe9")
     assert got["http://a.example/x"].content_type == "application/xhtml+xml"
     assert got["http://a.example/ok"].headers["content-type"] == "text/html; charset=utf-8"
+
+
+def test_a_dropped_response_names_its_url_and_warc_location(tmp_path):
+    """read's drops reached rejects.parquet with nothing: a user saw read_http_status (2) and
+    could not learn which records.  Each response's drop now carries its URL and where it
+    sits in the WARC, and two records of one URL are two samples."""
+    from pipeline.core.rejects import RejectSample
+
+    path = write_warcio(tmp_path / "drops.warc.gz", [
+        ("http://a.example/ok", "200 OK", "text/html", HTML),
+        ("http://a.example/missing", "404 Not Found", "text/html", b"<html>gone</html>"),
+        ("http://a.example/missing", "410 Gone", "text/html", b"<html>gone</html>"),
+        ("http://a.example/img.png", "200 OK", "image/png", b"\x89PNG\r\n\x1a\n" + bytes(100)),
+    ])
+    drops = [ev for ev in events(path) if isinstance(ev, Drop)]
+    assert [(d.reason, d.record.url) for d in drops] == [
+        ("read_http_status", "http://a.example/missing"), ("read_http_status", "http://a.example/missing"),
+        ("read_not_html", "http://a.example/img.png")]
+    offsets = [d.record.meta["warc_offset"] for d in drops]
+    assert len(set(offsets)) == 3 and all(d.record.meta["warc"] == str(path) for d in drops)
+    assert [d.record.meta["http_status"] for d in drops] == [404, 410, 200]
+    sample = RejectSample("read")
+    for d in reversed(drops):  # the order they arrive in does not decide what is kept
+        sample.offer(d.reason, d.record)
+    got = sample.by_reason["read_http_status"]
+    assert len(got) == 2 and {f["page_url"] for _, f in got} == {"http://a.example/missing"}
+    assert sorted(json.loads(f["detail"])["http_status"] for _, f in got) == [404, 410]
 
 
 def test_max_page_bytes_is_configurable(tmp_path):
