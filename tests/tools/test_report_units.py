@@ -80,3 +80,21 @@ def test_the_drops_card_counts_each_unit_apart(tmp_path):
     got = dict((u, int(n)) for n, u in re.findall(r'<b data-unit="[^"]+">(\d+) <small>([^<]+)</small></b>', card))
     assert got == {"WARC records": 2, "pages": 1, "images": 9, "pairs": 1}
     assert list(got) == ["WARC records", "pages", "images", "pairs"]  # funnel order
+
+
+def test_a_read_drop_shows_its_status_and_warc_location(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pipeline.core.rejects import SCHEMA
+
+    doc = {"steps": [{"name": "read", "in": 3, "kept": 2, "out": 2, "dropped": {"read_http_status": 1}}],
+           "config": {}, "timings": {}}
+    (tmp_path / "stats.json").write_text(json.dumps(doc))
+    row = {n: None for n in SCHEMA.names} | {
+        "step": "read", "reason": "read_http_status", "page_url": "http://a.example/missing",
+        "detail": json.dumps({"http_status": 404, "warc": "/crawl/CC-MAIN-0001.warc.gz", "warc_offset": 5120})}
+    pq.write_table(pa.Table.from_pylist([row], schema=SCHEMA), tmp_path / "rejects.parquet")
+    page = render(str(tmp_path))
+    assert "HTTP 404 · CC-MAIN-0001.warc.gz @ 5120" in page
+    assert 'id="not-sampled"' not in page  # the one reason has its sample
