@@ -76,7 +76,7 @@ FETCH = {
     "svg": "an SVG, which the image steps do not decode",
     "timeout": "the request took longer than the timeout (after the retries)",
     "too_large": "the body is larger than the size limit",
-    "too_many_redirects": "more redirects than allowed",
+    "too_many_redirects": "more redirects than allowed, or a redirect back to a URL already visited",
     "truncated": "the body ended before its declared length",
 }
 

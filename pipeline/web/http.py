@@ -118,9 +118,15 @@ class HttpClient:
         return resp
 
     def _hops(self, url, accept, type_name, max_bytes, deadline) -> Response:
+        seen: set[str] = set()  # the URLs of this request's hops: the client keeps no cookies,
+        # so a redirect back to one of them is a loop, found at once (it cost max_redirects+1
+        # requests to the site before)
         for hop in range(self.settings.max_redirects + 1):
             if time.monotonic() > deadline:
                 raise FetchError("timeout")
+            if url in seen:
+                raise FetchError("too_many_redirects")
+            seen.add(url)
             check_blocklist(self.url_check, url, redirect=hop > 0)
             self.policy.check_url(url)
             with self.limiter.slot(urlsplit(url).netloc.lower()):

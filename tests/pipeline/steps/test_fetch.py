@@ -94,6 +94,16 @@ def test_redirect_followed(http_server, fetcher):
     assert ev.outputs[0].orig_width == 310
 
 
+def test_a_redirect_loop_is_found_at_its_first_repeat(http_server, fetcher):
+    """A two-URL loop cost max_redirects + 1 = 6 requests before it was counted."""
+    hits = []
+    for a, b in (("/a.jpg", "/b.jpg"), ("/b.jpg", "/a.jpg")):
+        http_server.routes[a] = (lambda to: lambda req: hits.append(req.path) or redirect_to(to)(req))(b)
+    url = http_server.url + "/a.jpg"
+    assert [e.reason for e in fetcher.events(url, [cand(url)])] == ["fetch_too_many_redirects"]
+    assert hits == ["/a.jpg", "/b.jpg"]
+
+
 def test_redirect_to_a_listed_url_is_not_followed(http_server):
     from tests.pipeline.steps.test_crawl import Listed
 
