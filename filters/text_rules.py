@@ -464,9 +464,13 @@ _BOILER_PATTERN_RE = re.compile(r"^(?:\w+ ){0,3}(?:logos?|graphic)$|^logo(?: \w+
                                 r"|^\w+ (?:" + "|".join(_FURNITURE_NOUNS) + ")$"
                                 r"|^click\b|^(?:read|see|view|learn) more\b|^go to\b"
                                 r"|^follow (?:us|via|on|me|along)\b|^browse (?:all|our|more|the)\b"
+                                # a social network's call to action, whole (seventeenth pass)
+                                r"|^(?:like|follow|find|join|share)(?: \w+){0,4} on (?:facebook"
+                                r"|twitter|instagram|pinterest|myspace|linkedin|youtube|tiktok"
+                                r"|tumblr|flickr|digg|reddit)$"
                                 r"|^(?:powered|protected|designed|hosted) by\b|^posted (?:by|on|in)\b")
 _BOILER_FIRST_WORDS = frozenset("click read see view learn powered protected designed hosted "
-                                "posted go follow browse".split())
+                                "posted go follow browse like find join share".split())
 # A text made only of these words is a row of buttons ("Pin Print", "Bookmark and Share",
 # "Jump to Recipe", "Save").
 _UI_WORDS = frozenset("pin it print save share tweet email mail bookmark and jump to recipe rate "
@@ -750,10 +754,12 @@ _MONTH = (r"(?:jan|feb|febr|mar|apr|jun|jul|aug|sep|sept|oct|okt|nov|dec|dez|dé
           r"|décembre")
 # A date at the start of a text: "Apr 7, 2009", "7. April 2009", "7 avril 2009", "2009-04-07",
 # "07.04.2009", "4/7/09" -- unless a colon or dash follows it, as in a caption's own dateline
-# ("Nov. 26, 2013: Police officers adjust a barricade ...").
+# ("Nov. 26, 2013: Police officers adjust a barricade ..."), or a semicolon, as in the caption
+# form of USA TODAY Sports / Imagn pictures ("Jul 27, 2022; Tampa, FL, USA; Tampa Bay
+# Buccaneers quarterback Tom Brady (12) works out ...", seventeenth pass).
 _DATELINE_RE = re.compile(r"(?:(?:" + _MONTH + r") \d{1,2}(?:st|nd|rd|th)?,? \d{4}"
                           r"|\d{1,2}(?:st|nd|rd|th|\.)? (?:" + _MONTH + r"),? \d{4}"
-                          r"|\d{4}-\d\d-\d\d|\d{1,2}[./]\d{1,2}[./]\d{2,4})(?!\s*[:–—-])",
+                          r"|\d{4}-\d\d-\d\d|\d{1,2}[./]\d{1,2}[./]\d{2,4})(?!\s*[:;–—-])",
                           re.I)
 
 

@@ -3,9 +3,9 @@
 The facts :mod:`pipeline.steps.image_roles` decides an image's role from: the words of its
 URL's file name (role words, a spacer's name, a size written in it: ``generic-96x96.gif``),
 the role its folders name (``/themes/``, ``/img/head/``, ``logos``, ``promo(s)``, ``icons``,
-``buttons``, ``badges``, ``sprite(s)``, ``banner``, ``gravatar``, ``svg``), the hosts and
-paths of tracking pixels and ad servers, the width a URL asks its server for, and the roles its
-class or id names.  File names, folders and class / id values are cached (logos and icons
+``buttons``, ``badges``, ``sprite(s)``, ``banner``, ``gravatar``, ``svg``, ``partner(s)``,
+``sponsor(s)``), the hosts and paths of tracking pixels and ad servers, the width a URL asks
+its server for, and the roles its class or id names.  File names, folders and class / id values are cached (logos and icons
 repeat across the pages of a site).
 """
 from __future__ import annotations
@@ -122,12 +122,18 @@ _DIR_ROLES = {"themes": "furniture", "theme": "furniture", "logo": "logo", "logo
               "sprite": "icon", "sprites": "icon", "banner": "ad",
               # seventh pass: SVG files served without the extension (MediaWiki's formulas,
               # "media/math/render/svg/<hash>"; "assets/svg/arrow"): drawings, no photograph
-              "svg": "vector", "svgs": "vector"}
+              "svg": "vector", "svgs": "vector",
+              # seventeenth pass: a partner's or sponsor's logos and promos ("graphics/partners/
+              # kaango/pets/kaango_classifieds.gif", "image/sponsors/dodge/presented-by-
+              # charger.png"); image_role makes "partner" an "ad" unless the picture is
+              # declared at the image step's size both ways
+              "partner": "partner", "partners": "partner", "sponsor": "partner",
+              "sponsors": "partner"}
 # A word of a folder's name that names its role ("site-header", "oth_banner"); the other roles
 # take the whole name only ("theme-park" is no theme).
 _DIR_WORD_ROLES = {"header": "furniture", "banner": "ad"}
 _DIR_HINTS = ("theme", "logo", "promo", "gravatar", "icons", "buttons", "badges", "/head",
-              "header", "sprite", "banner", "/svg")
+              "header", "sprite", "banner", "/svg", "partner", "sponsor")
 _DIR_SPLIT_RE = re.compile(r"[_-]")
 _DIR_CACHE: dict[str, str] = {}
 
@@ -137,7 +143,8 @@ def folder_role(low: str) -> str:
     # A chain of ``in`` tests first (as tracker_hint): most URLs hold none of the hints.
     if not ("theme" in low or "logo" in low or "promo" in low or "gravatar" in low
             or "icons" in low or "buttons" in low or "badges" in low or "/head" in low
-            or "header" in low or "sprite" in low or "banner" in low or "/svg" in low):
+            or "header" in low or "sprite" in low or "banner" in low or "/svg" in low
+            or "partner" in low or "sponsor" in low):
         return ""
     path = low.split("?", 1)[0].split("#", 1)[0]
     start = path.find("//")

@@ -176,6 +176,10 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
     if "tableau" in low and (_TABLEAU_STATIC[0] in low or _TABLEAU_STATIC[1] in low):
         url_roles = ()  # a Tableau viz's static picture: "1_rss.png" is no feed icon
     dir_role = folder_role(low)
+    if dir_role == "partner":
+        # a partner's or sponsor's folder (seventeenth pass): its logos and promos are ads; a
+        # picture declared at the image step's size both ways there is still a picture
+        dir_role = "" if min(width or 0, height or 0) >= _PICTURE else "ad"
     # A theme folder's picture declared at the image step's size is content kept there by a
     # CMS of its own ("themes/Bluemonkey/images/how-it-works.jpg", width 985).
     if dir_role and not (dir_role == "furniture" and max(width or 0, height or 0) >= _PICTURE):

@@ -53,19 +53,19 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+        assert lab.get("sample", 2) in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
         # samples 5, 10, 12 are stratified by region (header / footer / menu images), sample 11
         # and 13 by a stratum of their own ("larger": thumbnails naming a larger version;
-        # "resize": thumbnails a resizing CDN serves small), samples 14 and 15 are random draws
+        # "resize": thumbnails a resizing CDN serves small), samples 14, 15 and 16 are random draws
         # capped at 3 items a site ("capped": no plain random draw, so reported on its own): they say so
         # and name each item's stratum, so that measure() keeps them out of the split's figures
         assert (lab.get("sample") in (5, 10, 12)) == (lab.get("stratified") == "region"), lab
-        assert (lab.get("sample") in (11, 13, 14, 15)) == (lab.get("stratified") == "stratum"), lab
+        assert (lab.get("sample") in (11, 13, 14, 15, 16)) == (lab.get("stratified") == "stratum"), lab
         if lab.get("stratified") == "region":
             assert lab["region"] in ("nav", "header", "footer") and lab["split"] == "dev"
         if lab.get("stratified") == "stratum":
             assert lab["stratum"] == {11: "larger", 13: "resize", 14: "capped",
-                                      15: "capped"}[lab["sample"]] \
+                                      15: "capped", 16: "capped"}[lab["sample"]] \
                 and lab["split"] == "dev"
     counts = Counter(lab["label"] for lab in labels)
     assert len(labels) >= 200 and min(counts.values()) >= 35, counts
@@ -157,19 +157,35 @@ def test_the_fresh_dev_sample_14(english):
 # English page when a third of its words are English rather than fastText's language: 0.060 (5
 # of 83) / 0.067 (2 of 30, two one-word names).  Junk kept meets the issue's 0.08; good lost
 # does not (xfail below).
-def test_the_fresh_dev_sample_15(english):
-    fresh = english["dev-s15"]["all"]
-    assert fresh["n_good"] >= 30 and fresh["n_junk"] >= 80
-    assert fresh["junk_kept"] <= 0.08
-    assert fresh["good_lost"] <= 0.07
+# Sample 16 (seventeenth pass): 130 more English dev items nobody had read (seed 20261141, at
+# most 3 a site, 88 sites: 29 good, 76 junk, 25 vague), labelled by eye and committed before
+# anything was measured on them.  Measured once on main (ede9f00), before any change: junk kept
+# 0.066 (5 of 76), good lost 0.103 (3 of 29), the pass's fresh estimate.  Mined after that
+# (docs/captions.md, "Seventeenth pass"): a date before a semicolon opens a caption (USA TODAY
+# Sports' "Jul 27, 2022; Tampa, FL, USA; ... Tom Brady ..."), "Like X on Facebook" / "Share on
+# MySpace" are boilerplate, a partner's folder holds ads: 0.026 (2 of 76) / 0.069 (2 of 29: a
+# slug alt "Hazelnut-cake" and a one-word "Focaccia-" on a picture taken for an ad by its
+# declared 300x250).  Junk kept meets the issue's 0.08; good lost does not (xfail below).
+@pytest.mark.parametrize("sample,max_junk_kept,max_good_lost", [(15, 0.08, 0.07),
+                                                                (16, 0.04, 0.07)])
+def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
+    fresh = english[f"dev-s{sample}"]["all"]
+    assert fresh["n_good"] >= 29 and fresh["n_junk"] >= 75
+    assert fresh["junk_kept"] <= max_junk_kept
+    assert fresh["good_lost"] <= max_good_lost
 
 
-@pytest.mark.xfail(strict=True, reason="issue 14: good lost <= 0.05 is not met on the fresh dev "
-                   "sample 15 (0.133, 4 of 30, measured once; 0.067, 2 of 30, after the "
-                   "sixteenth pass's post-measurement changes: two one-word names, a menu's "
-                   "'Austin' and an alt 'Telstar'; docs/captions.md)")
-def test_the_issues_good_lost_target_on_the_fresh_dev_sample_15(english):
-    assert english["dev-s15"]["all"]["good_lost"] <= 0.05
+@pytest.mark.parametrize("sample", [
+    pytest.param(15, marks=pytest.mark.xfail(strict=True, reason=(
+        "issue 14: good lost <= 0.05 is not met on the fresh dev sample 15 (0.133, 4 of 30, "
+        "measured once; 0.067, 2 of 30, after the sixteenth pass's post-measurement changes: "
+        "two one-word names, a menu's 'Austin' and an alt 'Telstar'; docs/captions.md)"))),
+    pytest.param(16, marks=pytest.mark.xfail(strict=True, reason=(
+        "issue 14: good lost <= 0.05 is not met on the fresh dev sample 16 (0.103, 3 of 29, "
+        "measured once; 0.069, 2 of 29, after the seventeenth pass's changes: a slug alt "
+        "'Hazelnut-cake' and a one-word 'Focaccia-'; docs/captions.md)")))])
+def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
+    assert english[f"dev-s{sample}"]["all"]["good_lost"] <= 0.05
 
 
 # The mostly German real_pages, split by site (seventh pass, docs/captions.md "Seventh pass"):

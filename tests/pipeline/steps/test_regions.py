@@ -470,6 +470,20 @@ def test_only_header_and_banner_are_read_as_words_of_a_folder_name(url):
     assert image_role(url, {}, None, None, "") == ""
 
 
+@pytest.mark.parametrize("url", [
+    "http://imgs.sfgate.com/graphics/partners/kaango/pets/kaango_classifieds.gif",
+    "http://images.recipe.com/recipe/images/partners/100_bhg.jpg",
+    "http://st.snimg.com/image/sponsors/dodge/presented-by-charger.png"])
+def test_a_partners_or_sponsors_folder_names_an_ad(url):
+    # seventeenth pass: partner and sponsor logos and promos; a picture declared at the image
+    # step's size both ways there is still a picture
+    assert image_role(url, {}, None, None, "content") == "ad"
+    assert image_role(url, {}, 120, 60, "content") == "ad"
+    assert image_role(url, {}, 640, 400, "content") == ""
+    assert image_role("https://e.com/uploads/partnership-signing.jpg", {}, None, None, "") == ""
+    assert image_role("https://e.com/sponsored-posts/cake.jpg", {}, 640, 400, "") == ""
+
+
 def test_a_file_named_as_a_banner_is_an_ad():
     assert image_role("https://e.com/S1600-R/poobanner2%5B1%5D.JPG", {}, None, None,
                       "aside") == "ad"
