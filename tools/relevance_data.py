@@ -45,7 +45,10 @@ photos found through Debian's Contents index in dlib's examples (``libdlib19.1``
 (``labelme-examples``), Psychtoolbox's demos (``psychtoolbox-3-common``), Gem's docs (``gem-doc``),
 tDiary's themes (``tdiary-theme``), goexif's sample (``golang-github-rwcarlsen-goexif-dev``),
 ExpEYES-17's help (``eyes17``), Argyll's docs (``argyll-doc``) and the forensics samples' phone
-photos (``forensics-samples-files``), read from their .debs.
+photos (``forensics-samples-files``), and a second batch found after its first score in darknet's
+data, Lifeograph's backgrounds, VLFeat's (``octave-vlfeat``), imaging's, x/image's, node-opencv's,
+gdk-pixbuf's, libsixel's and jpeg-decoder's test and example pictures and VIGRA's docs, read from
+their .debs.
 The earlier test splits (GCompris ``erase`` ... Palapeli; then the Tux Paint birds, household,
 vehicles and hobbies folders) were each scored with one recipe and are training sources since
 (docs/scoring.md).  Off limits (an independent evaluation): the KDE Plasma and lomiri
