@@ -1,15 +1,17 @@
 """The shipped scorer on the real test split (photos from sources never trained or tuned on,
 captions written by eye): ``tools/eval_relevance.py``'s figures, printed, against issue 13's
-targets.  The fourteenth test split (2026-11-25): 57 photos found through Debian's Contents index in
-dlib's examples (11: family and party snapshots, a portrait, a street), labelme's (7), Psychtoolbox's
-demos (7: rabbits, apples, a town), Gem's docs (4), tDiary's themes (4), goexif's sample (1), ExpEYES-17's
-help (6: a lab box, parts, a pendulum), Argyll's docs (11: colorimeters) and the forensics samples (6
-phone photos), 513 pairs, scored first in the fourteenth round with the thirteenth round's model (the
-eighth round's recipe fitted on train + val, 531 + 313 photos; threshold 0.4; docs/scoring.md).  The
-tenth test split (GCompris ``clickgame``, Kodi, FooBillard++, Allegro, pygame, Inkscape, LibreOffice's
-templates) was scored four times and is the split ``spent`` since (recall 0.800 there); the ninth
-(GIMP's manual, Kivy, Scribus), the seventh (KPhotoAlbum, OpenCV's tutorial scenes), the fifth (GCompris
-fishes and objects) and the third (Scratch, ``louis-braille``) are val."""
+targets.  The fourteenth test split (2026-11-25), 84 photos from 19 packages found through Debian's
+Contents index: first 57 in dlib's examples (snapshots of people, a street), labelme's (7), Psychtoolbox's
+demos (rabbits, apples, a town), Gem's docs, tDiary's themes, goexif's sample, ExpEYES-17's help (lab
+gear), Argyll's docs (colorimeters) and the forensics samples (phone photos), scored once with the
+thirteenth round's model (recall 0.947, other captions kept 0.175); then widened by 27 found after that
+score (darknet's data, Lifeograph's backgrounds, VLFeat, imaging, x/image, node-opencv, gdk-pixbuf,
+libsixel, jpeg-decoder, VIGRA: animals, scenery, flowers, cars) and scored once as a whole (84 photos,
+756 pairs, threshold 0.4; docs/scoring.md).  The tenth test split (GCompris ``clickgame``, Kodi,
+FooBillard++, Allegro, pygame, Inkscape, LibreOffice's templates) was scored four times and is the split
+``spent`` since (recall 0.800 there); the ninth (GIMP's manual, Kivy, Scribus), the seventh
+(KPhotoAlbum, OpenCV's tutorial scenes), the fifth (GCompris fishes and objects) and the third
+(Scratch, ``louis-braille``) are val."""
 import json
 
 import pytest
@@ -26,25 +28,26 @@ def figures():
 
 def test_the_met_targets_hold_on_the_test_split(figures):
     f = figures
-    assert f["photos"] >= 57 and f["pairs"] == 9 * f["photos"]
+    assert f["photos"] >= 84 and f["pairs"] == 9 * f["photos"]
     assert f["threshold"] == json.load(open(eval_relevance.ScorerConfig().model_path))["threshold"]
     assert f["auc_boiler"] >= 0.95, f  # own caption above boilerplate, credits, promo, file names
     assert f["kept_boiler"] <= 0.05, f
-    # Measured on this split (2026-11-25, fourteenth round, its first score): AUC other 0.954,
-    # recall 0.947 (54 of 57; the tenth split, spent, gave 0.800): issue 13's targets, met.
+    # Measured on this split (2026-11-25, fourteenth round, the widened split's one score): AUC
+    # other 0.961, recall 0.917 (77 of 84; the lowest own caption kept 0.54, the highest missed
+    # 0.396; the first 57 alone: 0.954 / 0.947; the tenth split, spent: 0.800): issue 13's targets, met.
     assert f["auc_cross"] >= 0.9, f  # own caption above three other photos' captions
     assert f["recall_at_threshold"] >= 0.9, f  # >= 90% of correct human captions kept
     # A ceiling, not the target (that is the expected failure below): guard against a scorer that
-    # keeps far more other photos' captions than measured (0.175: 30 of 171).
+    # keeps far more other photos' captions than measured (0.123: 31 of 252).
     assert f["kept_cross"] <= 0.25, f
 
 
 @pytest.mark.xfail(strict=True, reason="issue 13's bound on other photos' captions is missed on the "
-                   "fourteenth test split: 0.175 kept at the shipped threshold 0.4 (30 of 171) on its "
-                   "first score (the thirteenth round's model, 844 photos); 22 of the 30 are captions "
-                   "of photos of the same kind in this split (another colorimeter, another group of "
-                   "people, another white dog or lying pet, another street), 8 of another kind (a "
-                   "group in a bar on a throne hall and on a panel of sockets); docs/scoring.md")
+                   "fourteenth test split: 0.123 kept at the shipped threshold 0.4 (31 of 252) on the "
+                   "widened split's one score (84 photos; the first 57 alone, first score: 0.175; the 27 "
+                   "added: 0.099), the thirteenth round's model (844 photos); 22 of the 31 are captions "
+                   "of photos of the same kind (rabbits, colorimeters and lab boxes, groups of people, "
+                   "vehicles), 9 of another kind; docs/scoring.md")
 def test_other_captions_bound_at_the_default_threshold(figures):
     """<= 10% of other photos' captions reach the model's own threshold."""
     assert figures["kept_cross"] <= 0.10, figures
