@@ -187,6 +187,16 @@ def test_real_captions_split_by_source_with_checked_files():
         assert hashlib.sha256(rd.read_bytes(r["path"])).hexdigest() == r["sha256"]
 
 
+def test_every_deb_read_is_fetched_by_make_setup():
+    """A ``deb:`` row's package is in the Makefile's DEB_PKGS, so ``make setup`` fetches it (the
+    fourteenth round added 19 packages at once)."""
+    text = open(os.path.join(rd.ROOT, "Makefile"), encoding="utf-8").read()
+    block = text.split("DEB_PKGS :=", 1)[1].split("\n\n", 1)[0].split("\nDEBS", 1)[0]
+    fetched = set(block.replace("\\", " ").split())
+    read = {r["path"].split(":", 2)[1] for r in rd.photos() if r["path"].startswith("deb:")}
+    assert len(read) >= 30 and read <= fetched, sorted(read - fetched)
+
+
 # The sample web holds copies of these train sources' photos: no scenery crop is cut from them.
 SAMPLEWEB_SOURCES = {"mate_nature", "skimage_photos", "sklearn", "matplotlib"}
 
