@@ -30,10 +30,21 @@ SYSTEM_PKGS := $(IMAGE_PKGS) chromium wordnet-base qemu-user
 # data, Allegro's and pygame's examples, Inkscape and LibreOffice's presentation templates
 # (88 MB together; 1 to 5 photos each); the thirteenth round's val photos in Ren'Py's demo,
 # Gramps's example tree and libvips's docs (33 MB together, 26 MB of it Ren'Py's demo for four
-# photos: a country road, a lava tube, the Washington Monument, the White House).
+# photos: a country road, a lava tube, the Washington Monument, the White House); the fourteenth
+# round's test photos, found through Debian's Contents index, in dlib's, labelme's and
+# Psychtoolbox's examples, Gem's docs, tDiary's themes, goexif's sample, ExpEYES-17's help,
+# Argyll's docs and the forensics samples' phone photos (85 MB together; 26 MB of it Psychtoolbox
+# for seven photos, 30 MB the forensics samples for six), and the second batch in darknet's data,
+# Lifeograph's backgrounds, VLFeat's, imaging's, x/image's, node-opencv's, gdk-pixbuf's, libsixel's,
+# jpeg-decoder's test and example pictures and VIGRA's docs (39 MB together; 124 MB this round).
 DEB_PKGS := kphotoalbum gimp-help-en python-kivy-examples scribus-data kodi-data \
             foobillardplus-data allegro5-doc python-pygame-doc inkscape libreoffice-common \
-            renpy-demo gramps libvips-doc
+            renpy-demo gramps libvips-doc \
+            libdlib19.1 labelme-examples psychtoolbox-3-common gem-doc tdiary-theme \
+            golang-github-rwcarlsen-goexif-dev eyes17 argyll-doc forensics-samples-files \
+            darknet lifeograph octave-vlfeat golang-github-disintegration-imaging-dev node-opencv \
+            gdk-pixbuf-tests libsixel-examples librust-jpeg-decoder-dev golang-golang-x-image-dev \
+            libvigraimpex-doc
 DEBS     := out/debs
 MODELS := filters/models/.built
 FASTLID := $(VENV)/.fastlid

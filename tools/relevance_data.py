@@ -38,6 +38,17 @@ Thirteenth round (2026-11-25): the photos in Ren'Py's demo (``renpy-demo``: a co
 tube, the Washington Monument, the White House), Gramps's example tree (``gramps``: old portraits,
 a group photo, two snapshots) and libvips's docs (``libvips-doc``: an owl), found in the twelfth
 round, too few for a test split, are val sources, read from their .debs.
+Fourteenth round (2026-11-25): the tenth round's test split, scored three times, is the split
+``spent`` (``SPENT``: kept for the record and scorable, ``--split spent``; neither trained nor
+tuned on, and not val, so the shipped model's train + val are unchanged); the test split is the
+photos found through Debian's Contents index in dlib's examples (``libdlib19.1``), labelme's
+(``labelme-examples``), Psychtoolbox's demos (``psychtoolbox-3-common``), Gem's docs (``gem-doc``),
+tDiary's themes (``tdiary-theme``), goexif's sample (``golang-github-rwcarlsen-goexif-dev``),
+ExpEYES-17's help (``eyes17``), Argyll's docs (``argyll-doc``) and the forensics samples' phone
+photos (``forensics-samples-files``), and a second batch found after its first score in darknet's
+data, Lifeograph's backgrounds, VLFeat's (``octave-vlfeat``), imaging's, x/image's, node-opencv's,
+gdk-pixbuf's, libsixel's and jpeg-decoder's test and example pictures and VIGRA's docs, read from
+their .debs.
 The earlier test splits (GCompris ``erase`` ... Palapeli; then the Tux Paint birds, household,
 vehicles and hobbies folders) were each scored with one recipe and are training sources since
 (docs/scoring.md).  Off limits (an independent evaluation): the KDE Plasma and lomiri
@@ -82,6 +93,9 @@ SCENERY = os.path.join(ROOT, "scoring", "data", "scenery_crops.jsonl")
 # ``apt-get download`` at setup): packages read without installing them.
 DEB_DIR = os.environ.get("LAIT_DEB_DIR") or os.path.join(ROOT, "out", "debs")
 N_CROSS, N_JUNK = 3, 4
+# A test split scored too often to be a fresh estimate any more, kept apart from train and val
+# (fourteenth round: the tenth round's); its labelled pairs draw on the test pool, as before.
+SPENT = "spent"
 # ``deb:`` paths name a picture inside a LibreOffice presentation template with this separator
 # (tenth round: the stock photos of LibreOffice's Impress templates, ``libreoffice-common``).
 ODF_SEP = ".otp:"
@@ -229,8 +243,8 @@ def _deb_files(deb: str) -> dict[str, bytes]:
 def photos(split: str | None = None, path: str = DATA) -> list[dict]:
     """The rows of ``split`` (all when None), in file order.  Another file in the same format
     (an independent held-out set) may name its own splits."""
-    if split is not None and split not in SPLITS and path == DATA:
-        raise ValueError(f"split must be one of {SPLITS} (got {split!r})")
+    if split is not None and split not in SPLITS + (SPENT,) and path == DATA:
+        raise ValueError(f"split must be one of {SPLITS + (SPENT,)} (got {split!r})")
     with open(path, encoding="utf-8") as f:
         rows = [json.loads(line) for line in f if line.strip()]
     return [r for r in rows if split is None or r["split"] == split]

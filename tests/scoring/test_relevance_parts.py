@@ -142,24 +142,39 @@ def test_rcc_reads_raw_and_compressed_files(tmp_path):
 OFF_LIMITS = off_limits.RELEVANCE
 
 
-# The tenth round's test split (2026-11-24): GCompris `clickgame`'s underwater backgrounds (reefs,
-# a cave arch, a basket star) and the photos in Kodi's skin (a cinema, a concert crowd),
-# FooBillard++'s data (a city at night, a fire), Allegro's examples (a parrot, a white mouse),
-# pygame's docs (a brick house by a tree, a fist), Inkscape (a sparrow) and LibreOffice's
-# presentation templates (a grass field, a hot air balloon, a sky, misty pines, sweets): sources nothing has
-# trained or tuned on; the ninth round's (GIMP's manual, Kivy, Scribus), the seventh round's
-# (KPhotoAlbum, OpenCV's tutorial scenes), the fifth round's (GCompris `categorization`'s fishes
-# and other objects) and the third round's (Scratch, `louis-braille`) are val sources since, the
-# earlier ones train the scorer (docs/scoring.md).
-TEST_SOURCES = {"gcompris_clickgame_sea", "kodi_home_images", "foobillard_photos", "allegro_example_photos",
-                "pygame_doc_photos", "inkscape_photos", "libreoffice_template_photos"}
+# The fourteenth round's test split (2026-11-25): photos found through Debian's Contents index in
+# dlib's examples (group photos, a portrait, a street), labelme's (Pascal VOC scenes, a kitten, a
+# dog, a truck, a shelf bin), Psychtoolbox's demos (rabbits, apples, a town), Gem's docs (a snowy
+# city, a flower, a tree in fog, peeling paint), tDiary's themes (gadgets, a cat, a snowy field, a
+# mint drink), goexif's sample (a throne hall), ExpEYES-17's help (a lab box, parts, a pendulum),
+# Argyll's docs (colorimeters) and the forensics samples (phone photos: dogs, a train, a circuit
+# board, a festive table); and a second batch found after the first score (darknet's data, Lifeograph's
+# backgrounds, VLFeat's, imaging's, x/image's, node-opencv's, gdk-pixbuf's, libsixel's and
+# jpeg-decoder's test pictures, VIGRA's docs: animals, scenery, flowers, cars): sources nothing has
+# trained or tuned on.  The tenth round's test split
+# (GCompris `clickgame`'s underwater backgrounds, Kodi's skin, FooBillard++, Allegro, pygame's docs,
+# Inkscape, LibreOffice's templates), scored three times, is the `spent` split since; the ninth
+# round's (GIMP's manual, Kivy, Scribus), the seventh round's (KPhotoAlbum, OpenCV's tutorial
+# scenes), the fifth round's (GCompris `categorization`'s fishes and other objects) and the third
+# round's (Scratch, `louis-braille`) are val sources, the earlier ones train the scorer
+# (docs/scoring.md).
+TEST_SOURCES = {"dlib_example_photos", "labelme_example_photos", "psychtoolbox_photos", "gem_doc_photos",
+                "tdiary_theme_photos", "goexif_sample_photo", "eyes17_photos", "argyll_doc_photos",
+                "forensics_sample_photos", "darknet_data_photos", "lifeograph_theme_photos",
+                "vlfeat_demo_photos", "imaging_testdata_photos", "x_image_testdata_photos",
+                "node_opencv_photos", "gdk_pixbuf_test_photos", "libsixel_example_photos",
+                "jpeg_decoder_bench_photos", "vigra_doc_photos"}
+SPENT_SOURCES = {"gcompris_clickgame_sea", "kodi_home_images", "foobillard_photos", "allegro_example_photos",
+                 "pygame_doc_photos", "inkscape_photos", "libreoffice_template_photos"}
 
 
 def test_real_captions_split_by_source_with_checked_files():
     rows = rd.photos()
     assert len(rows) >= 600 and len({r["source"] for r in rows}) >= 30
     assert {r["source"] for r in rows if r["split"] == "test"} == TEST_SOURCES
-    assert sum(r["split"] == "test" for r in rows) >= 20
+    assert sum(r["split"] == "test" for r in rows) >= 84
+    assert {r["source"] for r in rows if r["split"] == rd.SPENT} == SPENT_SOURCES
+    assert {r["split"] for r in rows} == {"train", "val", "test", rd.SPENT}
     split_of = collections.defaultdict(set)
     for r in rows:
         split_of[r["source"]].add(r["split"])
@@ -170,6 +185,16 @@ def test_real_captions_split_by_source_with_checked_files():
     assert rd.missing(rows) == []  # make setup installs every package
     for r in rows[::17]:
         assert hashlib.sha256(rd.read_bytes(r["path"])).hexdigest() == r["sha256"]
+
+
+def test_every_deb_read_is_fetched_by_make_setup():
+    """A ``deb:`` row's package is in the Makefile's DEB_PKGS, so ``make setup`` fetches it (the
+    fourteenth round added 19 packages at once)."""
+    text = open(os.path.join(rd.ROOT, "Makefile"), encoding="utf-8").read()
+    block = text.split("DEB_PKGS :=", 1)[1].split("\n\n", 1)[0].split("\nDEBS", 1)[0]
+    fetched = set(block.replace("\\", " ").split())
+    read = {r["path"].split(":", 2)[1] for r in rd.photos() if r["path"].startswith("deb:")}
+    assert len(read) >= 30 and read <= fetched, sorted(read - fetched)
 
 
 # The sample web holds copies of these train sources' photos: no scenery crop is cut from them.

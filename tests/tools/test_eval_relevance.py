@@ -1,17 +1,17 @@
 """The shipped scorer on the real test split (photos from sources never trained or tuned on,
 captions written by eye): ``tools/eval_relevance.py``'s figures, printed, against issue 13's
-targets.  The tenth test split (2026-11-24): GCompris ``clickgame``'s underwater backgrounds (6),
-the photos in Kodi's skin (2: a cinema, a concert), FooBillard++'s data (2: a city at night, a
-fire), Allegro's examples (2: a parrot, a white mouse), pygame's docs (2: a brick house by a tree,
-a fist), Inkscape (1: a sparrow) and LibreOffice's presentation templates (5: a grass field, a hot
-air balloon, a sky, misty pines, a bowl of sweets), 20 photos, 180 pairs, scored first in the tenth
-round with the eighth round's model (crops weigh 1/3, fitted on the seventh round's train + val),
-then a second time in the eleventh round with the same recipe refitted on train + val (531 + 303
-photos), and a third time in the thirteenth round with the same recipe refitted on today's train + val
-(531 + 313 photos; threshold 0.4; docs/scoring.md): a split scored again after a change is no longer a
-fresh estimate.  The ninth test split (GIMP's manual, Kivy, Scribus), the seventh
+targets.  The fourteenth test split (2026-11-25), 84 photos from 19 packages found through Debian's
+Contents index: first 57 in dlib's examples (snapshots of people, a street), labelme's (7), Psychtoolbox's
+demos (rabbits, apples, a town), Gem's docs, tDiary's themes, goexif's sample, ExpEYES-17's help (lab
+gear), Argyll's docs (colorimeters) and the forensics samples (phone photos), scored once with the
+thirteenth round's model (recall 0.947, other captions kept 0.175); then widened by 27 found after that
+score (darknet's data, Lifeograph's backgrounds, VLFeat, imaging, x/image, node-opencv, gdk-pixbuf,
+libsixel, jpeg-decoder, VIGRA: animals, scenery, flowers, cars) and scored once as a whole (84 photos,
+756 pairs, threshold 0.4; docs/scoring.md).  The tenth test split (GCompris ``clickgame``, Kodi,
+FooBillard++, Allegro, pygame, Inkscape, LibreOffice's templates) was scored four times and is the split
+``spent`` since (recall 0.800 there); the ninth (GIMP's manual, Kivy, Scribus), the seventh
 (KPhotoAlbum, OpenCV's tutorial scenes), the fifth (GCompris fishes and objects) and the third
-(Scratch, ``louis-braille``) are val since."""
+(Scratch, ``louis-braille``) are val."""
 import json
 
 import pytest
@@ -28,31 +28,29 @@ def figures():
 
 def test_the_met_targets_hold_on_the_test_split(figures):
     f = figures
-    assert f["photos"] >= 20 and f["pairs"] == 9 * f["photos"]
+    assert f["photos"] >= 84 and f["pairs"] == 9 * f["photos"]
     assert f["threshold"] == json.load(open(eval_relevance.ScorerConfig().model_path))["threshold"]
     assert f["auc_boiler"] >= 0.95, f  # own caption above boilerplate, credits, promo, file names
     assert f["kept_boiler"] <= 0.05, f
-    # Measured 0.973 / 0.033 on this split (2026-11-25, thirteenth round, its third score; the
-    # eleventh round's second: 0.970 / 0.033; the tenth round's first: 0.974 / 0.033): issue 13's
-    # targets, met.
+    # Measured on this split (2026-11-25, fourteenth round, the widened split's one score): AUC
+    # other 0.961, recall 0.917 (77 of 84; the lowest own caption kept 0.54, the highest missed
+    # 0.396; the first 57 alone: 0.954 / 0.947; the tenth split, spent: 0.800): issue 13's targets, met.
     assert f["auc_cross"] >= 0.9, f  # own caption above three other photos' captions
-    assert f["kept_cross"] <= 0.10, f
-    # A floor, not the target (that is the expected failure below): guard against a scorer that
-    # keeps far fewer own captions than measured (0.800: 16 of 20, all three scores).
-    assert f["recall_at_threshold"] >= 0.75, f
+    assert f["recall_at_threshold"] >= 0.9, f  # >= 90% of correct human captions kept
+    # A ceiling, not the target (that is the expected failure below): guard against a scorer that
+    # keeps far more other photos' captions than measured (0.123: 31 of 252).
+    assert f["kept_cross"] <= 0.25, f
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13's recall target is missed on the tenth test "
-                   "split: 0.800 of own captions at the shipped threshold 0.4 (16 of 20) on its "
-                   "third score (thirteenth round, the recipe refitted on train + val, 844 photos), "
-                   "as on its second (eleventh round, 834 photos) and first (tenth round, 788 "
-                   "photos); below it a basket star on the seabed, "
-                   "a city's lights at night, a turquoise sky with a cloud and a bowl of sweets; by "
-                   "source: GCompris clickgame 0.833, LibreOffice's templates 0.600, FooBillard++ "
-                   "0.500, the four others 1.000; docs/scoring.md)")
-def test_recall_target_at_the_default_threshold(figures):
-    """>= 90% of correct human captions reach the model's own threshold."""
-    assert figures["recall_at_threshold"] >= 0.9, figures
+@pytest.mark.xfail(strict=True, reason="issue 13's bound on other photos' captions is missed on the "
+                   "fourteenth test split: 0.123 kept at the shipped threshold 0.4 (31 of 252) on the "
+                   "widened split's one score (84 photos; the first 57 alone, first score: 0.175; the 27 "
+                   "added: 0.099), the thirteenth round's model (844 photos); 22 of the 31 are captions "
+                   "of photos of the same kind (rabbits, colorimeters and lab boxes, groups of people, "
+                   "vehicles), 9 of another kind; docs/scoring.md")
+def test_other_captions_bound_at_the_default_threshold(figures):
+    """<= 10% of other photos' captions reach the model's own threshold."""
+    assert figures["kept_cross"] <= 0.10, figures
 
 
 def test_the_last_line_printed_is_the_json(capsys, monkeypatch):
