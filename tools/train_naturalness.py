@@ -118,6 +118,8 @@ def main(argv=None) -> int:
     md.add_argument("--seed", type=int, default=0)
     md.add_argument("--splits", nargs="+", default=list(TRAIN_SPLITS), choices=["train", "val"],
                     help="whose sources (`select` needs train only, to score val)")
+    md.add_argument("--candidates", action="store_true",
+                    help="add the seventh round's train candidates (docs/images.md)")
     for name, text in (("train", "train on folders of images and export ONNX"),
                        ("select", "choose C and the threshold on the val split")):
         tr = sub.add_parser(name, help=text)
@@ -132,7 +134,7 @@ def main(argv=None) -> int:
                             help="add open_nsfw's pooled features (the second opinion's head)")
     args = ap.parse_args(argv)
     if args.cmd == "make-data":
-        print(json.dumps(make_data(args.out, args.seed, tuple(args.splits)), sort_keys=True))
+        print(json.dumps(make_data(args.out, args.seed, tuple(args.splits), args.candidates), sort_keys=True))
     elif args.cmd == "select":
         print(json.dumps(select(args.natural, args.other, args.backbone)))
     else:
