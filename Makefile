@@ -30,10 +30,14 @@ SYSTEM_PKGS := $(IMAGE_PKGS) chromium wordnet-base qemu-user
 # data, Allegro's and pygame's examples, Inkscape and LibreOffice's presentation templates
 # (88 MB together; 1 to 5 photos each); the thirteenth round's val photos in Ren'Py's demo,
 # Gramps's example tree and libvips's docs (33 MB together, 26 MB of it Ren'Py's demo for four
-# photos: a country road, a lava tube, the Washington Monument, the White House).
+# photos: a country road, a lava tube, the Washington Monument, the White House); issue 15's
+# seventh round's fresh naturalness test split (tools/image_sources_wide.py, unpacked into the
+# cache): labelme's examples, goexif's camera sample, ExpEYES-17's help, Blob and Conquer's
+# screens, pysiogame's graphics (36 MB together).
 DEB_PKGS := kphotoalbum gimp-help-en python-kivy-examples scribus-data kodi-data \
             foobillardplus-data allegro5-doc python-pygame-doc inkscape libreoffice-common \
-            renpy-demo gramps libvips-doc
+            renpy-demo gramps libvips-doc labelme-examples golang-github-rwcarlsen-goexif-dev \
+            eyes17 blobandconquer-data pysiogame
 DEBS     := out/debs
 MODELS := filters/models/.built
 FASTLID := $(VENV)/.fastlid

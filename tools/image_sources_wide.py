@@ -18,7 +18,10 @@ Carolingian manuscript paintings), ``kstars-data`` (its handbook's screenshots),
 from __future__ import annotations
 
 import glob
+import io
 import os
+import subprocess
+import tarfile
 
 from PIL import Image
 
@@ -330,27 +333,38 @@ def deb_dir() -> str:
         os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "out", "debs")
 
 
+def deb_cache() -> str:
+    """Where files read out of a .deb are written: ``<cache>/debs/<package>/<path>``."""
+    return os.path.join(os.path.dirname(_cache_dir()), "debs")
+
+
+def _deb(package: str) -> str:
+    found = sorted(glob.glob(os.path.join(deb_dir(), f"{package}_*.deb")))
+    return found[-1] if found else ""
+
+
+def _deb_tar(deb: str) -> tarfile.TarFile:
+    tar = subprocess.run(["dpkg-deb", "--fsys-tarfile", deb], check=True, capture_output=True).stdout
+    return tarfile.open(fileobj=io.BytesIO(tar))
+
+
+def _inner(member: tarfile.TarInfo) -> str:
+    return member.name[2:] if member.name.startswith("./") else member.name
+
+
 def deb_files(package: str, names: list[str]) -> list[str]:
     """Files ``names`` (paths inside the package, no leading ``./``) of ``package``'s .deb,
     written once into the cache; [] when the .deb is not downloaded (``missing`` says so)."""
-    import subprocess
-    import tarfile
-
-    found = sorted(glob.glob(os.path.join(deb_dir(), f"{package}_*.deb")))
-    if not found:
+    deb = _deb(package)
+    if not deb:
         return []
-    root = os.path.join(os.path.dirname(_cache_dir()), "debs", package)
-    todo = [n for n in names if not os.path.isfile(os.path.join(root, n))]
-    if todo:
-        want = set(todo)
-        tar = subprocess.run(["dpkg-deb", "--fsys-tarfile", found[-1]], check=True,
-                             capture_output=True).stdout
-        import io
-        with tarfile.open(fileobj=io.BytesIO(tar)) as tf:
+    root = os.path.join(deb_cache(), package)
+    want = {n for n in names if not os.path.isfile(os.path.join(root, n))}
+    if want:
+        with _deb_tar(deb) as tf:
             for m in tf.getmembers():
-                name = m.name[2:] if m.name.startswith("./") else m.name
-                if name in want and m.isfile():
-                    dst = os.path.join(root, name)
+                if _inner(m) in want and m.isfile():
+                    dst = os.path.join(root, _inner(m))
                     os.makedirs(os.path.dirname(dst), exist_ok=True)
                     tmp = f"{dst}.{os.getpid()}.tmp"
                     with open(tmp, "wb") as fh:
@@ -360,19 +374,22 @@ def deb_files(package: str, names: list[str]) -> list[str]:
 
 
 def deb_names(package: str, prefix: str, exts=(".jpg", ".jpeg", ".png")) -> list[str]:
-    """Image paths under ``prefix`` in ``package``'s .deb (its file list, sorted)."""
-    import subprocess
-
-    found = sorted(glob.glob(os.path.join(deb_dir(), f"{package}_*.deb")))
-    if not found:
+    """Image paths under ``prefix`` in ``package``'s .deb, sorted (the file list is kept in
+    the cache beside the files, named after the .deb, so it is read once per version)."""
+    deb = _deb(package)
+    if not deb:
         return []
-    listing = subprocess.run(["dpkg-deb", "--fsys-tarfile", found[-1]], check=True,
-                             capture_output=True).stdout
-    import io
-    import tarfile
-    with tarfile.open(fileobj=io.BytesIO(listing)) as tf:
-        names = [m.name[2:] if m.name.startswith("./") else m.name for m in tf.getmembers() if m.isfile()]
-    return sorted(n for n in names if n.startswith(prefix) and n.lower().endswith(exts))
+    listing = os.path.join(deb_cache(), package, f".{os.path.basename(deb)}.list")
+    if not os.path.isfile(listing):
+        with _deb_tar(deb) as tf:
+            names = sorted(_inner(m) for m in tf.getmembers() if m.isfile())
+        os.makedirs(os.path.dirname(listing), exist_ok=True)
+        with open(f"{listing}.{os.getpid()}.tmp", "w") as fh:
+            fh.write("\n".join(names) + "\n")
+        os.replace(f"{listing}.{os.getpid()}.tmp", listing)
+    with open(listing) as fh:
+        names = fh.read().split()
+    return [n for n in names if n.startswith(prefix) and n.lower().endswith(exts)]
 
 
 # --- train candidates ---

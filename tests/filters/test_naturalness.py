@@ -363,17 +363,19 @@ HELD_OUT = OFF_LIMITS | off_limits.IMAGE_FILTERS_DEPENDENCIES
 def test_no_split_uses_an_off_limits_package():
     """Every file of every source is owned (dpkg) by an allowed package; the GCompris files,
     unpacked into the cache, come from gcompris-qt-data's resource files, and the
-    Enlightenment photos, read out of Eet archives into the cache, from those archives."""
+    Enlightenment photos, read out of Eet archives into the cache, from those archives; the
+    files read out of a downloaded .deb into the cache (the seventh round) from that package."""
     from tools.image_sources import SPLITS, natural_sources, nonnatural_sources
     from tools.image_sources_wide import (
         ENLIGHTENMENT,
         GCOMPRIS_RCC,
         _cache_dir,
+        deb_cache,
         enlightenment_cache,
     )
 
     assert len(OFF_LIMITS) == 55  # as the issue lists them
-    paths = {}
+    paths, debs = {}, set()
     for split in SPLITS:
         for source, files in {**natural_sources(split), **nonnatural_sources(split)}.items():
             assert files, source
@@ -383,9 +385,14 @@ def test_no_split_uses_an_off_limits_package():
                 elif f.startswith(enlightenment_cache()):
                     stem = os.path.splitext(os.path.basename(f))[0]
                     paths.setdefault(os.path.join(ENLIGHTENMENT, f"{stem}.edj"), source)
+                elif f.startswith(deb_cache()):
+                    package = os.path.relpath(f, deb_cache()).split(os.sep)[0]
+                    assert package not in HELD_OUT, (source, f)
+                    debs.add(package)
                 elif f.startswith("/usr/"):
                     paths.setdefault(f, source)
     assert len(paths) > 1000  # every packaged file, not one per source
+    assert len(debs) >= 5  # test7's packages
     proc = subprocess.run(["dpkg", "-S", *sorted(paths)], capture_output=True, text=True)
     owners = {}
     for line in proc.stdout.splitlines():
