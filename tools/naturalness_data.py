@@ -25,6 +25,7 @@ from tools.image_sources import (
     nonnatural_sources,
     spread,
 )
+from tools.image_sources_wide import candidate_sources
 from tools.photo_variants import write_variants
 from tools.render_graphics import KINDS, render
 
@@ -34,7 +35,7 @@ CLIPART_PER_CATEGORY = 250
 # Sources used as whole files (figures on transparency or white, placed like clip art; UI
 # screenshots as they are shown) rather than as random crops, at most CLIPART_PER_CATEGORY each.
 WHOLE_FILE_SOURCES = ("openclipart", "wesnoth_portraits", "stellarium_drawn", "stellarium_aratea",
-                      "kstars_screenshots")
+                      "kstars_screenshots", "povray_renders", "openshot_procedural", "visp_screens")
 # A source of few photos (<= FEW_PHOTOS files) needs many crops of each to show variety; one
 # of many photos has it in its files: at most PHOTOS_PER_SOURCE of them (evenly spread), with
 # MANY_CROPS + MANY_JITTERED each.  (Stellarium's 333 deep-sky photos must not become 30,000
@@ -127,15 +128,20 @@ def _cutouts(out: str, source: str, files: list[str], seed: int) -> int:
     return n
 
 
-def make_data(out: str, seed: int = 0, splits=TRAIN_SPLITS) -> dict[str, int]:
+def make_data(out: str, seed: int = 0, splits=TRAIN_SPLITS, candidates: bool = False) -> dict[str, int]:
     """Writes ``out/natural/<source>/*.jpg`` and ``out/other/<source>/*.jpg`` from the
-    sources of ``splits`` (never the test split)."""
-    if "test" in splits:
+    sources of ``splits`` (never a test split); ``candidates``: with the seventh round's train
+    candidates (``image_sources_wide.candidate_sources``)."""
+    if any(s.startswith("test") for s in splits):
         sys.exit("the test split is for the final score only: make-data takes train and val")
     nat, oth = {}, {}
     for split in splits:
         nat.update(natural_sources(split))
         oth.update(nonnatural_sources(split))
+    if candidates:
+        cn, co = candidate_sources()
+        nat.update(cn)
+        oth.update(co)
     gone = missing(nat) + missing(oth)
     if gone or not oth:
         sys.exit(f"training sources missing: {gone or 'openclipart'}: run `make setup` (the "
