@@ -36,10 +36,10 @@ SYSTEM_PKGS := $(IMAGE_PKGS) chromium wordnet-base qemu-user
 # Argyll's docs and the forensics samples' phone photos (85 MB together; 26 MB of it Psychtoolbox
 # for seven photos, 30 MB the forensics samples for six), and the second batch in darknet's data,
 # Lifeograph's backgrounds, VLFeat's, imaging's, x/image's, node-opencv's, gdk-pixbuf's, libsixel's,
-# jpeg-decoder's test and example pictures and VIGRA's docs (39 MB together; 124 MB this round); issue 15's seventh round's fresh naturalness test
-# split (tools/image_sources_wide.py, unpacked into the cache): labelme's examples, goexif's
-# camera sample and ExpEYES-17's help (shared with the relevance split above), Blob and Conquer's
-# screens and pysiogame's graphics (36 MB together).
+# jpeg-decoder's test and example pictures and VIGRA's docs (39 MB together; 124 MB this round);
+# issue 15's seventh round's fresh naturalness test split (tools/image_sources_wide.py, unpacked
+# into the cache): labelme's examples, goexif's camera sample and ExpEYES-17's help (shared with
+# the relevance split above), Blob and Conquer's screens and pysiogame's graphics (36 MB together).
 DEB_PKGS := kphotoalbum gimp-help-en python-kivy-examples scribus-data kodi-data \
             foobillardplus-data allegro5-doc python-pygame-doc inkscape libreoffice-common \
             renpy-demo gramps libvips-doc \
