@@ -561,10 +561,6 @@ LIBJXL_GRAPHICS = "external/wide-gamut-tests/"
 # (robots and vehicles on white, lit indoor scenes with people, grass fields, water, a desert
 # road), Blender editor screenshots, class and network diagrams.
 MORSE = "usr/share/doc/morse/html/_images/"
-# libQGLViewer's documentation (libqglviewer-doc): OpenGL renders of its examples on grey (a
-# gear, spirals, a lamp, particles, a textured terrain, board games); its terrain's detail
-# texture is left out.
-QGLVIEWER = "usr/share/doc/libqglviewer-doc/"
 # propaganda-debian: 22 abstract tiled wallpapers (swirls, marbling, clouds of colour).
 PROPAGANDA = "usr/share/wallpapers/"
 
@@ -592,11 +588,6 @@ def morse_renders() -> list[str]:
     return _big(deb_files("morse-simulator-doc", deb_names("morse-simulator-doc", MORSE)))
 
 
-def qglviewer_renders() -> list[str]:
-    return _big(deb_files("libqglviewer-doc", [n for n in deb_names("libqglviewer-doc", QGLVIEWER)
-                                                 if not n.endswith("/detailMap.jpg")]))
-
-
 def propaganda_art() -> list[str]:
     return _big(deb_files("propaganda-debian", deb_names("propaganda-debian", PROPAGANDA)))
 
@@ -605,5 +596,4 @@ def val8_sources() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """The eighth round's new-source part of the widened val: (natural, non-natural) groups."""
     return ({"freedombox_photos": freedombox_photos(), "libjxl_photos": libjxl_photos()},
             {"freedombox_screens": freedombox_screens(), "libjxl_graphics": libjxl_graphics(),
-             "morse_renders": morse_renders(), "qglviewer_renders": qglviewer_renders(),
-             "propaganda_art": propaganda_art()})
+             "morse_renders": morse_renders(), "propaganda_art": propaganda_art()})
