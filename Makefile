@@ -39,7 +39,10 @@ SYSTEM_PKGS := $(IMAGE_PKGS) chromium wordnet-base qemu-user
 # jpeg-decoder's test and example pictures and VIGRA's docs (39 MB together; 124 MB this round);
 # issue 15's seventh round's fresh naturalness test split (tools/image_sources_wide.py, unpacked
 # into the cache): labelme's examples, goexif's camera sample and ExpEYES-17's help (shared with
-# the relevance split above), Blob and Conquer's screens and pysiogame's graphics (36 MB together).
+# the relevance split above), Blob and Conquer's screens and pysiogame's graphics (36 MB together);
+# the eighth round's new val part (val8): FreedomBox's manual (44 MB: 14 board photos and its
+# screenshots), libjxl's test images (56 MB, for 7 photos and its test cards), MORSE's docs (13 MB)
+# and propaganda-debian's wallpapers (1 MB): 114 MB together.
 DEB_PKGS := kphotoalbum gimp-help-en python-kivy-examples scribus-data kodi-data \
             foobillardplus-data allegro5-doc python-pygame-doc inkscape libreoffice-common \
             renpy-demo gramps libvips-doc \
@@ -47,7 +50,8 @@ DEB_PKGS := kphotoalbum gimp-help-en python-kivy-examples scribus-data kodi-data
             golang-github-rwcarlsen-goexif-dev eyes17 argyll-doc forensics-samples-files \
             darknet lifeograph octave-vlfeat golang-github-disintegration-imaging-dev node-opencv \
             gdk-pixbuf-tests libsixel-examples librust-jpeg-decoder-dev golang-golang-x-image-dev \
-            libvigraimpex-doc blobandconquer-data pysiogame
+            libvigraimpex-doc blobandconquer-data pysiogame \
+            freedombox-doc-en libjxl-testdata morse-simulator-doc propaganda-debian
 DEBS     := out/debs
 MODELS := filters/models/.built
 FASTLID := $(VENV)/.fastlid

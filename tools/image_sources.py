@@ -33,9 +33,11 @@ from PIL import Image, ImageOps
 
 from tools import image_sources_wide as wide
 
-SPLITS = ("train", "val", "test", "test7")
+SPLITS = ("train", "val", "test", "test7", "val8")
 # ``test7``: issue 15's seventh round's fresh test split, made only of packages no step had seen
 # (``tools/image_sources_wide.py``'s ``test7_sources``); ``test`` was scored for ten heads.
+# ``val8``: the eighth round's new-source part of val (``val8_sources``): the widened val that
+# round chooses on is ``val`` + ``val8``, so validation sees kinds the old val lacks.
 
 MATE = "/usr/share/backgrounds/mate"
 OPENCLIPART = "/usr/share/openclipart/png"
@@ -225,6 +227,8 @@ def _declared(split: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
                "gcompris_masterpieces": gc["gcompris_masterpieces"], "etr_renders": wide.etr_renders()}
     elif split == "test7":
         return wide.test7_sources()  # no clip art: every openclipart category is in a split
+    elif split == "val8":
+        return wide.val8_sources()
     else:
         raise ValueError(f"split must be one of {SPLITS} (got {split!r})")
     for c in clipart_categories():
@@ -244,8 +248,8 @@ def file_hash(path: str) -> str:
 @functools.lru_cache(maxsize=1)
 def _assigned() -> dict[str, tuple[dict[str, list[str]], dict[str, list[str]]]]:
     """Every split's groups with each file (by resolved path and by content) in one place
-    only: the fresh test split first, then test, val, train; within a split, the first group that lists it."""
-    declared = {split: _declared(split) for split in ("test7", "test", "val", "train")}
+    only: the fresh test split first, then test, val, val8, train; within a split, the first group that lists it."""
+    declared = {split: _declared(split) for split in ("test7", "test", "val", "val8", "train")}
     real = {p: os.path.realpath(p) for groups in declared.values() for g in groups
             for files in g.values() for p in files if os.path.isfile(p)}
     # Only files whose size another file shares can be copies: hash just those.

@@ -526,3 +526,74 @@ def test7_sources() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     return ({"labelme_goexif_photos": labelme_photos(), "eyes17_photos": eyes17_photos()},
             {"labelme_graphics": labelme_graphics(), "eyes17_plots": eyes17_plots(),
              "blob_renders": blob_renders(), "pysiogame_art": pysiogame_art()})
+
+
+# --- the eighth round's new validation part (val8): packages no step had seen ---
+# Found in Debian's Contents index as the seventh round's were; none is one of the 55
+# off-limits packages, in their Depends + Recommends closure, or a copy of one of their files
+# (docs/images.md, eighth round).  Every file >= 300 px was looked at on contact sheets.
+# FreedomBox's manual (freedombox-doc-en): 14 product photographs of single-board computers
+# and boxes cut out on white (Olimex, Banana Pro, BeagleBone, Cubieboard, Orange Pi,
+# Raspberry Pi 2-4, Rock64, an APU box, the pcDuino case); its 171 screenshots of web pages,
+# dialogs and phone apps.  Left out: the two thumbnails (copies), and the Danube, Pioneer and
+# PINE64 boxes, which look rendered.
+FREEDOMBOX = "usr/share/freedombox/manual/en/images/"
+FREEDOMBOX_PHOTOS = [FREEDOMBOX + n for n in (
+    "a20-olinuxino-lime2.jpg", "a20-olinuxino-micro.jpg", "apu1d.jpg", "banana-pro.jpg",
+    "beagleboard.jpg", "cubieboard2.jpg", "orange-pi-zero.jpg", "pcduino3s.jpg",
+    "raspberrypi2.jpg", "raspberrypi3.jpg", "raspberrypi3bplus.jpg", "raspberrypi4b.jpg",
+    "rock64.jpg", "rockpro64.jpg")]
+FREEDOMBOX_LEFT_OUT = ("banana-pro_thumb.jpg", "pioneer-edition_thumb.jpg", "freedombox-danube.jpg",
+                       "pioneer-edition.jpg", "pine64-plus.jpg")
+# libjxl's test images (libjxl-testdata): 7 photographs (a rocky shore over a lake, tulips,
+# blossom on a branch, a daisy-like flower in colour, the same in grey, its close-up, a sunlit
+# room); the other encodings of the same flower are left out (copies in content), and its
+# wide-gamut colour bars, rings, "Hello" cards and grey patches are graphics.
+LIBJXL = "usr/share/libjxl-testdata/"
+LIBJXL_PHOTOS = [LIBJXL + n for n in (
+    "external/wesaturate/500px/cvo9xd_keong_macan_srgb8.png",
+    "external/wesaturate/500px/tmshre_riaphotographs_srgb8.png",
+    "external/wesaturate/500px/u76c0g_bliznaca_srgb8.png",
+    "jxl/flower/flower.png.im_q85_444.jpg", "jxl/flower/flower.png.im_q85_gray.jpg",
+    "jxl/flower/flower_cropped.jpg", "jxl/hdr_room.png")]
+LIBJXL_GRAPHICS = "external/wide-gamut-tests/"
+# MORSE's documentation (morse-simulator-doc): renders of its Blender robot simulator
+# (robots and vehicles on white, lit indoor scenes with people, grass fields, water, a desert
+# road), Blender editor screenshots, class and network diagrams.
+MORSE = "usr/share/doc/morse/html/_images/"
+# propaganda-debian: 22 abstract tiled wallpapers (swirls, marbling, clouds of colour).
+PROPAGANDA = "usr/share/wallpapers/"
+
+
+def freedombox_photos() -> list[str]:
+    return deb_files("freedombox-doc-en", FREEDOMBOX_PHOTOS)
+
+
+def freedombox_screens() -> list[str]:
+    # every fourth screenshot (sorted): 171 would outweigh val's other graphics sources
+    names = [n for n in deb_names("freedombox-doc-en", FREEDOMBOX, (".png",))]
+    return _big(deb_files("freedombox-doc-en", names))[::4]
+
+
+def libjxl_photos() -> list[str]:
+    return deb_files("libjxl-testdata", LIBJXL_PHOTOS)
+
+
+def libjxl_graphics() -> list[str]:
+    return _big(deb_files("libjxl-testdata", deb_names("libjxl-testdata", LIBJXL + LIBJXL_GRAPHICS)
+                          + [LIBJXL + "jxl/grayscale_patches.png"]))
+
+
+def morse_renders() -> list[str]:
+    return _big(deb_files("morse-simulator-doc", deb_names("morse-simulator-doc", MORSE)))
+
+
+def propaganda_art() -> list[str]:
+    return _big(deb_files("propaganda-debian", deb_names("propaganda-debian", PROPAGANDA)))
+
+
+def val8_sources() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The eighth round's new-source part of the widened val: (natural, non-natural) groups."""
+    return ({"freedombox_photos": freedombox_photos(), "libjxl_photos": libjxl_photos()},
+            {"freedombox_screens": freedombox_screens(), "libjxl_graphics": libjxl_graphics(),
+             "morse_renders": morse_renders(), "propaganda_art": propaganda_art()})

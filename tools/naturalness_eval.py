@@ -65,7 +65,7 @@ def split_set(split: str = "test") -> list[tuple[str, int, str, np.ndarray]]:
     Image.MAX_IMAGE_PIXELS = None  # one clip-art file claims 623 M pixels; eligible() skips it
     nat, oth = natural_sources(split), nonnatural_sources(split)
     gone = missing(nat) + missing(oth)
-    if gone or (split != "test7" and not any(k.startswith("openclipart") for k in oth)):
+    if gone or (split not in ("test7", "val8") and not any(k.startswith("openclipart") for k in oth)):
         raise FileNotFoundError(f"{split} sources missing: {gone or 'openclipart'}: run `make setup` "
                                 "(the Debian and pip packages of tools/image_sources.py)")
     out = []
