@@ -189,7 +189,7 @@ def _train(cfg: Config, stage: int, progress: bool, rank: int, world: int, devic
     p = cfg.pretrain
     # match_keep < 1 drops that share of positive rows from ITM: the prior moves with it
     watch = PriorWatch(s.match_keep / (s.match_keep + int(p.neg_text) + int(p.neg_image)),
-                       itc_weight=p.itc_weight)
+                       itc_weight=p.itc_weight, warmup_steps=s.warmup_steps)
     batches = iter(loader)
     amp = (torch.autocast("cuda", dtype=torch.bfloat16)
            if device.type == "cuda" and cfg.precision == "bf16" else contextlib.nullcontext())
