@@ -146,3 +146,31 @@ def test_ablation_a_failed_run_is_reported_and_the_others_kept(data_dir, eval_di
                out, seeds=(1,), settings=("multi", "single"), eval_n=8)
     rows = [json.loads(x) for x in open(os.path.join(out, "results.jsonl"))]
     assert [(r["setting"], r["seed"]) for r in rows] == [("single", 1)]
+
+
+def test_a_failed_stage_leaves_no_stage_folder_and_the_pickers_say_what_they_skip(
+        data_dir, tmp_path, caplog):
+    """A `lait train --stage 2` that fails before its first checkpoint leaves no stage2/ (it
+    had), and a stage folder with no final checkpoint (a run stopped before it) is skipped by
+    eval / finetune with a warning naming it, not silently."""
+    import logging
+    raw = tiny_raw(str(tmp_path), data_dir + "/shards")
+    raw["stages"][1].update(steps=2, batch_size=4, log_every=1)
+    cfg = from_dict(raw)
+    s2 = os.path.join(cfg.out_dir, "stage2")
+    with pytest.raises(ConfigError, match="run the earlier stage first"):
+        train(cfg, 2, progress=False)                   # no stage-1 checkpoint yet
+    assert not os.path.exists(s2)
+    train(cfg, 1, progress=False)
+    bad = str(tmp_path / "no-such-shards")
+    with pytest.raises(ConfigError, match="no .tar shards"):
+        train(from_dict({**raw, "stages": {**raw["stages"], 2: {**raw["stages"][2], "shards": bad}}}),
+              2, progress=False)                        # bad shards: fails before any step
+    assert not os.path.exists(s2)
+    os.makedirs(s2)                                     # a run stopped before its final checkpoint
+    with open(os.path.join(s2, "metrics.jsonl"), "w") as f:
+        f.write(json.dumps({"stage": 2, "step": 1, "loss": 1.0}) + "\n")
+    with caplog.at_level(logging.WARNING, logger="model.train"):
+        assert latest_checkpoint(cfg).endswith(os.path.join("stage1", "final"))
+    said = [r.getMessage() for r in caplog.records if "stage2" in r.getMessage()]
+    assert len(said) == 1 and "no final checkpoint" in said[0] and "stage1" in said[0]
