@@ -160,8 +160,10 @@ def reject_detail(r: dict, winners: dict[str, str]) -> str:
         bits.append(f"detected {d['lang']}" + (f" ({d['lang_conf']:.2f})" if d.get("lang_conf") is not None else ""))
     if d.get("score") is not None:
         bits.append(f"score {d['score']:.3f}")
-    if d.get("http_status") is not None and r.get("reason") != "read_not_html":
+    if d.get("http_status") is not None and r.get("reason") not in ("read_not_html", "read_warc_truncated"):
         bits.append(f"HTTP {d['http_status']}")
+    if d.get("warc_truncated"):
+        bits.append(f"cut by the crawler ({d['warc_truncated']})")
     if d.get("warc"):  # where a read drop sits: the record can be looked at again
         bits.append(f"{os.path.basename(str(d['warc']))} @ {d.get('warc_offset')}")
     if r.get("reason") == "best_text_not_best" and r.get("key") in winners:
