@@ -52,13 +52,15 @@ def _cmd_build(args) -> int:
     doc = build(args.config, args.out, engine=args.engine, engine_args=args.engine_args,
                 overrides=overrides, retry_failed=args.retry_failed)
     print(format_funnel(doc))
-    print(f"\nshards: {storage.join(storage.absolute(args.out), 'shards')}")
+    samples = next((s["kept"] for s in doc["steps"] if s["name"] == "write"), 0)
+    # an empty run makes no shards folder: naming one sent the user looking for it
+    print("\nshards: " + (storage.join(storage.absolute(args.out), "shards") if samples
+                          else "none written (0 samples)"))
     retryable = doc.get("retryable", {}).get("fetch", 0)
     if retryable:
         print(f"lait: build: {retryable} candidates were dropped by network failures (refused "
               "connections, timeouts, 5xx, 429, robots.txt unreachable); run the same command "
               "with --retry-failed to fetch those images again", file=sys.stderr)
-    samples = next((s["kept"] for s in doc["steps"] if s["name"] == "write"), 0)
     if not samples and not args.allow_empty:
         first = doc["steps"][0] if doc["steps"] else {"name": "read", "in": 0}
         if not first.get("in"):  # nothing was dropped: "where everything was dropped" misleads

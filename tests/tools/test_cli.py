@@ -379,9 +379,11 @@ def test_a_build_that_read_nothing_says_so(tmp_path, monkeypatch, capsys):
              {"name": "write", "in": 0, "kept": 0, "out": 0, "dropped": {}}]
     monkeypatch.setattr(cli, "build", lambda *a, **kw: {"steps": steps, "inputs": ["e.warc.gz"]})
     monkeypatch.setattr(cli, "format_funnel", lambda doc: "funnel")
-    rc, _, err = run_cli(["build", "--input", "e.warc.gz", "--out", str(tmp_path / "o")], capsys)
+    rc, out, err = run_cli(["build", "--input", "e.warc.gz", "--out", str(tmp_path / "o")], capsys)
     assert rc == 1
     assert "the corpus is empty" in err and "read nothing" in err and "1 input part" in err
+    # it named OUT/shards, a folder an empty run never makes
+    assert "shards: none written (0 samples)" in out and str(tmp_path / "o" / "shards") not in out
     assert "where everything was dropped" not in err
     steps[0].update({"in": 5, "kept": 0, "dropped": {"read_bad_record": 5}})
     rc, _, err = run_cli(["build", "--input", "e.warc.gz", "--out", str(tmp_path / "o")], capsys)
