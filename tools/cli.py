@@ -19,6 +19,7 @@ from pipeline.core import overrides as overrides_mod
 from pipeline.core import storage
 from pipeline.core.errors import ConfigError, RunFailed, StorageFailed, UsageError, exception_chain
 from pipeline.core.stats import format_funnel, read_stats
+from pipeline.web.failures import is_transient
 from tools import demo, report
 from tools.report_reasons import describe, reason_counts
 
@@ -58,9 +59,13 @@ def _cmd_build(args) -> int:
                           else "none written (0 samples)"))
     retryable = doc.get("retryable", {}).get("fetch", 0)
     if retryable:
-        print(f"lait: build: {retryable} candidates were dropped by network failures (refused "
-              "connections, timeouts, 5xx, 429, robots.txt unreachable); run the same command "
-              "with --retry-failed to fetch those images again", file=sys.stderr)
+        # the reasons counted, not a fixed list: a run with no internet fails on DNS only
+        fetch = next((s for s in doc["steps"] if s["name"] == "fetch"), {"dropped": {}})
+        why = ", ".join(f"{r}: {n}" for r, n in sorted(fetch["dropped"].items(), key=lambda x: (-x[1], x[0]))
+                        if is_transient(r.removeprefix("fetch_")))
+        print(f"lait: build: {retryable} candidates were dropped by network failures"
+              f"{f' ({why})' if why else ''}; run the same command with --retry-failed to fetch "
+              "those images again", file=sys.stderr)
     if not samples and not args.allow_empty:
         first = doc["steps"][0] if doc["steps"] else {"name": "read", "in": 0}
         if not first.get("in"):  # nothing was dropped: "where everything was dropped" misleads

@@ -390,6 +390,24 @@ def test_a_build_that_read_nothing_says_so(tmp_path, monkeypatch, capsys):
     assert rc == 1 and "where everything was dropped" in err
 
 
+def test_the_retry_hint_names_the_network_failures_counted(tmp_path, monkeypatch, capsys):
+    """The hint listed "refused connections, timeouts, 5xx, 429, robots.txt unreachable" for a
+    run whose images all failed on DNS (a machine without internet): it now names the
+    reasons counted, and only the ones --retry-failed fetches again."""
+    steps = [{"name": "read", "in": 1, "kept": 1, "out": 1, "dropped": {}},
+             {"name": "fetch", "in": 9, "kept": 0, "out": 0,
+              "dropped": {"fetch_dns_error": 5, "fetch_timeout": 2, "fetch_http_404": 2}},
+             {"name": "write", "in": 0, "kept": 0, "out": 0, "dropped": {}}]
+    monkeypatch.setattr(cli, "build", lambda *a, **kw: {"steps": steps, "inputs": ["e.warc.gz"],
+                                                        "retryable": {"fetch": 7}})
+    monkeypatch.setattr(cli, "format_funnel", lambda doc: "funnel")
+    rc, _, err = run_cli(["build", "--input", "e.warc.gz", "--out", str(tmp_path / "o")], capsys)
+    assert rc == 1
+    hint = next(ln for ln in err.splitlines() if "--retry-failed" in ln)
+    assert "7 candidates" in hint and "fetch_dns_error: 5, fetch_timeout: 2" in hint
+    assert "http_404" not in hint and "refused connections" not in hint
+
+
 @pytest.mark.parametrize("command", ["stats", "report"])
 @pytest.mark.parametrize("text", ['{"steps": [', "[1, 2]", '{"steps": [{"name": "read"}]}', "\xff"])
 def test_stats_and_report_of_a_damaged_stats_json_are_one_line(tmp_path, capsys, command, text):
