@@ -235,6 +235,10 @@ def _unknown(p: argparse.ArgumentParser, args, extra: list[str]) -> None:
     if engine_like and getattr(args, "passthrough", False):
         hint = (f" (engine options go after a `--` separator: lait {args.command} ... -- "
                 f"{' '.join(engine_like)} ...)")
+    if getattr(args, "command", None) == "build" and "--resume" in extra:
+        hint += (" (a build has no --resume: run the same command again, with the same --out, "
+                 "and it goes on from its finished waves; --retry-failed also fetches again the "
+                 "images that failed for a network cause)")
     # Report through the subcommand's parser: its usage lists the options the user was typing
     # (the top-level usage lists only the subcommands).
     subs = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]

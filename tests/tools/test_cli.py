@@ -95,6 +95,11 @@ def test_unknown_build_option_is_rejected(captured_build, tmp_path, capsys):
                           "--runner=FlinkRunner"], capsys)
     assert rc == 2 and "engine options go after a `--` separator" in err
     assert not captured_build
+    # --resume is what a user types first: the error says how a build resumes
+    rc, _, err = run_cli(["build", "--config", CONFIG, "--out", str(tmp_path), "--resume"], capsys)
+    assert rc == 2 and "unrecognized arguments: --resume" in err
+    assert "run the same command again" in err and "--retry-failed" in err
+    assert not captured_build
 
 
 def test_engine_options_after_separator(captured_build, tmp_path, capsys):
