@@ -82,39 +82,33 @@ def test_the_drops_card_counts_each_unit_apart(tmp_path):
     assert list(got) == ["WARC records", "pages", "images", "pairs"]  # funnel order
 
 
-def test_a_read_drop_shows_its_status_and_warc_location(tmp_path):
+def _one_read_drop(tmp_path, reason: str, url: str, detail: dict) -> str:
+    """The report of a run whose read step dropped one record, sampled with ``detail``."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from pipeline.core.rejects import SCHEMA
 
-    doc = {"steps": [{"name": "read", "in": 3, "kept": 2, "out": 2, "dropped": {"read_http_status": 1}}],
+    doc = {"steps": [{"name": "read", "in": 3, "kept": 2, "out": 2, "dropped": {reason: 1}}],
            "config": {}, "timings": {}}
     (tmp_path / "stats.json").write_text(json.dumps(doc))
     row = {n: None for n in SCHEMA.names} | {
-        "step": "read", "reason": "read_http_status", "page_url": "http://a.example/missing",
-        "detail": json.dumps({"http_status": 404, "warc": "/crawl/CC-MAIN-0001.warc.gz", "warc_offset": 5120})}
+        "step": "read", "reason": reason, "page_url": url, "detail": json.dumps(detail)}
     pq.write_table(pa.Table.from_pylist([row], schema=SCHEMA), tmp_path / "rejects.parquet")
-    page = render(str(tmp_path))
+    return render(str(tmp_path))
+
+
+def test_a_read_drop_shows_its_status_and_warc_location(tmp_path):
+    page = _one_read_drop(tmp_path, "read_http_status", "http://a.example/missing", {
+        "http_status": 404, "warc": "/crawl/CC-MAIN-0001.warc.gz", "warc_offset": 5120})
     assert "HTTP 404 · CC-MAIN-0001.warc.gz @ 5120" in page
     assert 'id="not-sampled"' not in page  # the one reason has its sample
 
 
 def test_a_page_the_crawler_cut_shows_how(tmp_path):
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from pipeline.core.rejects import SCHEMA
-
-    doc = {"steps": [{"name": "read", "in": 2, "kept": 1, "out": 1, "dropped": {"read_warc_truncated": 1}}],
-           "config": {}, "timings": {}}
-    (tmp_path / "stats.json").write_text(json.dumps(doc))
-    row = {n: None for n in SCHEMA.names} | {
-        "step": "read", "reason": "read_warc_truncated", "page_url": "http://a.example/long",
-        "detail": json.dumps({"http_status": 200, "warc_truncated": "length",
-                              "warc": "/crawl/CC-MAIN-0001.warc.gz", "warc_offset": 512})}
-    pq.write_table(pa.Table.from_pylist([row], schema=SCHEMA), tmp_path / "rejects.parquet")
-    page = render(str(tmp_path))
+    page = _one_read_drop(tmp_path, "read_warc_truncated", "http://a.example/long", {
+        "http_status": 200, "warc_truncated": "length", "warc": "/crawl/CC-MAIN-0001.warc.gz",
+        "warc_offset": 512})
     assert "cut by the crawler (length) · CC-MAIN-0001.warc.gz @ 512" in page
     assert "payload the crawler cut" in page   # the reason's sentence
 
