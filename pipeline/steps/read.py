@@ -137,8 +137,13 @@ class WarcReader(Source):
         until the next record parses: the record just before a damaged spot is checked on
         the raw bytes, since a too-short ``Content-Length`` would pass its cut page."""
         held, broken = None, False  # broken: the held record's block could not be read
+        records = damaged = 0
         try:
             for kind, record, offset in warc_records.walk(path, opener):
+                if kind in (warc_records.CUT, warc_records.DAMAGED):
+                    damaged += 1
+                else:
+                    records += 1
                 if kind == warc_records.CUT:  # the file ends inside the last record's member
                     if held is None:  # a record cut before it showed it was an input
                         held = self.drop("bad_record")
@@ -176,6 +181,9 @@ class WarcReader(Source):
             return
         if held is not None:
             yield held
+        if damaged and not records:  # a README a glob matched: its one drop has no record to sample
+            log.warning("read: %s: no WARC record in it (not a WARC file?): counted once as "
+                        "read_bad_record", path)
 
     def _read_failed(self, exc: "storage.ReadFailed") -> Drop:
         """``read_not_found`` / ``read_forbidden`` / ``read_io_error``, logged with the URL:

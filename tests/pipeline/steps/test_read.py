@@ -362,6 +362,24 @@ def test_unreadable_file_and_garbage_file(tmp_path):
     assert list(src.events(str(tmp_path / "gone.warc.gz"))) == [Drop("read_unreadable")]
 
 
+def test_a_file_with_no_warc_record_is_named(tmp_path, caplog):
+    """`--input 'crawl/*'` also matched the folder's README: one read_bad_record, with no
+    record to sample and no word of which file it was.  The log names it."""
+    import logging
+
+    notes = tmp_path / "SOURCE.md"
+    notes.write_text("# where these WARCs come from\n" * 20)
+    whole = write_warcio(tmp_path / "a.warc.gz", [("http://a.example/", "200 OK", "text/html", HTML)])
+    with caplog.at_level(logging.WARNING, logger="pipeline.steps.read"):
+        assert reasons(events(tmp_path / "*")) == Counter({"keep": 1, "read_bad_record": 1})
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and str(notes) in said[0] and "no WARC record" in said[0], said
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="pipeline.steps.read"):
+        events(whole)
+    assert not caplog.records          # a WARC says nothing
+
+
 def test_bad_configuration_fails_at_once(tmp_path):
     with pytest.raises(ConfigError, match="matches no WARC"):
         WarcReader([str(tmp_path / "nothing-*.warc.gz")]).parts()
