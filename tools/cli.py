@@ -63,9 +63,11 @@ def _cmd_build(args) -> int:
         fetch = next((s for s in doc["steps"] if s["name"] == "fetch"), {"dropped": {}})
         why = ", ".join(f"{r}: {n}" for r, n in sorted(fetch["dropped"].items(), key=lambda x: (-x[1], x[0]))
                         if is_transient(r.removeprefix("fetch_")))
+        then = ("they failed again on this retry: check the machine's network (DNS, proxy), "
+                "then run this command again" if args.retry_failed else
+                "run the same command with --retry-failed to fetch those images again")
         print(f"lait: build: {retryable} candidates were dropped by network failures"
-              f"{f' ({why})' if why else ''}; run the same command with --retry-failed to fetch "
-              "those images again", file=sys.stderr)
+              f"{f' ({why})' if why else ''}; {then}", file=sys.stderr)
     if not samples and not args.allow_empty:
         first = doc["steps"][0] if doc["steps"] else {"name": "read", "in": 0}
         if not first.get("in"):  # nothing was dropped: "where everything was dropped" misleads

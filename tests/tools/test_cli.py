@@ -411,6 +411,11 @@ def test_the_retry_hint_names_the_network_failures_counted(tmp_path, monkeypatch
     hint = next(ln for ln in err.splitlines() if "--retry-failed" in ln)
     assert "7 candidates" in hint and "fetch_dns_error: 5, fetch_timeout: 2" in hint
     assert "http_404" not in hint and "refused connections" not in hint
+    # after --retry-failed, "run the same command with --retry-failed" was the command just run
+    rc, _, err = run_cli(["build", "--input", "e.warc.gz", "--out", str(tmp_path / "o"),
+                          "--retry-failed"], capsys)
+    hint = next(ln for ln in err.splitlines() if "network failures" in ln)
+    assert "failed again" in hint and "run the same command with" not in hint
 
 
 @pytest.mark.parametrize("command", ["stats", "report"])
