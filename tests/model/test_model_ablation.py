@@ -149,7 +149,7 @@ def test_ablation_a_failed_run_is_reported_and_the_others_kept(data_dir, eval_di
 
 
 def test_a_failed_stage_leaves_no_stage_folder_and_the_pickers_say_what_they_skip(
-        data_dir, tmp_path, caplog):
+        data_dir, eval_dir, tmp_path, caplog):
     """A `lait train --stage 2` that fails before its first checkpoint leaves no stage2/ (it
     had), and a stage folder with no final checkpoint (a run stopped before it) is skipped by
     eval / finetune with a warning naming it, not silently."""
@@ -174,3 +174,12 @@ def test_a_failed_stage_leaves_no_stage_folder_and_the_pickers_say_what_they_ski
         assert latest_checkpoint(cfg).endswith(os.path.join("stage1", "final"))
     said = [r.getMessage() for r in caplog.records if "stage2" in r.getMessage()]
     assert len(said) == 1 and "no final checkpoint" in said[0] and "stage1" in said[0]
+    # eval asked for more pairs than the shards hold scored the 12 there, saying nothing: an
+    # R@K on 12 pairs is not comparable with one on the 1,000 asked for
+    from model.retrieval import evaluate
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="model.retrieval"):
+        res = evaluate(cfg, latest_checkpoint(cfg), eval_dir + "/shards", n=20)
+    assert res["n"] == 12
+    said = [r.getMessage() for r in caplog.records if r.name == "model.retrieval"]
+    assert len(said) == 1 and "20" in said[0] and "12" in said[0] and "not comparable" in said[0]
