@@ -183,3 +183,25 @@ def test_a_failed_stage_leaves_no_stage_folder_and_the_pickers_say_what_they_ski
     assert res["n"] == 12
     said = [r.getMessage() for r in caplog.records if r.name == "model.retrieval"]
     assert len(said) == 1 and "20" in said[0] and "12" in said[0] and "not comparable" in said[0]
+
+
+@pytest.mark.parametrize("bad", ["--stage1", "--stage2", "--test", "--settings"])
+def test_ablate_checks_its_inputs_before_any_run(data_dir, eval_dir, tmp_path, capsys, bad):
+    """A missing shard folder started all nine runs, each failing, then a RuntimeError
+    traceback; a bad --settings printed "config error:" unlike every other command."""
+    from tools.cli import main as lait
+    raw = tiny_raw(str(tmp_path), data_dir + "/shards")
+    conf = tmp_path / "c.yaml"
+    conf.write_text(yaml.safe_dump(raw))
+    out = tmp_path / "abl"
+    args = {"--stage1": data_dir + "/shards", "--stage2": eval_dir + "/shards",
+            "--test": eval_dir + "/shards", "--settings": "single,multi"}
+    args[bad] = "single,bogus" if bad == "--settings" else str(tmp_path / "nope")
+    argv = ["ablate", "--config", str(conf), "--out", str(out), "--seeds", "1", "--quiet"]
+    for k, v in args.items():
+        argv += [k, v]
+    assert lait(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("lait: ") and bad in err[0], err
+    assert ("bogus" if bad == "--settings" else "nope") in err[0]
+    assert not out.exists() or not any(p.is_dir() for p in out.iterdir())   # no run started

@@ -559,3 +559,12 @@ def test_shards_on_an_object_store_are_named_as_local_only(data_dir, tmp_path, c
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "s3://bucket/" in err[0] and "local" in err[0] and "copy" in err[0], err
     assert not (tmp_path / "s3:").exists()
+
+
+def test_features_with_a_missing_detector_is_one_line(data_dir, tmp_path, capsys):
+    """`lait features --onnx PATH` with no file there was onnxruntime's NoSuchFile traceback."""
+    from tools.cli import main
+    assert main(["features", data_dir, str(tmp_path / "feat"), "--onnx", str(tmp_path / "no.onnx"),
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--onnx" in err[0] and "no.onnx" in err[0], err
