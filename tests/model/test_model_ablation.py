@@ -141,7 +141,8 @@ def test_ablation_a_failed_run_is_reported_and_the_others_kept(data_dir, eval_di
     conf = tmp_path / "c.yaml"
     conf.write_text(yaml.safe_dump(raw))
     out = str(tmp_path / "abl")
-    with pytest.raises(RuntimeError, match=r"1 ablation run\(s\) failed.*multi seed 1.*no \.tar shards"):
+    from pipeline.core.errors import RunFailed
+    with pytest.raises(RunFailed, match=r"1 ablation run\(s\) failed.*multi seed 1.*no \.tar shards.*redoes only those"):
         ablate(str(conf), str(tmp_path / "missing"), eval_dir + "/shards", {"test": eval_dir + "/shards"},
                out, seeds=(1,), settings=("multi", "single"), eval_n=8)
     rows = [json.loads(x) for x in open(os.path.join(out, "results.jsonl"))]
