@@ -21,6 +21,8 @@ import multiprocessing as mp
 import os
 import statistics
 
+from pipeline.core.errors import RunFailed
+
 from .config import ConfigError, from_dict, load_config, to_dict
 
 log = logging.getLogger(__name__)
@@ -138,7 +140,7 @@ def ablate(config: str, stage1: str, stage2: str, tests: dict, out: str, seeds=(
             f.flush()
             done[(setting, seed)] = r
             log.info("%s seed %d: %s", setting, seed, {t: r[t]["i2t_R@1"] for t in tests})
-    if failed:
-        raise RuntimeError(f"{len(failed)} ablation run(s) failed (the others are in {path}): "
-                           + "; ".join(failed))
+    if failed:  # RunFailed: one line and exit 1 from `lait`, not a traceback
+        raise RunFailed(f"{len(failed)} ablation run(s) failed (the others are in {path}): "
+                        + "; ".join(failed) + "; the same command redoes only those")
     return [done[(s, k)] for s in settings for k in seeds if (s, k) in done]

@@ -53,6 +53,8 @@ def cmd_features(args) -> int:
     from .features import GridExtractor, OnnxDetector, run_features
     check_device(args.device)
     if args.onnx:
+        if not os.path.isfile(args.onnx):  # else onnxruntime's NoSuchFile traceback
+            raise UsageError(f"features: --onnx {args.onnx}: no such file")
         ex = OnnxDetector(args.onnx, size=args.onnx_size, min_score=args.min_score,
                           min_regions=args.min_regions, max_regions=args.regions or 100)
     else:
@@ -109,8 +111,15 @@ def cmd_ablate(args) -> int:
         tests[name] = spec
     settings = args.settings.split(",")
     if not set(settings) <= set(SETTINGS):
-        print(f"config error: --settings must be among {','.join(SETTINGS)}", file=sys.stderr)
-        return 2
+        raise UsageError(f"ablate: --settings {args.settings}: each must be one of "
+                         f"{','.join(SETTINGS)}")
+    from .data import list_shards
+    for option, spec in [("--stage1", args.stage1), ("--stage2", args.stage2)] + [
+            ("--test", t) for t in tests.values()]:
+        try:  # before any run: a missing folder failed every run, then a traceback
+            list_shards(spec)
+        except ConfigError as e:
+            raise UsageError(f"ablate: {option} {spec}: {e}") from None
     res = ablate(args.config, args.stage1, args.stage2, tests, args.out, seeds=args.seeds,
                  steps=args.steps, stage1_steps=args.stage1_steps, settings=settings,
                  eval_n=args.n, eval_seed=args.eval_seed, jobs=args.jobs, overrides=args.set)

@@ -44,6 +44,16 @@ def image_bytes(sample: dict) -> bytes:
 
 # --- shards and tokens -----------------------------------------------------------------------
 
+def local_only(path: str, what: str) -> None:
+    """The trainer reads and writes local files: a URL (``lait build --out s3://...`` makes
+    such shards) was "no .tar shards found" for shards that are there, and an output URL
+    became a local folder named ``s3:``."""
+    if "://" in path and not path.startswith("file://"):
+        raise ConfigError(f"{what} {path}: the trainer reads and writes local folders only; "
+                          "copy the shards to a local folder first (aws s3 sync, gsutil rsync, "
+                          "rclone copy, ...)")
+
+
 def list_shards(spec: str) -> list[str]:
     """A folder (its *.tar, or shards/*.tar), a glob, or a brace pattern -> sorted shard paths."""
     if not spec:
@@ -51,6 +61,7 @@ def list_shards(spec: str) -> list[str]:
     out: list[str] = []
     for part in spec.split(","):
         part = part.strip()
+        local_only(part, "shards")
         if os.path.isdir(part):
             found = sorted(glob.glob(os.path.join(part, "*.tar"))) or \
                 sorted(glob.glob(os.path.join(part, "shards", "*.tar")))

@@ -38,7 +38,7 @@ from filters.efficientnet import EfficientNetLite0
 from pipeline.core.errors import UsageError
 from pipeline.steps.write import PARQUET_DIR, parquet_files
 
-from .data import image_bytes
+from .data import image_bytes, local_only
 
 log = logging.getLogger(__name__)
 
@@ -201,6 +201,8 @@ def run_features(src_dir: str, dst_dir: str, extractor, batch_size: int = 32, dt
                  progress: bool = True) -> dict:
     """Copy IN/shards/*.tar (or IN/*.tar) to OUT/shards/ with regions; parquet files
     (IN/parquet/*.parquet, or beside the tars) are copied to OUT/parquet/."""
+    local_only(src_dir, "features: input")
+    local_only(dst_dir, "features: output")
     src_shards = src_dir if glob.glob(os.path.join(src_dir, "*.tar")) else os.path.join(src_dir, "shards")
     shards = sorted(glob.glob(os.path.join(src_shards, "*.tar")))
     if not shards:

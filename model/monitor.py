@@ -69,14 +69,23 @@ class ValidationITM:
         return {"val_" + k: v for k, v in itm_stats(torch.cat(logits), torch.cat(ys)).items()}
 
 
+# Before this step of a stage (or before its warm-up ends, whichever is later) sitting at the
+# prior is what every learning run does: the head learns its bias within ~25 steps, and the
+# clean synthetic run with the contrastive term left the prior at step ~150 (100 warm-up
+# steps; docs/trainer.md, "Why ITM stalled").  Earlier intervals say nothing, so they are not
+# counted: the tiny configs' 20-step stages (`make demo`) warned on every run.
+MIN_STEP = 200
+
+
 class PriorWatch:
     """Says when ITM sits at its prior: training loss within `tol` of the constant answer's
     loss and (when validation runs) validation AUC below 0.55, for `patience` log intervals in
-    a row. Logs once when it starts, and once when the head leaves it."""
+    a row, counting only intervals at step >= :data:`MIN_STEP` and past `warmup_steps`. Logs once when it starts, and once when the head leaves it."""
 
     def __init__(self, pos_share: float, tol: float = 0.02, patience: int = 3,
-                 itc_weight: float = 0.0):
+                 itc_weight: float = 0.0, warmup_steps: int = 0):
         self.prior = prior_loss(pos_share)
+        self.min_step = max(MIN_STEP, warmup_steps)
         # The hint names the contrastive term only where it is off: with it on already, the
         # remedies are the ones docs/trainer.md gives (warm-up, stage-1 length, itm_weight).
         self.hint = ("pretrain.itc_weight > 0 gets it off" if not itc_weight
@@ -92,6 +101,7 @@ class PriorWatch:
         self.auc = record.get("val_itm_auc", self.auc)   # validation runs less often than logging
         if self.auc is not None:
             near = near and self.auc < 0.55
+        near = near and (record.get("step") or 0) >= self.min_step   # too early to mean anything
         self.run = self.run + 1 if near else 0
         step = record.get("step")
         if self.run == 1:

@@ -242,7 +242,12 @@ def evaluate(cfg: Config, checkpoint: str, shards: str | None = None, n: int | N
     tok = tokenizer_for(cfg)
     seed = cfg.seed if seed is None else seed
     spec = shards or cfg.retrieval.eval_shards
-    samples = read_samples(spec, cfg, tok, sample=n or cfg.retrieval.eval_size, seed=seed)
+    asked = n or cfg.retrieval.eval_size
+    samples = read_samples(spec, cfg, tok, sample=asked, seed=seed)
+    if 2 <= len(samples) < asked:  # R@K and chance depend on n: say it is not the n asked
+        log.warning("%s: %d test pairs asked (--n / retrieval.eval_size), %d usable there: scored "
+                    "on %d, not comparable with a %d-pair figure", spec, asked, len(samples),
+                    len(samples), asked)
     if len(samples) < 2:
         # a user's input, not a bug: one line, exit 2 (the warnings above say why each went)
         raise ConfigError(f"{spec}: need at least 2 usable evaluation samples, got "

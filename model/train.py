@@ -14,6 +14,7 @@ import json
 import logging
 import math
 import os
+import shutil
 import time
 
 import torch
@@ -101,12 +102,18 @@ def latest_checkpoint(cfg: Config, option: str = "--checkpoint") -> str:
     """The final checkpoint of the last configured stage that has one (stage 2 if it ran,
     else stage 1, ...). Fails with the folders it looked in when none exists, and the
     command's ``option`` that gives a checkpoint instead (finetune's is --init)."""
-    looked = []
+    looked, unfinished = [], []
     for n in sorted(cfg.stages, reverse=True):
         path = os.path.join(stage_dir(cfg, n), "final")
         if os.path.exists(os.path.join(path, "model.safetensors")):
+            for sdir in unfinished:  # else eval scores stage 1 while the user thinks of stage 2
+                log.warning("%s has no final checkpoint (its run failed or has not finished: "
+                            "`lait train --stage %s` resumes it): using %s", sdir,
+                            sdir.rsplit("stage", 1)[-1], path)
             return path
         looked.append(path)
+        if os.path.isdir(stage_dir(cfg, n)):
+            unfinished.append(stage_dir(cfg, n))
     raise ConfigError(f"no pre-training checkpoint: none of {', '.join(looked)} exists; run "
                       f"`lait train --stage {min(cfg.stages) if cfg.stages else 1}` first or pass {option}")
 
@@ -116,9 +123,26 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
     cfg.stage(stage)
     rank, world, device = setup_dist()
     sdir = stage_dir(cfg, stage)
+    fresh = not os.path.exists(sdir)
     os.makedirs(sdir, exist_ok=True)
-    with stage_lock(sdir) if rank == 0 else contextlib.nullcontext():  # rank 0 writes the files
-        return _train(cfg, stage, progress, rank, world, device)
+    try:
+        with stage_lock(sdir) if rank == 0 else contextlib.nullcontext():  # rank 0 writes the files
+            return _train(cfg, stage, progress, rank, world, device)
+    except BaseException:
+        if rank == 0 and fresh:
+            _remove_if_unwritten(sdir)
+        raise
+
+
+def _remove_if_unwritten(sdir: str) -> None:
+    """Remove the stage folder a failed run made (no starting checkpoint, bad shards) while it
+    holds nothing but the lock and an empty metrics.jsonl: left there, it looked like a stage
+    that had run.  A folder with a checkpoint or logged steps stays (the rerun resumes it)."""
+    names = set(os.listdir(sdir))
+    metrics = os.path.join(sdir, "metrics.jsonl")
+    if names <= {".lock", "metrics.jsonl"} and not (
+            "metrics.jsonl" in names and os.path.getsize(metrics)):
+        shutil.rmtree(sdir, ignore_errors=True)
 
 
 def _train(cfg: Config, stage: int, progress: bool, rank: int, world: int, device: torch.device) -> dict:
@@ -189,7 +213,7 @@ def _train(cfg: Config, stage: int, progress: bool, rank: int, world: int, devic
     p = cfg.pretrain
     # match_keep < 1 drops that share of positive rows from ITM: the prior moves with it
     watch = PriorWatch(s.match_keep / (s.match_keep + int(p.neg_text) + int(p.neg_image)),
-                       itc_weight=p.itc_weight)
+                       itc_weight=p.itc_weight, warmup_steps=s.warmup_steps)
     batches = iter(loader)
     amp = (torch.autocast("cuda", dtype=torch.bfloat16)
            if device.type == "cuda" and cfg.precision == "bf16" else contextlib.nullcontext())

@@ -38,6 +38,9 @@ def engine_runner(engine: str, engine_args: list[str] | None, spark=None):
         session = spark or spark_engine.session(master, conf=conf)
         return lambda plan: spark_engine.run(plan, session)
     if engine == "local":
+        if engine_args:  # nothing would read them: a run that ignores what it was told
+            raise ConfigError(f"--engine local takes no engine options (after `--`): "
+                              f"{' '.join(engine_args)}; they are for --engine beam or spark")
         return run_local
     raise ConfigError(f"--engine must be one of {ENGINES}, got {engine!r}")
 

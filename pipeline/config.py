@@ -134,9 +134,9 @@ class CrawlConfig:
     user_agent: str = USER_AGENT
     """User-Agent sent with every request and matched against robots.txt groups"""
     robots: bool = True  # obey robots.txt (fetched once per host)
-    rate_per_host: float = 1.0  # requests/s per host; a larger robots Crawl-delay wins
+    rate_per_host: float = 1.0  # requests/s per host; a larger robots Crawl-delay wins; 0: no limit
     per_host_concurrency: int = 2
-    """requests in flight per host"""
+    """requests in flight per host (0: no limit)"""
     concurrency: int = 8  # threads per part
     timeout_s: float = 10.0
     """connect and read timeout of each request"""

@@ -19,6 +19,7 @@ from pipeline.core import overrides as overrides_mod
 from pipeline.core import storage
 from pipeline.core.errors import ConfigError, RunFailed, StorageFailed, UsageError, exception_chain
 from pipeline.core.stats import format_funnel, read_stats
+from pipeline.web.failures import is_transient
 from tools import demo, report
 from tools.report_reasons import describe, reason_counts
 
@@ -52,13 +53,21 @@ def _cmd_build(args) -> int:
     doc = build(args.config, args.out, engine=args.engine, engine_args=args.engine_args,
                 overrides=overrides, retry_failed=args.retry_failed)
     print(format_funnel(doc))
-    print(f"\nshards: {storage.join(storage.absolute(args.out), 'shards')}")
+    samples = next((s["kept"] for s in doc["steps"] if s["name"] == "write"), 0)
+    # an empty run makes no shards folder: naming one sent the user looking for it
+    print("\nshards: " + (storage.join(storage.absolute(args.out), "shards") if samples
+                          else "none written (0 samples)"))
     retryable = doc.get("retryable", {}).get("fetch", 0)
     if retryable:
-        print(f"lait: build: {retryable} candidates were dropped by network failures (refused "
-              "connections, timeouts, 5xx, 429, robots.txt unreachable); run the same command "
-              "with --retry-failed to fetch those images again", file=sys.stderr)
-    samples = next((s["kept"] for s in doc["steps"] if s["name"] == "write"), 0)
+        # the reasons counted, not a fixed list: a run with no internet fails on DNS only
+        fetch = next((s for s in doc["steps"] if s["name"] == "fetch"), {"dropped": {}})
+        why = ", ".join(f"{r}: {n}" for r, n in sorted(fetch["dropped"].items(), key=lambda x: (-x[1], x[0]))
+                        if is_transient(r.removeprefix("fetch_")))
+        then = ("they failed again on this retry: check the machine's network (DNS, proxy), "
+                "then run this command again" if args.retry_failed else
+                "run the same command with --retry-failed to fetch those images again")
+        print(f"lait: build: {retryable} candidates were dropped by network failures"
+              f"{f' ({why})' if why else ''}; {then}", file=sys.stderr)
     if not samples and not args.allow_empty:
         first = doc["steps"][0] if doc["steps"] else {"name": "read", "in": 0}
         if not first.get("in"):  # nothing was dropped: "where everything was dropped" misleads
@@ -228,6 +237,10 @@ def _unknown(p: argparse.ArgumentParser, args, extra: list[str]) -> None:
     if engine_like and getattr(args, "passthrough", False):
         hint = (f" (engine options go after a `--` separator: lait {args.command} ... -- "
                 f"{' '.join(engine_like)} ...)")
+    if getattr(args, "command", None) == "build" and "--resume" in extra:
+        hint += (" (a build has no --resume: run the same command again, with the same --out, "
+                 "and it goes on from its finished waves; --retry-failed also fetches again the "
+                 "images that failed for a network cause)")
     # Report through the subcommand's parser: its usage lists the options the user was typing
     # (the top-level usage lists only the subcommands).
     subs = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]

@@ -160,8 +160,10 @@ def reject_detail(r: dict, winners: dict[str, str]) -> str:
         bits.append(f"detected {d['lang']}" + (f" ({d['lang_conf']:.2f})" if d.get("lang_conf") is not None else ""))
     if d.get("score") is not None:
         bits.append(f"score {d['score']:.3f}")
-    if d.get("http_status") is not None and r.get("reason") != "read_not_html":
+    if d.get("http_status") is not None and r.get("reason") not in ("read_not_html", "read_warc_truncated"):
         bits.append(f"HTTP {d['http_status']}")
+    if d.get("warc_truncated"):
+        bits.append(f"cut by the crawler ({d['warc_truncated']})")
     if d.get("warc"):  # where a read drop sits: the record can be looked at again
         bits.append(f"{os.path.basename(str(d['warc']))} @ {d.get('warc_offset')}")
     if r.get("reason") == "best_text_not_best" and r.get("key") in winners:
@@ -200,6 +202,12 @@ def domain_tables(rows: list[dict], rejects: list[dict], top: int = 10) -> str:
             "of up to 6 records per reason; stats.json's counts are not split by domain.</p>")
 
 
+def resumed(doc: dict) -> bool:
+    """Whether the last command found units done by an earlier one (stats.json's timings are
+    that command's alone)."""
+    return any((r or {}).get("skipped") for r in (doc.get("resume") or {}).values())
+
+
 def timings_table(doc: dict) -> str:
     """Per job (steps of one job run fused on the engine, so a step's own time is not
     measured): seconds, records into its first step, records per second."""
@@ -211,9 +219,13 @@ def timings_table(doc: dict) -> str:
         if sec is None:
             continue
         n = steps.get(step, {}).get("in", 0)
-        rows.append([job, f"{sec:.1f}", f"{n} {unit_of(step)[0]} into {step}",
-                     f"{n / sec:.1f}/s" if sec else "?"])
-    rows.append(["whole run", f"{t.get('wall_s', 0):.1f}", "", ""])
+        done = (doc.get("resume") or {}).get(job) or {}
+        if done.get("skipped"):  # the counts cover units an earlier command ran: no rate
+            rate = f"— ({done['skipped']} of {done.get('units', '?')} units done before)"
+        else:
+            rate = f"{n / sec:.1f}/s" if sec else "?"
+        rows.append([job, f"{sec:.1f}", f"{n} {unit_of(step)[0]} into {step}", rate])
+    rows.append(["whole run" if not resumed(doc) else "the last command", f"{t.get('wall_s', 0):.1f}", "", ""])
     return table(["job", "seconds", "records", "throughput"], rows, "timings")
 
 
@@ -272,7 +284,9 @@ def render(out_dir: str) -> str:
             f'<div class="card"><b id="n-samples">{len(rows)}</b>samples in the shards</div>'
             f'<div class="card"><b>{steps[0]["in"] if steps else 0}</b>{esc(unit_of(steps[0]["name"])[0] if steps else "records")} read</div>'
             f'<div class="card" id="drops-by-unit">{drops_card(steps)}dropped, by unit</div>'
-            f'<div class="card"><b>{esc(timings.get("wall_s", "?"))} s</b>wall time</div></div>']
+            f'<div class="card"><b>{esc(timings.get("wall_s", "?"))} s</b>'
+            + ("wall time of the last command (resumed: earlier commands did part of the work)"
+               if resumed(doc) else "wall time") + '</div></div>']
 
     body.append("<h2>Funnel, per unit</h2>" + charts.funnel(steps))
     tab = ["<table><tr><th>step / reason</th><th>unit</th><th>in</th><th>kept</th><th>out</th><th>dropped</th><th>why</th></tr>"]

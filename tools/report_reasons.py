@@ -88,6 +88,8 @@ EXACT = {
     "read_not_html": "a WARC response that is not an HTML page",
     "read_page_too_large": "a page larger than the page size limit",
     "read_truncated": "a WARC file that ends mid-record (a cut download)",
+    "read_warc_truncated": "a WARC response whose payload the crawler cut (WARC-Truncated: length, "
+                           "time, disconnect): the page is incomplete",
     "read_unreadable": "an input file that could not be opened or decompressed",
     "read_code": "the object store answered with an error code for this input file",
     "read_forbidden": "the object store refused access to this input file",

@@ -87,6 +87,8 @@ def detail(record) -> dict:
         d.update(warc=meta["warc"], warc_offset=meta.get("warc_offset"))
         if meta.get("http_status") is not None:
             d["http_status"] = meta["http_status"]
+        if meta.get("warc_truncated"):
+            d["warc_truncated"] = meta["warc_truncated"]
     if isinstance(record, ImageItem):
         d = {k: getattr(record, k) for k in ("nsfw", "natural") if getattr(record, k, None) is not None}
     if isinstance(record, Pair):

@@ -48,6 +48,10 @@ class WarcReader(Source):
     * ``read_page_too_large``: body (declared, or once decoded) over ``max_page_bytes``;
     * ``read_truncated``: the record block is shorter than its WARC Content-Length (a clipped
       gzip member, an interrupted download) or a compressed/chunked body ends early.
+    * ``read_warc_truncated``: the record says its payload was cut by the crawler (a
+      ``WARC-Truncated`` header: ``length``, ``time``, ``disconnect``, ``unspecified``); its
+      value goes into the reject's detail.  Checked after the status and the type, so a cut
+      404 or image still counts as what it is.
 
     A file that cannot be opened counts once as ``read_unreadable``.  A damaged spot (a
     corrupt gzip member, a mangled WARC header, a WARC ``Content-Length`` that lies) counts
@@ -133,8 +137,13 @@ class WarcReader(Source):
         until the next record parses: the record just before a damaged spot is checked on
         the raw bytes, since a too-short ``Content-Length`` would pass its cut page."""
         held, broken = None, False  # broken: the held record's block could not be read
+        records = damaged = 0
         try:
             for kind, record, offset in warc_records.walk(path, opener):
+                if kind in (warc_records.CUT, warc_records.DAMAGED):
+                    damaged += 1
+                else:
+                    records += 1
                 if kind == warc_records.CUT:  # the file ends inside the last record's member
                     if held is None:  # a record cut before it showed it was an input
                         held = self.drop("bad_record")
@@ -172,6 +181,9 @@ class WarcReader(Source):
             return
         if held is not None:
             yield held
+        if damaged and not records:  # a README a glob matched: its one drop has no record to sample
+            log.warning("read: %s: no WARC record in it (not a WARC file?): counted once as "
+                        "read_bad_record", path)
 
     def _read_failed(self, exc: "storage.ReadFailed") -> Drop:
         """``read_not_found`` / ``read_forbidden`` / ``read_io_error``, logged with the URL:
@@ -213,6 +225,10 @@ class WarcReader(Source):
         mime = mime_type(headers.get("content-type", ""))
         if mime not in HTML_TYPES and mime not in UNKNOWN_TYPES:
             return drop("not_html")
+        cut = (wh.get("WARC-Truncated") or "").strip()
+        if cut:  # the record is whole, its page is not: never kept cut, like read_truncated's
+            meta["warc_truncated"] = cut
+            return drop("warc_truncated")
         if declared is not None and declared - body_at > self.max_page_bytes:
             return drop("page_too_large")  # the rest of the record is never read
         rest = record.reader.read()

@@ -141,8 +141,68 @@ def test_ablation_a_failed_run_is_reported_and_the_others_kept(data_dir, eval_di
     conf = tmp_path / "c.yaml"
     conf.write_text(yaml.safe_dump(raw))
     out = str(tmp_path / "abl")
-    with pytest.raises(RuntimeError, match=r"1 ablation run\(s\) failed.*multi seed 1.*no \.tar shards"):
+    from pipeline.core.errors import RunFailed
+    with pytest.raises(RunFailed, match=r"1 ablation run\(s\) failed.*multi seed 1.*no \.tar shards.*redoes only those"):
         ablate(str(conf), str(tmp_path / "missing"), eval_dir + "/shards", {"test": eval_dir + "/shards"},
                out, seeds=(1,), settings=("multi", "single"), eval_n=8)
     rows = [json.loads(x) for x in open(os.path.join(out, "results.jsonl"))]
     assert [(r["setting"], r["seed"]) for r in rows] == [("single", 1)]
+
+
+def test_a_failed_stage_leaves_no_stage_folder_and_the_pickers_say_what_they_skip(
+        data_dir, eval_dir, tmp_path, caplog):
+    """A `lait train --stage 2` that fails before its first checkpoint leaves no stage2/ (it
+    had), and a stage folder with no final checkpoint (a run stopped before it) is skipped by
+    eval / finetune with a warning naming it, not silently."""
+    import logging
+    raw = tiny_raw(str(tmp_path), data_dir + "/shards")
+    raw["stages"][1].update(steps=2, batch_size=4, log_every=1)
+    cfg = from_dict(raw)
+    s2 = os.path.join(cfg.out_dir, "stage2")
+    with pytest.raises(ConfigError, match="run the earlier stage first"):
+        train(cfg, 2, progress=False)                   # no stage-1 checkpoint yet
+    assert not os.path.exists(s2)
+    train(cfg, 1, progress=False)
+    bad = str(tmp_path / "no-such-shards")
+    with pytest.raises(ConfigError, match="no .tar shards"):
+        train(from_dict({**raw, "stages": {**raw["stages"], 2: {**raw["stages"][2], "shards": bad}}}),
+              2, progress=False)                        # bad shards: fails before any step
+    assert not os.path.exists(s2)
+    os.makedirs(s2)                                     # a run stopped before its final checkpoint
+    with open(os.path.join(s2, "metrics.jsonl"), "w") as f:
+        f.write(json.dumps({"stage": 2, "step": 1, "loss": 1.0}) + "\n")
+    with caplog.at_level(logging.WARNING, logger="model.train"):
+        assert latest_checkpoint(cfg).endswith(os.path.join("stage1", "final"))
+    said = [r.getMessage() for r in caplog.records if "stage2" in r.getMessage()]
+    assert len(said) == 1 and "no final checkpoint" in said[0] and "stage1" in said[0]
+    # eval asked for more pairs than the shards hold scored the 12 there, saying nothing: an
+    # R@K on 12 pairs is not comparable with one on the 1,000 asked for
+    from model.retrieval import evaluate
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="model.retrieval"):
+        res = evaluate(cfg, latest_checkpoint(cfg), eval_dir + "/shards", n=20)
+    assert res["n"] == 12
+    said = [r.getMessage() for r in caplog.records if r.name == "model.retrieval"]
+    assert len(said) == 1 and "20" in said[0] and "12" in said[0] and "not comparable" in said[0]
+
+
+@pytest.mark.parametrize("bad", ["--stage1", "--stage2", "--test", "--settings"])
+def test_ablate_checks_its_inputs_before_any_run(data_dir, eval_dir, tmp_path, capsys, bad):
+    """A missing shard folder started all nine runs, each failing, then a RuntimeError
+    traceback; a bad --settings printed "config error:" unlike every other command."""
+    from tools.cli import main as lait
+    raw = tiny_raw(str(tmp_path), data_dir + "/shards")
+    conf = tmp_path / "c.yaml"
+    conf.write_text(yaml.safe_dump(raw))
+    out = tmp_path / "abl"
+    args = {"--stage1": data_dir + "/shards", "--stage2": eval_dir + "/shards",
+            "--test": eval_dir + "/shards", "--settings": "single,multi"}
+    args[bad] = "single,bogus" if bad == "--settings" else str(tmp_path / "nope")
+    argv = ["ablate", "--config", str(conf), "--out", str(out), "--seeds", "1", "--quiet"]
+    for k, v in args.items():
+        argv += [k, v]
+    assert lait(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("lait: ") and bad in err[0], err
+    assert ("bogus" if bad == "--settings" else "nope") in err[0]
+    assert not out.exists() or not any(p.is_dir() for p in out.iterdir())   # no run started

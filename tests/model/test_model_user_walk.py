@@ -533,3 +533,38 @@ def test_trainer_counts_out_of_range_are_usage_errors(tmp_path, capsys, command,
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith(f"lait {command}: error: argument " + option[0]), err
     assert not os.path.exists(tmp_path / "abl")
+
+
+@pytest.mark.parametrize("where", ["input", "output", "stage"])
+def test_shards_on_an_object_store_are_named_as_local_only(data_dir, tmp_path, capsys, monkeypatch, where):
+    """`lait build --out s3://bucket/run` is supported; `lait features s3://bucket/run OUT`
+    then said "no .tar shards in s3://bucket/run" (they are there), and an output URL became
+    a local folder named `s3:`.  The trainer reads and writes local files: it says so."""
+    import yaml
+
+    from tools.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    if where == "stage":
+        raw = _raw(data_dir, tmp_path)
+        raw["stages"][1]["shards"] = "s3://bucket/run/shards"
+        cfg_path = str(tmp_path / "tiny.yaml")
+        with open(cfg_path, "w") as f:
+            yaml.safe_dump(raw, f)
+        argv = ["train", "--config", cfg_path, "--stage", "1", "--quiet"]
+    else:
+        argv = ["features", "s3://bucket/run" if where == "input" else data_dir,
+                "s3://bucket/feat" if where == "output" else str(tmp_path / "feat"), "--quiet"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "s3://bucket/" in err[0] and "local" in err[0] and "copy" in err[0], err
+    assert not (tmp_path / "s3:").exists()
+
+
+def test_features_with_a_missing_detector_is_one_line(data_dir, tmp_path, capsys):
+    """`lait features --onnx PATH` with no file there was onnxruntime's NoSuchFile traceback."""
+    from tools.cli import main
+    assert main(["features", data_dir, str(tmp_path / "feat"), "--onnx", str(tmp_path / "no.onnx"),
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--onnx" in err[0] and "no.onnx" in err[0], err

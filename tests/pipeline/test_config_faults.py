@@ -76,6 +76,14 @@ def test_spark_engine_options_reach_the_session_or_fail_naming_them(monkeypatch)
     assert len(got) == 2
 
 
+def test_the_local_engine_takes_no_engine_options():
+    """`lait build --engine local -- --runner=X` ran, exit 0, and read none of it (the local
+    engine has no options): the options after `--` are now an error naming them."""
+    assert engine_runner("local", []) is not None and engine_runner("local", None) is not None
+    with pytest.raises(ConfigError, match=r"--engine local takes no engine options.*--runner=X"):
+        engine_runner("local", ["--runner=X"])
+
+
 def test_output_dir_that_cannot_be_written_fails_naming_it(tmp_path):
     f = tmp_path / "afile"
     f.write_text("x")

@@ -95,6 +95,11 @@ def test_unknown_build_option_is_rejected(captured_build, tmp_path, capsys):
                           "--runner=FlinkRunner"], capsys)
     assert rc == 2 and "engine options go after a `--` separator" in err
     assert not captured_build
+    # --resume is what a user types first: the error says how a build resumes
+    rc, _, err = run_cli(["build", "--config", CONFIG, "--out", str(tmp_path), "--resume"], capsys)
+    assert rc == 2 and "unrecognized arguments: --resume" in err
+    assert "run the same command again" in err and "--retry-failed" in err
+    assert not captured_build
 
 
 def test_engine_options_after_separator(captured_build, tmp_path, capsys):
@@ -379,13 +384,38 @@ def test_a_build_that_read_nothing_says_so(tmp_path, monkeypatch, capsys):
              {"name": "write", "in": 0, "kept": 0, "out": 0, "dropped": {}}]
     monkeypatch.setattr(cli, "build", lambda *a, **kw: {"steps": steps, "inputs": ["e.warc.gz"]})
     monkeypatch.setattr(cli, "format_funnel", lambda doc: "funnel")
-    rc, _, err = run_cli(["build", "--input", "e.warc.gz", "--out", str(tmp_path / "o")], capsys)
+    rc, out, err = run_cli(["build", "--input", "e.warc.gz", "--out", str(tmp_path / "o")], capsys)
     assert rc == 1
     assert "the corpus is empty" in err and "read nothing" in err and "1 input part" in err
+    # it named OUT/shards, a folder an empty run never makes
+    assert "shards: none written (0 samples)" in out and str(tmp_path / "o" / "shards") not in out
     assert "where everything was dropped" not in err
     steps[0].update({"in": 5, "kept": 0, "dropped": {"read_bad_record": 5}})
     rc, _, err = run_cli(["build", "--input", "e.warc.gz", "--out", str(tmp_path / "o")], capsys)
     assert rc == 1 and "where everything was dropped" in err
+
+
+def test_the_retry_hint_names_the_network_failures_counted(tmp_path, monkeypatch, capsys):
+    """The hint listed "refused connections, timeouts, 5xx, 429, robots.txt unreachable" for a
+    run whose images all failed on DNS (a machine without internet): it now names the
+    reasons counted, and only the ones --retry-failed fetches again."""
+    steps = [{"name": "read", "in": 1, "kept": 1, "out": 1, "dropped": {}},
+             {"name": "fetch", "in": 9, "kept": 0, "out": 0,
+              "dropped": {"fetch_dns_error": 5, "fetch_timeout": 2, "fetch_http_404": 2}},
+             {"name": "write", "in": 0, "kept": 0, "out": 0, "dropped": {}}]
+    monkeypatch.setattr(cli, "build", lambda *a, **kw: {"steps": steps, "inputs": ["e.warc.gz"],
+                                                        "retryable": {"fetch": 7}})
+    monkeypatch.setattr(cli, "format_funnel", lambda doc: "funnel")
+    rc, _, err = run_cli(["build", "--input", "e.warc.gz", "--out", str(tmp_path / "o")], capsys)
+    assert rc == 1
+    hint = next(ln for ln in err.splitlines() if "--retry-failed" in ln)
+    assert "7 candidates" in hint and "fetch_dns_error: 5, fetch_timeout: 2" in hint
+    assert "http_404" not in hint and "refused connections" not in hint
+    # after --retry-failed, "run the same command with --retry-failed" was the command just run
+    rc, _, err = run_cli(["build", "--input", "e.warc.gz", "--out", str(tmp_path / "o"),
+                          "--retry-failed"], capsys)
+    hint = next(ln for ln in err.splitlines() if "network failures" in ln)
+    assert "failed again" in hint and "run the same command with" not in hint
 
 
 @pytest.mark.parametrize("command", ["stats", "report"])

@@ -82,19 +82,59 @@ def test_the_drops_card_counts_each_unit_apart(tmp_path):
     assert list(got) == ["WARC records", "pages", "images", "pairs"]  # funnel order
 
 
-def test_a_read_drop_shows_its_status_and_warc_location(tmp_path):
+def _one_read_drop(tmp_path, reason: str, url: str, detail: dict) -> str:
+    """The report of a run whose read step dropped one record, sampled with ``detail``."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from pipeline.core.rejects import SCHEMA
 
-    doc = {"steps": [{"name": "read", "in": 3, "kept": 2, "out": 2, "dropped": {"read_http_status": 1}}],
+    doc = {"steps": [{"name": "read", "in": 3, "kept": 2, "out": 2, "dropped": {reason: 1}}],
            "config": {}, "timings": {}}
     (tmp_path / "stats.json").write_text(json.dumps(doc))
     row = {n: None for n in SCHEMA.names} | {
-        "step": "read", "reason": "read_http_status", "page_url": "http://a.example/missing",
-        "detail": json.dumps({"http_status": 404, "warc": "/crawl/CC-MAIN-0001.warc.gz", "warc_offset": 5120})}
+        "step": "read", "reason": reason, "page_url": url, "detail": json.dumps(detail)}
     pq.write_table(pa.Table.from_pylist([row], schema=SCHEMA), tmp_path / "rejects.parquet")
-    page = render(str(tmp_path))
+    return render(str(tmp_path))
+
+
+def test_a_read_drop_shows_its_status_and_warc_location(tmp_path):
+    page = _one_read_drop(tmp_path, "read_http_status", "http://a.example/missing", {
+        "http_status": 404, "warc": "/crawl/CC-MAIN-0001.warc.gz", "warc_offset": 5120})
     assert "HTTP 404 · CC-MAIN-0001.warc.gz @ 5120" in page
     assert 'id="not-sampled"' not in page  # the one reason has its sample
+
+
+def test_a_page_the_crawler_cut_shows_how(tmp_path):
+    page = _one_read_drop(tmp_path, "read_warc_truncated", "http://a.example/long", {
+        "http_status": 200, "warc_truncated": "length", "warc": "/crawl/CC-MAIN-0001.warc.gz",
+        "warc_offset": 512})
+    assert "cut by the crawler (length) · CC-MAIN-0001.warc.gz @ 512" in page
+    assert "payload the crawler cut" in page   # the reason's sentence
+
+
+def test_a_resumed_run_does_not_claim_its_last_command_timed_the_work(tmp_path):
+    """A rerun that found every wave done wrote wall time 0.01 s, and the report showed it as
+    the run's time, with a throughput of 2,000 records/s for the pages it had not read.  The
+    figures are the last command's: the report now says so, and gives no throughput for a
+    job whose units were done before it."""
+    steps = [{"name": "read", "in": 12, "kept": 11, "out": 11, "dropped": {"read_warc_truncated": 1}},
+             {"name": "image_size", "in": 8, "kept": 8, "out": 8, "dropped": {}},
+             {"name": "text_share", "in": 4, "kept": 4, "out": 4, "dropped": {}}]
+    doc = {"steps": steps, "config": {}, "timings": {"pages_s": 0.006, "images_s": 2.0, "corpus_s": 0.5,
+                                                     "wall_s": 2.6},
+           "resume": {"pages": {"units": 1, "skipped": 1, "waves_run": 0},
+                      "images": {"units": 16, "skipped": 8, "waves_run": 1},
+                      "corpus": {"units": 1, "skipped": 0, "waves_run": 1}}}
+    (tmp_path / "stats.json").write_text(json.dumps(doc))
+    page = render(str(tmp_path))
+    card = re.search(r'<div class="card"><b>2.6 s</b>(.*?)</div>', page, re.S).group(1)
+    assert "wall time of the last command" in card and "resumed" in card
+    timing = re.search(r'id="timings".*?</table>', page, re.S).group(0)
+    assert "2000.0/s" not in timing and "1 of 1 units done before" in timing
+    assert "8 of 16 units done before" in timing and "4.0/s" not in timing   # images: 8 / 2.0 s
+    assert "8.0/s" in timing                 # corpus ran whole in this command: 4 pairs / 0.5 s
+    doc.pop("resume")                       # a run in one go: plain wall time, throughputs
+    (tmp_path / "stats.json").write_text(json.dumps(doc))
+    page = render(str(tmp_path))
+    assert '<b>2.6 s</b>wall time</div>' in page and "2000.0/s" in page

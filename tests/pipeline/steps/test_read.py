@@ -177,6 +177,57 @@ def test_a_dropped_response_names_its_url_and_warc_location(tmp_path):
     assert sorted(json.loads(f["detail"])["http_status"] for _, f in got) == [404, 410]
 
 
+def write_fastwarc(path: Path, responses) -> Path:
+    """A gzipped WARC written by FastWARC's own writer: (url, HTTP message, extra WARC
+    headers) per response record."""
+    from fastwarc.stream_io import GzipWriter
+    from fastwarc.warc import WarcRecord, WarcRecordType
+
+    with open(path, "wb") as f:
+        out = GzipWriter(f)
+        for i, (url, message, extra) in enumerate(responses):
+            rec = WarcRecord()
+            rec.init_headers(record_type=WarcRecordType.response,
+                             record_urn=f"uuid:{uuid.UUID(int=i + 1)}".encode())
+            rec.headers["WARC-Target-URI"] = url
+            rec.headers["Content-Type"] = "application/http; msgtype=response"
+            for k, v in extra.items():
+                rec.headers[k] = v
+            rec.set_bytes_content(message)
+            rec.write(out)
+        out.close()
+    return path
+
+
+def test_a_payload_the_crawler_cut_is_a_counted_drop(tmp_path):
+    """A record with a ``WARC-Truncated`` header (the crawler stopped the download: ``length``,
+    ``time``, ``disconnect``) is whole as a record, so its Content-Length check passes; its
+    page is not, and was kept as if it were.  It is ``read_warc_truncated``, with the header's
+    value in the reject's detail (README, "read")."""
+    from pipeline.core.rejects import RejectSample
+
+    cut = HTML[:60]                        # a page that stops mid-document
+    path = write_fastwarc(tmp_path / "cut.warc.gz", [
+        ("http://a.example/whole", http(HTML), {}),
+        ("http://a.example/long", http(cut), {"WARC-Truncated": "length"}),
+        ("http://a.example/slow", http(cut), {"WARC-Truncated": "time"}),
+        ("http://a.example/gone", http(cut, "404 Not Found"), {"WARC-Truncated": "length"}),
+        ("http://a.example/pic.jpg", http(b"\xff\xd8\xff", headers=(("Content-Type", "image/jpeg"),)),
+         {"WARC-Truncated": "length"}),
+    ])
+    evs = events(path)
+    assert reasons(evs) == Counter({"keep": 1, "read_warc_truncated": 2, "read_http_status": 1,
+                                    "read_not_html": 1})
+    assert [p.url for p in pages(evs)] == ["http://a.example/whole"]
+    drops = [ev for ev in evs if isinstance(ev, Drop) and ev.reason == "read_warc_truncated"]
+    assert [d.record.url for d in drops] == ["http://a.example/long", "http://a.example/slow"]
+    sample = RejectSample("read")
+    for d in drops:
+        sample.offer(d.reason, d.record)
+    assert sorted(json.loads(f["detail"])["warc_truncated"]
+                  for _, f in sample.by_reason["read_warc_truncated"]) == ["length", "time"]
+
+
 def test_max_page_bytes_is_configurable(tmp_path):
     path = write_gz(tmp_path / "a.warc.gz", raw_record(http(b"<html>" + b"x" * 5000)))
     assert reasons(events(path, max_page_bytes=1000)) == Counter({"read_page_too_large": 1})
@@ -309,6 +360,24 @@ def test_unreadable_file_and_garbage_file(tmp_path):
     assert list(src.events(str(garbage))) == [Drop("read_bad_record")]
     assert list(src.events(str(text))) == [Drop("read_bad_record")]
     assert list(src.events(str(tmp_path / "gone.warc.gz"))) == [Drop("read_unreadable")]
+
+
+def test_a_file_with_no_warc_record_is_named(tmp_path, caplog):
+    """`--input 'crawl/*'` also matched the folder's README: one read_bad_record, with no
+    record to sample and no word of which file it was.  The log names it."""
+    import logging
+
+    notes = tmp_path / "SOURCE.md"
+    notes.write_text("# where these WARCs come from\n" * 20)
+    whole = write_warcio(tmp_path / "a.warc.gz", [("http://a.example/", "200 OK", "text/html", HTML)])
+    with caplog.at_level(logging.WARNING, logger="pipeline.steps.read"):
+        assert reasons(events(tmp_path / "*")) == Counter({"keep": 1, "read_bad_record": 1})
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and str(notes) in said[0] and "no WARC record" in said[0], said
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="pipeline.steps.read"):
+        events(whole)
+    assert not caplog.records          # a WARC says nothing
 
 
 def test_bad_configuration_fails_at_once(tmp_path):
