@@ -61,9 +61,9 @@ TEXT_KINDS = ("own", "junk", "filename")
 MATCH_KINDS = ("own", "cross", "hard")
 # Hard negatives (fifteenth round, docs/scoring.md): the captions of a training photo's nearest
 # other training photos (image embedding), as match-part negatives on its own picture, each
-# weighing HARD_WEIGHT.  0: none (the shipped recipe unless the round's rule passed).
+# weighing HARD_WEIGHT (1/k).  0: none (the shipped recipe unless the round's rule passed).
 HARD_NEGATIVES = 0
-HARD_WEIGHT = 1.0 / 3
+HARD_WEIGHT = None  # None: 1 / k, a photo's hard negatives together weigh as much as one pair
 SAMPLEWEB_SHARE = 0.1
 # The shipped model's operating point (score.threshold's default), chosen on val with the model
 # fitted on train by a rule fixed before the sweep: the highest of 0.5, 0.45, 0.4, 0.35, 0.3 at
@@ -297,7 +297,8 @@ def train(out: str, splits=("train",), work: str = "out/scorer-real", sampleweb_
     pics, own = np.r_[pics, hpics], np.r_[own, np.ones(len(hp), bool)]
     Xr = fx.transform(rp, progress=True)
     fx.scene = scene_columns(Xr, names, rp, pics, scenes)  # the sample web sees the full fit
-    X, kinds, w = Xr, rk, np.where(rk == "hard", HARD_WEIGHT, row_weights(own))
+    hard_w = HARD_WEIGHT if HARD_WEIGHT is not None else 1.0 / max(hard_negatives, 1)
+    X, kinds, w = Xr, rk, np.where(rk == "hard", hard_w, row_weights(own))
     result = {"recipe": "real", "splits": list(splits), "real_pairs": n_real, "crops": crops}
     if scenery:  # only then: the shipped recipe's model info (and so its file) stays as it was
         result.update(scenery=True, scenery_min_std=scenery_min_std)
