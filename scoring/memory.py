@@ -47,9 +47,10 @@ class CaptionMemory:
         self.embeddings = _unit(embeddings)
         self.captions = _unit(captions)
 
-    def features(self, emb: np.ndarray, text_vec: np.ndarray, exclude: int | None = None) -> dict[str, float]:
-        """``exclude``: a picture id left out (a training row's own picture)."""
-        keep = self.ids != exclude if exclude is not None else np.ones(len(self.ids), bool)
+    def features(self, emb: np.ndarray, text_vec: np.ndarray, exclude=None) -> dict[str, float]:
+        """``exclude``: a picture id, or a sequence of them, left out (a training row's own
+        picture; for a hard negative also the neighbour whose caption it is)."""
+        keep = ~np.isin(self.ids, exclude) if exclude is not None else np.ones(len(self.ids), bool)
         if not keep.any():
             return {k: 0.0 for k in FEATURES + NEIGHBOUR_FEATURES}
         e = _unit(emb)

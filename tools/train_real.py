@@ -31,6 +31,7 @@ the last line is JSON.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import json
 import os
@@ -57,7 +58,12 @@ from tools.train_scorer import ImageAnalyser, export_sampleweb, labelled_pairs
 MATCH_FEATURES = ["label_entropy", "label_margin", "label_p1", "natural", *WN_FEATURES, *NEIGHBOUR_FEATURES,
                   "col_any", "col_mean", "col_min", *SCENE_FEATURES]
 TEXT_KINDS = ("own", "junk", "filename")
-MATCH_KINDS = ("own", "cross")
+MATCH_KINDS = ("own", "cross", "hard")
+# Hard negatives (fifteenth round, docs/scoring.md): the captions of a training photo's nearest
+# other training photos (image embedding), as match-part negatives on its own picture, each
+# weighing HARD_WEIGHT (1/k).  0: none (the shipped recipe unless the round's rule passed).
+HARD_NEGATIVES = 0
+HARD_WEIGHT = None  # None: 1 / k, a photo's hard negatives together weigh as much as one pair
 SAMPLEWEB_SHARE = 0.1
 # The shipped model's operating point (score.threshold's default), chosen on val with the model
 # fitted on train by a rule fixed before the sweep: the highest of 0.5, 0.45, 0.4, 0.35, 0.3 at
@@ -149,6 +155,44 @@ def real_rows(splits, crops: bool = True, facts=None, scenery: bool = False,
     return pairs, np.array(kinds), np.array(pics), np.array(own), entries, scenes
 
 
+def hard_rows(pairs, kinds, pics, own, entries, k: int):
+    """(pairs, picture ids, neighbour ids) of the hard negatives: for each photo with an own
+    caption row, the captions of its ``k`` nearest other photos among ``entries`` (cosine of the
+    image embedding; a neighbour whose caption is the photo's own is skipped), paired with the
+    photo's own picture.  The neighbour's id goes with the row so that the memory can leave it
+    out: on a new source a look-alike's caption is not in the memory."""
+
+    first = {}
+    for p, kk, pid, o in zip(pairs, kinds, pics, own):
+        if o and kk == "own":
+            first.setdefault(int(pid), p)
+    ents, seen = [], set()
+    for pid, emb, cap in entries:
+        if emb is not None and pid in first and pid not in seen:
+            seen.add(pid)
+            ents.append((pid, np.asarray(emb, np.float64), cap))
+    if k <= 0 or len(ents) < 2:
+        return [], np.zeros(0, np.int64), np.zeros(0, np.int64)
+    E = np.array([e for _, e, _ in ents])
+    E /= np.linalg.norm(E, axis=1, keepdims=True) + 1e-12
+    S = E @ E.T
+    out, out_pics, out_nb = [], [], []
+    for a, (pid, _, cap) in enumerate(ents):
+        p, got = first[pid], 0
+        for b in np.argsort(-S[a], kind="stable"):
+            nb_pid, _, nb_cap = ents[int(b)]
+            if nb_pid == pid or nb_cap == cap:
+                continue
+            c = dataclasses.replace(p.candidate, text=nb_cap, raw_text=nb_cap)
+            out.append(dataclasses.replace(p, candidate=c))
+            out_pics.append(pid)
+            out_nb.append(nb_pid)
+            got += 1
+            if got == k:
+                break
+    return out, np.array(out_pics, np.int64), np.array(out_nb, np.int64)
+
+
 def fit_scene(scenes, pids=None) -> SceneModel:
     """The scene-word regressions on the photos of ``scenes`` (those in ``pids`` when given)."""
     keep = [(lay, cap) for pid, lay, cap in scenes if lay and (pids is None or pid in pids)]
@@ -208,9 +252,10 @@ def build_memory(entries, sw_pairs=(), sw_kinds=(), first_id: int = 0):
     return CaptionMemory(ids, np.array(embs), vecs), np.array(sw_ids, np.int64)
 
 
-def memory_columns(X, names, pairs, fx, memory, pics, own) -> None:
+def memory_columns(X, names, pairs, fx, memory, pics, own, also=None) -> None:
     """Overwrite the mem_* columns of X: rows of a photo's own picture see the memory
-    without that picture (as a new picture would); crops and the sample web see it whole."""
+    without that picture (as a new picture would); crops and the sample web see it whole.
+    ``also``: per row, one more picture id to leave out (a hard negative's neighbour), -1: none."""
 
     feats = MEMORY_FEATURES + NEIGHBOUR_FEATURES
     cols = [names.index(n) for n in feats]
@@ -218,7 +263,10 @@ def memory_columns(X, names, pairs, fx, memory, pics, own) -> None:
         emb = decode_embedding((p.image.meta or {}).get("embedding"))
         if emb is None:
             continue
-        f = memory.features(emb, fx.embed(p.candidate.text), exclude=int(pics[i]) if own[i] else None)
+        ex = int(pics[i]) if own[i] else None
+        if ex is not None and also is not None and also[i] >= 0:
+            ex = [ex, int(also[i])]
+        f = memory.features(emb, fx.embed(p.candidate.text), exclude=ex)
         X[i, cols] = [f[n] for n in feats]
 
 
@@ -237,17 +285,25 @@ def fit_part(X, kinds, weights, names_all, names, sel, C):
 def train(out: str, splits=("train",), work: str = "out/scorer-real", sampleweb_share: float = SAMPLEWEB_SHARE,
           crops: bool = True, use_memory: bool = True,
           threshold: float | None = None, scenery: bool = False,
-          scenery_min_std: float = SCENERY_MIN_STD) -> dict:
+          scenery_min_std: float = SCENERY_MIN_STD, hard_negatives: int = HARD_NEGATIVES) -> dict:
 
     fx, facts = FeatureExtractor(), ImageAnalyser()
     names = list(FEATURE_NAMES)
     rp, rk, pics, own, entries, scenes = real_rows(splits, crops, facts, scenery, scenery_min_std)
+    n_real = len(rk)
+    hp, hpics, hnb = hard_rows(rp, rk, pics, own, entries, hard_negatives)
+    also = np.r_[np.full(n_real, -1, np.int64), hnb]
+    rp, rk = rp + hp, np.r_[rk, np.array(["hard"] * len(hp))] if hp else rk
+    pics, own = np.r_[pics, hpics], np.r_[own, np.ones(len(hp), bool)]
     Xr = fx.transform(rp, progress=True)
     fx.scene = scene_columns(Xr, names, rp, pics, scenes)  # the sample web sees the full fit
-    X, kinds, w = Xr, rk, row_weights(own)
-    result = {"recipe": "real", "splits": list(splits), "real_pairs": len(rk), "crops": crops}
+    hard_w = HARD_WEIGHT if HARD_WEIGHT is not None else 1.0 / max(hard_negatives, 1)
+    X, kinds, w = Xr, rk, np.where(rk == "hard", hard_w, row_weights(own))
+    result = {"recipe": "real", "splits": list(splits), "real_pairs": n_real, "crops": crops}
     if scenery:  # only then: the shipped recipe's model info (and so its file) stays as it was
         result.update(scenery=True, scenery_min_std=scenery_min_std)
+    if hp:  # likewise
+        result.update(hard_negatives=hard_negatives, hard_pairs=len(hp))
     sp, sk = [], []
     if sampleweb_share > 0:
         os.makedirs(work, exist_ok=True)
@@ -255,7 +311,7 @@ def train(out: str, splits=("train",), work: str = "out/scorer-real", sampleweb_
     mem_name = ""
     if use_memory:
         memory, sw_ids = build_memory(entries, sp, sk, first_id=int(pics.max()) + 1)
-        memory_columns(Xr, names, rp, fx, memory, pics, own)
+        memory_columns(Xr, names, rp, fx, memory, pics, own, also)
         mem_name = os.path.splitext(os.path.basename(out))[0] + "_memory.npz"
         os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
         memory.save(os.path.join(os.path.dirname(os.path.abspath(out)), mem_name))
@@ -312,12 +368,15 @@ def main(argv=None) -> int:
                     help="leave out scenery crops whose grey levels vary less (0: all; S of the twelfth round)")
     ap.add_argument("--threshold", type=float, default=SHIPPED_THRESHOLD,
                     help="the operating point stored in the model (score.threshold's default)")
+    ap.add_argument("--hard-negatives", type=int, default=HARD_NEGATIVES,
+                    help="captions of each training photo's nearest training photos as extra match "
+                    "negatives (fifteenth round)")
     a = ap.parse_args(argv)
     if "test" in a.splits:
         print("train_real: the test split is never trained on", file=sys.stderr)
         return 2
     result = train(a.out or os.path.join(a.work, "scorer.json"), a.splits, a.work, a.sampleweb_share, not a.no_crops, not a.no_memory,
-                   a.threshold, a.scenery, a.scenery_min_std)
+                   a.threshold, a.scenery, a.scenery_min_std, a.hard_negatives)
     print(json.dumps(result))
     return 0
 

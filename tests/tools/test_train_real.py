@@ -104,3 +104,36 @@ def test_a_scenery_crop_takes_its_photos_picture_id_and_leaves_the_photos_pairs_
     crop_texts = [p.candidate.text for p in pairs1[n:]]
     assert crop_texts[0] == "white clouds in a blue sky above the roof"
     assert "a plain grey wall with nothing on it at all" not in crop_texts
+
+
+def test_hard_negatives_are_the_nearest_photos_captions_on_the_photos_own_picture():
+    """Fifteenth round: each photo gets the captions of its k nearest other photos (image
+    embedding) as match negatives on its own picture; a neighbour with the same caption is
+    skipped, and each row names the neighbour so the memory can leave it out."""
+    from pipeline.core.records import Candidate, ImageFacts, Pair
+
+    def pair(text, sha):
+        c = Candidate(page_url="u", image_url="i" + sha, text_source="alt", text=text, raw_text=text)
+        return Pair(key=sha, candidate=c, image=ImageFacts(image_url="i" + sha, data=b"", sha256=sha))
+
+    caps = ["a red car on a road", "a blue car on a road", "a cat on a sofa", "a red car on a road"]
+    embs = [np.array([1.0, 0, 0]), np.array([0.9, 0.1, 0]), np.array([0, 1.0, 0]), np.array([0.95, 0.05, 0])]
+    pairs = [pair(c, str(i)) for i, c in enumerate(caps)] + [pair("click to enlarge", "0")]
+    kinds = np.array(["own"] * 4 + ["junk"])
+    pics, own = np.array([0, 1, 2, 3, 0]), np.ones(5, bool)
+    entries = [(i, e, c) for i, (e, c) in enumerate(zip(embs, caps))]
+    hp, hpics, hnb = train_real.hard_rows(pairs, kinds, pics, own, entries, 1)
+    assert list(hpics) == [0, 1, 2, 3]
+    assert list(hnb) == [1, 3, 1, 1]  # photo 0's nearest, photo 3, has its caption: skipped
+    assert [p.candidate.text for p in hp] == [caps[1], caps[3], caps[1], caps[1]]
+    assert [p.image.sha256 for p in hp] == ["0", "1", "2", "3"]  # on the photo's own picture
+    assert train_real.hard_rows(pairs, kinds, pics, own, entries, 0)[0] == []
+
+
+def test_the_memory_leaves_out_several_pictures():
+    from scoring.memory import CaptionMemory
+
+    m = CaptionMemory([0, 1, 2], np.array([[1.0, 0, 0], [0.9, 0.1, 0], [0, 1.0, 0]]), np.eye(3))
+    emb, text = np.array([1.0, 0, 0]), np.array([0, 1.0, 0])
+    assert m.features(emb, text, exclude=0)["knn_sim"] > 0.9  # picture 1 is left
+    assert m.features(emb, text, exclude=[0, 1])["knn_sim"] < 0.1  # only picture 2
