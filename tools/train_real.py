@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import io
 import json
 import os
@@ -40,6 +41,8 @@ import sys
 import numpy as np
 from PIL import Image
 
+from filters.backbone import HEAD_FILE, MODELS_DIR, SECOND_HEAD_FILE
+from filters.naturalness import NaturalnessConfig
 from scoring.features import FEATURE_NAMES, TEXT_INTRINSIC, FeatureExtractor, decode_embedding
 from scoring.label_space import FEATURES as WN_FEATURES
 from scoring.memory import FEATURES as MEMORY_FEATURES
@@ -282,6 +285,16 @@ def fit_part(X, kinds, weights, names_all, names, sel, C):
     return ScorerModel.fit(X, y, names, C=C, weight=w / w.mean())
 
 
+def image_models() -> dict:
+    """What the scorer's ``natural`` feature depends on beyond the photos: the committed
+    naturalness heads and the second opinion's band.  Recorded in the model's info so that a
+    naturalness change shipped without refitting the scorer (a training / serving skew: the
+    fifteenth round found one) fails a test instead of passing unseen."""
+    digest = {f: hashlib.sha256(open(os.path.join(MODELS_DIR, f), "rb").read()).hexdigest()[:16]
+              for f in (HEAD_FILE, SECOND_HEAD_FILE)}
+    return {**digest, "second_opinion": NaturalnessConfig.second_opinion}
+
+
 def train(out: str, splits=("train",), work: str = "out/scorer-real", sampleweb_share: float = SAMPLEWEB_SHARE,
           crops: bool = True, use_memory: bool = True,
           threshold: float | None = None, scenery: bool = False,
@@ -339,7 +352,8 @@ def train(out: str, splits=("train",), work: str = "out/scorer-real", sampleweb_
         result["gated_rows"] = int(hi.sum())
     else:
         parts["match"] = fit_part(X, kinds, w, names, MATCH_FEATURES, MATCH_KINDS, C_MATCH)
-    info = {**result, "sampleweb_share": sampleweb_share, "C": [C_TEXT, C_MATCH], "crop_weight": round(CROP_WEIGHT, 6)}
+    info = {**result, "sampleweb_share": sampleweb_share, "C": [C_TEXT, C_MATCH], "crop_weight": round(CROP_WEIGHT, 6),
+            "image_models": image_models()}
     model = ProductModel(parts, info=info, memory=mem_name, threshold=threshold, scene=fx.scene.to_dict())
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     model.save(out)
