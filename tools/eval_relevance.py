@@ -111,7 +111,7 @@ def evaluate(split: str = "val", model: str = "", threshold: float | None = None
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.eval_relevance", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--split", default="val", help=f"one of {rd.SPLITS + (rd.SPENT,)}, or another file's split")
+    ap.add_argument("--split", default="val", help=f"one of {rd.SPLITS + rd.SCORE_ONLY}, or another file's split")
     ap.add_argument("--data", default=rd.DATA, help="a JSONL of photos and captions in the same format "
                     "(source, package, path, sha256, caption, split): an independent held-out set")
     ap.add_argument("--model", default="", help="a scorer JSON (default: the shipped one)")

@@ -49,6 +49,11 @@ photos (``forensics-samples-files``), and a second batch found after its first s
 data, Lifeograph's backgrounds, VLFeat's (``octave-vlfeat``), imaging's, x/image's, node-opencv's,
 gdk-pixbuf's, libsixel's and jpeg-decoder's test and example pictures and VIGRA's docs, read from
 their .debs.
+Sixteenth round (2026-11-25): a second fresh test split, ``test2`` (``TEST2``), of 70 photos from 30
+packages no round had opened, found through Debian's Contents index (GNOME's user pictures in
+``gnome-control-center-data``, Qt WebEngine's recipe photos, jQuery plugins' example photos,
+RMagick's docs, ...; docs/scoring.md, "Sixteenth round"): scored once with the shipped model; like
+``spent`` it is not one of ``SPLITS``, so ``tools/train_real.py --splits`` refuses it.
 The earlier test splits (GCompris ``erase`` ... Palapeli; then the Tux Paint birds, household,
 vehicles and hobbies folders) were each scored with one recipe and are training sources since
 (docs/scoring.md).  Off limits (an independent evaluation): the KDE Plasma and lomiri
@@ -95,6 +100,13 @@ N_CROSS, N_JUNK = 3, 4
 # A test split scored too often to be a fresh estimate any more, kept apart from train and val
 # (fourteenth round: the tenth round's); its labelled pairs draw on the test pool, as before.
 SPENT = "spent"
+# Sixteenth round: a second fresh test split (photos from 30 packages no round had opened), scored
+# once with the shipped model.  Kept out of SPLITS on purpose: SPLITS is what
+# ``tools/train_real.py --splits`` accepts, so test2 can never be named as training data; its
+# labelled pairs draw on the test pool of junk texts (``JUNK``), which no training split sees.
+TEST2 = "test2"
+# The splits that are scored but never trained or tuned on, beside SPLITS' test.
+SCORE_ONLY = (SPENT, TEST2)
 # The relevance set's own splits: the naturalness classifier's extra ones in
 # tools/image_sources.py (test7, val8) hold no captioned photos.
 SPLITS = ("train", "val", "test")
@@ -245,8 +257,8 @@ def _deb_files(deb: str) -> dict[str, bytes]:
 def photos(split: str | None = None, path: str = DATA) -> list[dict]:
     """The rows of ``split`` (all when None), in file order.  Another file in the same format
     (an independent held-out set) may name its own splits."""
-    if split is not None and split not in SPLITS + (SPENT,) and path == DATA:
-        raise ValueError(f"split must be one of {SPLITS + (SPENT,)} (got {split!r})")
+    if split is not None and split not in SPLITS + SCORE_ONLY and path == DATA:
+        raise ValueError(f"split must be one of {SPLITS + SCORE_ONLY} (got {split!r})")
     with open(path, encoding="utf-8") as f:
         rows = [json.loads(line) for line in f if line.strip()]
     return [r for r in rows if split is None or r["split"] == split]

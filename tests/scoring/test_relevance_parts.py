@@ -166,6 +166,19 @@ TEST_SOURCES = {"dlib_example_photos", "labelme_example_photos", "psychtoolbox_p
                 "jpeg_decoder_bench_photos", "vigra_doc_photos"}
 SPENT_SOURCES = {"gcompris_clickgame_sea", "kodi_home_images", "foobillard_photos", "allegro_example_photos",
                  "pygame_doc_photos", "inkscape_photos", "libreoffice_template_photos"}
+# The sixteenth round's fresh test split (2026-11-25): 70 photos in 30 packages no round had opened,
+# found through Debian's Contents index (GNOME's user pictures, Qt WebEngine's recipe photos, jQuery
+# plugins' examples, RMagick's docs, ...), scored once; `rd.TEST2`, never trained or tuned on.
+TEST2_SOURCES = {
+    "codeblocks_photo", "cura_photo", "darkslide_sample_photo", "facedetect_test_photos",
+    "focuswriter_theme_photos", "gnome_avatar_photos", "goby_example_photos", "gowebp_testdata_photo",
+    "color_extractor_example_photo", "jscropper_example_photos", "backstretch_example_photos",
+    "colorbox_example_photos", "slides_example_photo", "mlv_example_photo", "qcustomplot_doc_photos",
+    "rust_embed_example_photo", "libwebsockets_test_photo", "mithril_example_photo",
+    "pinpoint_example_photos", "puzzle_jigsaw_photos", "cherrypy_doc_photo", "pytest_doc_photo",
+    "pattern_example_photo", "pyglet_example_photo", "relatorio_example_photo",
+    "qtmultimedia_example_photo", "qtwebengine_recipe_photos", "rmagick_doc_photos", "zoph_photos",
+    "librsvg_test_photos"}
 
 
 def test_real_captions_split_by_source_with_checked_files():
@@ -174,7 +187,8 @@ def test_real_captions_split_by_source_with_checked_files():
     assert {r["source"] for r in rows if r["split"] == "test"} == TEST_SOURCES
     assert sum(r["split"] == "test" for r in rows) >= 84
     assert {r["source"] for r in rows if r["split"] == rd.SPENT} == SPENT_SOURCES
-    assert {r["split"] for r in rows} == {"train", "val", "test", rd.SPENT}
+    assert {r["source"] for r in rows if r["split"] == rd.TEST2} == TEST2_SOURCES
+    assert {r["split"] for r in rows} == {"train", "val", "test", rd.SPENT, rd.TEST2}
     split_of = collections.defaultdict(set)
     for r in rows:
         split_of[r["source"]].add(r["split"])
@@ -185,6 +199,19 @@ def test_real_captions_split_by_source_with_checked_files():
     assert rd.missing(rows) == []  # make setup installs every package
     for r in rows[::17]:
         assert hashlib.sha256(rd.read_bytes(r["path"])).hexdigest() == r["sha256"]
+
+
+def test_the_second_test_split_shares_no_package_with_any_other_split():
+    """test2's packages hold no photo of train, val, test or spent (a package, not only a source, in
+    one split), no package gives more than 12 of its photos, and the split is never training data:
+    it is not one of the splits ``tools/train_real.py --splits`` accepts (sixteenth round)."""
+    rows = rd.photos()
+    test2 = [r for r in rows if r["split"] == rd.TEST2]
+    packages = collections.Counter(r["package"] for r in test2)
+    assert len(test2) >= 60 and len(packages) >= 8 and max(packages.values()) <= 12, packages
+    assert not set(packages) & {r["package"] for r in rows if r["split"] != rd.TEST2}
+    assert rd.TEST2 not in rd.SPLITS and rd.TEST2 in rd.SCORE_ONLY
+    assert len(rd.photos(rd.TEST2)) == len(test2)
 
 
 def test_every_deb_read_is_fetched_by_make_setup():

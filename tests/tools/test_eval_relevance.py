@@ -11,12 +11,18 @@ libsixel, jpeg-decoder, VIGRA: animals, scenery, flowers, cars) and scored once 
 FooBillard++, Allegro, pygame, Inkscape, LibreOffice's templates) was scored four times and is the split
 ``spent`` since (recall 0.800 there); the ninth (GIMP's manual, Kivy, Scribus), the seventh
 (KPhotoAlbum, OpenCV's tutorial scenes), the fifth (GCompris fishes and objects) and the third
-(Scratch, ``louis-braille``) are val."""
+(Scratch, ``louis-braille``) are val.
+
+The sixteenth round's second fresh test split, ``test2`` (2026-11-25): 70 photos from 30 packages no
+round had opened (GNOME's user pictures, Qt WebEngine's recipe photos, jQuery plugins' examples,
+RMagick's docs, ...), scored once with the shipped model (scorer.json b9b683ba, threshold 0.4): recall
+0.943, other captions kept 0.119, junk kept 0.000, AUC other 0.949, AUC junk 0.999."""
 import json
 
 import pytest
 
 from tools import eval_relevance
+from tools import relevance_data as rd
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +57,39 @@ def test_the_met_targets_hold_on_the_test_split(figures):
 def test_other_captions_bound_at_the_default_threshold(figures):
     """<= 10% of other photos' captions reach the model's own threshold."""
     assert figures["kept_cross"] <= 0.10, figures
+
+
+@pytest.fixture(scope="module")
+def figures_test2():
+    result = eval_relevance.evaluate(rd.TEST2)
+    print("\ntest2: " + json.dumps(result))
+    return result
+
+
+def test_the_met_targets_hold_on_the_second_test_split(figures_test2):
+    """Issue 13's targets on test2, the split built and scored once in the sixteenth round (nothing
+    tuned on it; docs/scoring.md, "Sixteenth round")."""
+    f = figures_test2
+    assert f["photos"] >= 70 and f["pairs"] == 9 * f["photos"]
+    assert f["threshold"] == json.load(open(eval_relevance.ScorerConfig().model_path))["threshold"]
+    # Measured on its one score (2026-11-25, the shipped scorer.json b9b683ba, threshold 0.4): recall
+    # 0.943 (66 of 70; the lowest own caption kept 0.459, the highest missed 0.364), AUC other 0.949,
+    # AUC junk 0.999, junk kept 0.000 (the highest junk score 0.023): issue 13's targets, met.
+    assert f["recall_at_threshold"] >= 0.9, f
+    assert f["auc_cross"] >= 0.9, f
+    assert f["auc_boiler"] >= 0.95, f
+    assert f["kept_boiler"] <= 0.05, f
+    # A ceiling, not the target (the expected failure below): measured 0.119 (25 of 210).
+    assert f["kept_cross"] <= 0.25, f
+
+
+@pytest.mark.xfail(strict=True, reason="issue 13's bound on other photos' captions is missed on test2 "
+                   "(sixteenth round, its one score, 2026-11-25): 0.119 kept at the shipped threshold 0.4 "
+                   "(25 of 210; 15 of them captions of photos of the same kind: cats, flowers, food, "
+                   "scenery; 10 of another kind), scorer.json b9b683ba; docs/scoring.md")
+def test_other_captions_bound_on_the_second_test_split(figures_test2):
+    """<= 10% of other photos' captions reach the model's own threshold."""
+    assert figures_test2["kept_cross"] <= 0.10, figures_test2
 
 
 def test_the_last_line_printed_is_the_json(capsys, monkeypatch):

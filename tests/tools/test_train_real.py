@@ -4,8 +4,10 @@ with, and trying the recipe writes into its work folder, not over the shipped mo
 import json
 
 import numpy as np
+import pytest
 
 from scoring.scorer_model import DEFAULT_MODEL
+from tools import relevance_data as rd
 from tools import train_real
 
 
@@ -66,6 +68,15 @@ def test_the_model_goes_into_the_work_folder_by_default(monkeypatch, tmp_path):
 def test_the_shipped_model_is_written_only_when_out_names_it(monkeypatch):
     seen = _main_out(monkeypatch, ["--splits", "train", "val", "--out", DEFAULT_MODEL])
     assert seen["out"] == DEFAULT_MODEL and seen["splits"] == ["train", "val"]
+
+
+def test_the_score_only_splits_cannot_be_trained_on(monkeypatch, capsys):
+    """test2 (sixteenth round) and spent are scored, never fitted: ``--splits`` refuses them."""
+    monkeypatch.setattr(train_real, "train", lambda *a, **k: pytest.fail("train called"))
+    for split in rd.SCORE_ONLY:
+        with pytest.raises(SystemExit):
+            train_real.main(["--splits", "train", split])
+        assert "invalid choice" in capsys.readouterr().err
 
 
 class _Item:
