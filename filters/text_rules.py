@@ -470,9 +470,17 @@ _BOILER_PATTERN_RE = re.compile(r"^(?:\w+ ){0,3}(?:logos?|graphic)$|^logo(?: \w+
                                 r"|^(?:like|follow|find|join|share)(?: \w+){0,4} on (?:facebook"
                                 r"|twitter|instagram|pinterest|myspace|linkedin|youtube|tiktok"
                                 r"|tumblr|flickr|digg|reddit)$"
-                                r"|^(?:powered|protected|designed|hosted) by\b|^posted (?:by|on|in)\b")
+                                r"|^(?:powered|protected|designed|hosted) by\b|^posted (?:by|on|in)\b"
+                                # a media call to action (eighteenth pass); not "View of ...",
+                                # "View from ...": a caption of a view
+                                r"|^listen (?:to|now|live)\b"
+                                r"|^watch (?:the latest|now|live|more|our|video)\b"
+                                r"|^view (?:full|larger|web|all|more|the|our|this|recipe|gallery"
+                                r"|slideshow|photos?|images?|video|post|profile)\b"
+                                r"|^sign up\b|^download (?:pdf|now|the app|our)\b")
 _BOILER_FIRST_WORDS = frozenset("click read see view learn powered protected designed hosted "
-                                "posted go follow browse like find join share".split())
+                                "posted go follow browse like find join share listen watch "
+                                "sign download".split())
 # A text made only of these words is a row of buttons ("Pin Print", "Bookmark and Share",
 # "Jump to Recipe", "Save").
 _UI_WORDS = frozenset("pin it print save share tweet email mail bookmark and jump to recipe rate "
