@@ -65,6 +65,7 @@ def tracker_hint(low: str) -> bool:
             or "stats.wp" in low)
 
 
+_BIO_WITH = frozenset("img image photo pic picture author".split())
 _NAME_CACHE: dict[str, tuple] = {}
 _CLASS_ROLE_CACHE: dict[str, frozenset] = {}
 
@@ -98,6 +99,10 @@ def name_facts(url: str) -> tuple:
     spacer = bool(tokens) and all(t in _SPACER_WORDS or t.isdigit() for t in tokens) \
         and not all(t.isdigit() for t in tokens)
     roles = {_ROLE_TOKENS[t] for t in tokens + extra if t in _ROLE_TOKENS}
+    if "bio" in tokens and not _BIO_WITH.isdisjoint(tokens):
+        # a bio picture, the person's own ("...-Alex-Bozarjian-BIO-IMG.png",
+        # "cookie-and-kate-bio-photo.jpg"), as "biopic" is (eighteenth pass)
+        roles.add("avatar")
     # A social network's name among many words is a picture's subject or a Pinterest version
     # ("salisbury-steak-recipe-pinterest-blog-150x150.jpg"), not a share button.
     if "social" in roles and sum(t.isalpha() and len(t) > 2 for t in tokens) > 3:

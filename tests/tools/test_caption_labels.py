@@ -53,19 +53,19 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in (2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
+        assert lab.get("sample", 2) in range(2, 18)
         # samples 5, 10, 12 are stratified by region (header / footer / menu images), sample 11
         # and 13 by a stratum of their own ("larger": thumbnails naming a larger version;
-        # "resize": thumbnails a resizing CDN serves small), samples 14, 15 and 16 are random draws
+        # "resize": thumbnails a resizing CDN serves small), samples 14 to 17 are random draws
         # capped at 3 items a site ("capped": no plain random draw, so reported on its own): they say so
         # and name each item's stratum, so that measure() keeps them out of the split's figures
         assert (lab.get("sample") in (5, 10, 12)) == (lab.get("stratified") == "region"), lab
-        assert (lab.get("sample") in (11, 13, 14, 15, 16)) == (lab.get("stratified") == "stratum"), lab
+        assert (lab.get("sample") in (11, 13, 14, 15, 16, 17)) == (lab.get("stratified") == "stratum"), lab
         if lab.get("stratified") == "region":
             assert lab["region"] in ("nav", "header", "footer") and lab["split"] == "dev"
         if lab.get("stratified") == "stratum":
             assert lab["stratum"] == {11: "larger", 13: "resize", 14: "capped",
-                                      15: "capped", 16: "capped"}[lab["sample"]] \
+                                      15: "capped", 16: "capped", 17: "capped"}[lab["sample"]] \
                 and lab["split"] == "dev"
     counts = Counter(lab["label"] for lab in labels)
     assert len(labels) >= 200 and min(counts.values()) >= 35, counts
@@ -166,8 +166,20 @@ def test_the_fresh_dev_sample_14(english):
 # MySpace" are boilerplate, a partner's folder holds ads: 0.026 (2 of 76) / 0.069 (2 of 29: a
 # slug alt "Hazelnut-cake" and a one-word "Focaccia-" on a picture taken for an ad by its
 # declared 300x250).  Junk kept meets the issue's 0.08; good lost does not (xfail below).
+# Sample 17 (eighteenth pass): 130 more English dev items nobody had read (seed 20261142, at
+# most 3 a site, 92 sites: 30 good, 77 junk, 23 vague), labelled by eye and committed before
+# anything was measured on them.  Measured once on main (7f2ba56), before any change: junk kept
+# 0.117 (9 of 77), good lost 0.233 (7 of 30), the pass's fresh estimate.  Mined after that
+# (docs/captions.md, "Eighteenth pass"): Title-case names count as known words in the
+# vocabulary test ("Diri Kole ak Pwa recipe"), a bio picture's file name makes an avatar,
+# "cookie settings" and a media call to action ("View web story for this recipe.", "Listen to
+# ... our audio podcast") are boilerplate: 0.065 (5 of 77) / 0.167 (5 of 30: two 35-45 px
+# heads, a one-word alt, a menu picture, a side of a 300x250 crop taken for an ad).  Neither
+# of the issue's targets was met when measured; junk kept is met after mining, good lost is
+# not (xfail below).
 @pytest.mark.parametrize("sample,max_junk_kept,max_good_lost", [(15, 0.08, 0.07),
-                                                                (16, 0.04, 0.07)])
+                                                                (16, 0.04, 0.07),
+                                                                (17, 0.08, 0.18)])
 def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
     fresh = english[f"dev-s{sample}"]["all"]
     assert fresh["n_good"] >= 29 and fresh["n_junk"] >= 75
@@ -183,7 +195,12 @@ def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
     pytest.param(16, marks=pytest.mark.xfail(strict=True, reason=(
         "issue 14: good lost <= 0.05 is not met on the fresh dev sample 16 (0.103, 3 of 29, "
         "measured once; 0.069, 2 of 29, after the seventeenth pass's changes: a slug alt "
-        "'Hazelnut-cake' and a one-word 'Focaccia-'; docs/captions.md)")))])
+        "'Hazelnut-cake' and a one-word 'Focaccia-'; docs/captions.md)"))),
+    pytest.param(17, marks=pytest.mark.xfail(strict=True, reason=(
+        "issue 14: good lost <= 0.05 is not met on the fresh dev sample 17 (0.233, 7 of 30, "
+        "measured once; 0.167, 5 of 30, after the eighteenth pass's changes: two heads of "
+        "45 px or less, a one-word alt, a menu picture, a 300x250 crop's side; "
+        "docs/captions.md)")))])
 def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
     assert english[f"dev-s{sample}"]["all"]["good_lost"] <= 0.05
 

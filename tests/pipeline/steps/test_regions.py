@@ -484,6 +484,17 @@ def test_a_partners_or_sponsors_folder_names_an_ad(url):
     assert image_role("https://e.com/sponsored-posts/cake.jpg", {}, 640, 400, "") == ""
 
 
+def test_a_bio_picture_is_an_avatar():
+    # eighteenth pass: a byline's or a site owner's bio picture, named so
+    for url in ("https://cdn.abcotvs.com/dip/images/13718537_KTRK-Alex-Bozarjian-BIO-IMG.png",
+                "https://cookieandkate.com/images/2017/09/cookie-and-kate-bio-photo.jpg",
+                "https://e.com/uploads/BFK-author-page-bio-maybe-author-thumbnail.jpg"):
+        assert image_role(url, {}, None, None, "content") == "avatar", url
+    # "bio" alone is no person's picture ("bio-eier.jpg": organic eggs; "bio-lab.jpg")
+    for url in ("https://e.com/uploads/bio-eier.jpg", "https://e.com/uploads/bio-lab.jpg"):
+        assert image_role(url, {}, 640, 400, "content") == "", url
+
+
 def test_a_file_named_as_a_banner_is_an_ad():
     assert image_role("https://e.com/S1600-R/poobanner2%5B1%5D.JPG", {}, None, None,
                       "aside") == "ad"
