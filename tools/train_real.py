@@ -67,6 +67,12 @@ MATCH_KINDS = ("own", "cross", "hard")
 # weighing HARD_WEIGHT (1/k).  0: none (the shipped recipe unless the round's rule passed).
 HARD_NEGATIVES = 0
 HARD_WEIGHT = None  # None: 1 / k, a photo's hard negatives together weigh as much as one pair
+# Sixteenth round (docs/scoring.md, not the shipped recipe unless its rule passed): hard negatives
+# drawn only from photos of another source (a training photo's nearest photos are mostly of its own
+# source, whose captions are often true of it too), and the ``knn_*`` features of a training photo's
+# own rows computed without its whole source, as a picture from a new source meets the memory.
+HARD_OTHER_SOURCES = False
+KNN_LEAVE_OUT_SOURCE = False
 SAMPLEWEB_SHARE = 0.1
 # The shipped model's operating point (score.threshold's default), chosen on val with the model
 # fitted on train by a rule fixed before the sweep: the highest of 0.5, 0.45, 0.4, 0.35, 0.3 at
@@ -116,8 +122,9 @@ def groups(splits, scenery: bool = False):
 
 def real_rows(splits, crops: bool = True, facts=None, scenery: bool = False,
               scenery_min_std: float = SCENERY_MIN_STD):
-    """(pairs, kinds, picture ids, own-picture flags, memory entries, scene rows) of the real
-    labelled pairs of ``splits`` plus crops of their photos.  A photo's own rows are flagged
+    """(pairs, kinds, picture ids, own-picture flags, memory entries, scene rows, sources) of the
+    real labelled pairs of ``splits`` plus crops of their photos (sources: picture id -> the
+    photo's ``source``).  A photo's own rows are flagged
     (the memory leaves the picture out for them); a crop's rows are not (a near-copy of a known
     picture).  Memory entries: (picture id, embedding, caption); scene rows: (picture id,
     layout, caption).  A scenery crop (``scenery``) takes its photo's picture id: the photo's own
@@ -126,13 +133,15 @@ def real_rows(splits, crops: bool = True, facts=None, scenery: bool = False,
 
     facts = facts or ImageAnalyser()
     pairs, kinds, pics, own, entries, scenes = [], [], [], [], [], []
-    base, pid_of = 0, {}
+    base, pid_of, source_of = 0, {}, {}
     for split, data in groups(splits, scenery):
         rows = scenery_rows(scenery_min_std) if data == rd.SCENERY else rd.photos(split, data)
         items = image_facts(rows, facts)
         p, _, k, photo = real_pairs(split, items, data=data, rows=rows)
         ids = [pid_of[r["parent_sha256"]] if r.get("parent_sha256") else base + i for i, r in enumerate(rows)]
         pid_of.update((r["sha256"], pid) for r, pid in zip(rows, ids) if not r.get("parent_sha256"))
+        for r, pid in zip(rows, ids):  # a scenery crop is of its photo's source
+            source_of.setdefault(pid, r["source"])
         pairs += p
         kinds += list(k)
         pics += [ids[int(i)] for i in photo]
@@ -155,15 +164,16 @@ def real_rows(splits, crops: bool = True, facts=None, scenery: bool = False,
                     pics.append(ids[i])
                     own.append(False)
         base += len(rows)
-    return pairs, np.array(kinds), np.array(pics), np.array(own), entries, scenes
+    return pairs, np.array(kinds), np.array(pics), np.array(own), entries, scenes, source_of
 
 
-def hard_rows(pairs, kinds, pics, own, entries, k: int):
+def hard_rows(pairs, kinds, pics, own, entries, k: int, source_of=None):
     """(pairs, picture ids, neighbour ids) of the hard negatives: for each photo with an own
     caption row, the captions of its ``k`` nearest other photos among ``entries`` (cosine of the
     image embedding; a neighbour whose caption is the photo's own is skipped), paired with the
     photo's own picture.  The neighbour's id goes with the row so that the memory can leave it
-    out: on a new source a look-alike's caption is not in the memory."""
+    out: on a new source a look-alike's caption is not in the memory.  With ``source_of``
+    (picture id -> source) only photos of another source are neighbours (sixteenth round)."""
 
     first = {}
     for p, kk, pid, o in zip(pairs, kinds, pics, own):
@@ -185,6 +195,8 @@ def hard_rows(pairs, kinds, pics, own, entries, k: int):
         for b in np.argsort(-S[a], kind="stable"):
             nb_pid, _, nb_cap = ents[int(b)]
             if nb_pid == pid or nb_cap == cap:
+                continue
+            if source_of is not None and source_of.get(nb_pid) == source_of.get(pid):
                 continue
             c = dataclasses.replace(p.candidate, text=nb_cap, raw_text=nb_cap)
             out.append(dataclasses.replace(p, candidate=c))
@@ -255,10 +267,20 @@ def build_memory(entries, sw_pairs=(), sw_kinds=(), first_id: int = 0):
     return CaptionMemory(ids, np.array(embs), vecs), np.array(sw_ids, np.int64)
 
 
-def memory_columns(X, names, pairs, fx, memory, pics, own, also=None) -> None:
+def source_pictures(source_of) -> dict:
+    """Picture id -> the ids of every picture of its source (itself included)."""
+    by_source = {}
+    for pid, src in source_of.items():
+        by_source.setdefault(src, []).append(pid)
+    return {pid: by_source[src] for pid, src in source_of.items()}
+
+
+def memory_columns(X, names, pairs, fx, memory, pics, own, also=None, knn_out=None) -> None:
     """Overwrite the mem_* columns of X: rows of a photo's own picture see the memory
     without that picture (as a new picture would); crops and the sample web see it whole.
-    ``also``: per row, one more picture id to leave out (a hard negative's neighbour), -1: none."""
+    ``also``: per row, one more picture id to leave out (a hard negative's neighbour), -1: none.
+    ``knn_out`` (picture id -> picture ids, :func:`source_pictures`): the ``knn_*`` features of
+    a photo's own rows leave out those pictures too (sixteenth round's E: its whole source)."""
 
     feats = MEMORY_FEATURES + NEIGHBOUR_FEATURES
     cols = [names.index(n) for n in feats]
@@ -269,7 +291,11 @@ def memory_columns(X, names, pairs, fx, memory, pics, own, also=None) -> None:
         ex = int(pics[i]) if own[i] else None
         if ex is not None and also is not None and also[i] >= 0:
             ex = [ex, int(also[i])]
-        f = memory.features(emb, fx.embed(p.candidate.text), exclude=ex)
+        vec = fx.embed(p.candidate.text)
+        f = memory.features(emb, vec, exclude=ex)
+        if ex is not None and knn_out is not None:
+            wide = list(knn_out.get(int(pics[i]), [])) + list(np.atleast_1d(ex))
+            f.update({n: v for n, v in memory.features(emb, vec, exclude=wide).items() if n in NEIGHBOUR_FEATURES})
         X[i, cols] = [f[n] for n in feats]
 
 
@@ -298,13 +324,15 @@ def image_models() -> dict:
 def train(out: str, splits=("train",), work: str = "out/scorer-real", sampleweb_share: float = SAMPLEWEB_SHARE,
           crops: bool = True, use_memory: bool = True,
           threshold: float | None = None, scenery: bool = False,
-          scenery_min_std: float = SCENERY_MIN_STD, hard_negatives: int = HARD_NEGATIVES) -> dict:
+          scenery_min_std: float = SCENERY_MIN_STD, hard_negatives: int = HARD_NEGATIVES,
+          hard_other_sources: bool = HARD_OTHER_SOURCES, knn_leave_out_source: bool = KNN_LEAVE_OUT_SOURCE) -> dict:
 
     fx, facts = FeatureExtractor(), ImageAnalyser()
     names = list(FEATURE_NAMES)
-    rp, rk, pics, own, entries, scenes = real_rows(splits, crops, facts, scenery, scenery_min_std)
+    rp, rk, pics, own, entries, scenes, source_of = real_rows(splits, crops, facts, scenery, scenery_min_std)
     n_real = len(rk)
-    hp, hpics, hnb = hard_rows(rp, rk, pics, own, entries, hard_negatives)
+    hp, hpics, hnb = hard_rows(rp, rk, pics, own, entries, hard_negatives,
+                               source_of if hard_other_sources else None)
     also = np.r_[np.full(n_real, -1, np.int64), hnb]
     rp, rk = rp + hp, np.r_[rk, np.array(["hard"] * len(hp))] if hp else rk
     pics, own = np.r_[pics, hpics], np.r_[own, np.ones(len(hp), bool)]
@@ -317,6 +345,10 @@ def train(out: str, splits=("train",), work: str = "out/scorer-real", sampleweb_
         result.update(scenery=True, scenery_min_std=scenery_min_std)
     if hp:  # likewise
         result.update(hard_negatives=hard_negatives, hard_pairs=len(hp))
+        if hard_other_sources:
+            result["hard_other_sources"] = True
+    if knn_leave_out_source:
+        result["knn_leave_out_source"] = True
     sp, sk = [], []
     if sampleweb_share > 0:
         os.makedirs(work, exist_ok=True)
@@ -324,7 +356,8 @@ def train(out: str, splits=("train",), work: str = "out/scorer-real", sampleweb_
     mem_name = ""
     if use_memory:
         memory, sw_ids = build_memory(entries, sp, sk, first_id=int(pics.max()) + 1)
-        memory_columns(Xr, names, rp, fx, memory, pics, own, also)
+        memory_columns(Xr, names, rp, fx, memory, pics, own, also,
+                       source_pictures(source_of) if knn_leave_out_source else None)
         mem_name = os.path.splitext(os.path.basename(out))[0] + "_memory.npz"
         os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
         memory.save(os.path.join(os.path.dirname(os.path.abspath(out)), mem_name))
@@ -385,12 +418,18 @@ def main(argv=None) -> int:
     ap.add_argument("--hard-negatives", type=int, default=HARD_NEGATIVES,
                     help="captions of each training photo's nearest training photos as extra match "
                     "negatives (fifteenth round)")
+    ap.add_argument("--hard-other-sources", action=argparse.BooleanOptionalAction, default=HARD_OTHER_SOURCES,
+                    help="hard negatives only from photos of another source (sixteenth round)")
+    ap.add_argument("--knn-leave-out-source", action=argparse.BooleanOptionalAction, default=KNN_LEAVE_OUT_SOURCE,
+                    help="a training photo's own rows: neighbour features without its whole source "
+                    "(sixteenth round)")
     a = ap.parse_args(argv)
     if "test" in a.splits:
         print("train_real: the test split is never trained on", file=sys.stderr)
         return 2
     result = train(a.out or os.path.join(a.work, "scorer.json"), a.splits, a.work, a.sampleweb_share, not a.no_crops, not a.no_memory,
-                   a.threshold, a.scenery, a.scenery_min_std, a.hard_negatives)
+                   a.threshold, a.scenery, a.scenery_min_std, a.hard_negatives, a.hard_other_sources,
+                   a.knn_leave_out_source)
     print(json.dumps(result))
     return 0
 

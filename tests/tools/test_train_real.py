@@ -1,6 +1,7 @@
 """tools/train_real.py's row weights: a photo's crops together weigh as much as the photo
 (eighth round, docs/scoring.md), the shipped model records the recipe and the photos it was fitted
 with, and trying the recipe writes into its work folder, not over the shipped model."""
+import dataclasses
 import json
 
 import numpy as np
@@ -111,8 +112,8 @@ def test_a_scenery_crop_takes_its_photos_picture_id_and_leaves_the_photos_pairs_
     """Twelfth round: a crop's own rows and its photo's leave each other out of the memory (one
     picture id), and the photos' labelled pairs are the same with or without the crops; a crop
     whose grey levels hardly vary (a plain wall, under SCENERY_MIN_STD) is left out."""
-    pairs0, kinds0, pics0, _, entries0, _ = _rows(monkeypatch, False)
-    pairs1, kinds1, pics1, own1, entries1, scenes1 = _rows(monkeypatch, True)
+    pairs0, kinds0, pics0, _, entries0, _, sources0 = _rows(monkeypatch, False)
+    pairs1, kinds1, pics1, own1, entries1, scenes1, sources1 = _rows(monkeypatch, True)
     n = len(pairs0)
     assert [p.candidate.text for p in pairs1[:n]] == [p.candidate.text for p in pairs0]
     assert list(pics1[:n]) == list(pics0) and list(kinds1[:n]) == list(kinds0)
@@ -124,30 +125,107 @@ def test_a_scenery_crop_takes_its_photos_picture_id_and_leaves_the_photos_pairs_
     crop_texts = [p.candidate.text for p in pairs1[n:]]
     assert crop_texts[0] == "white clouds in a blue sky above the roof"
     assert "a plain grey wall with nothing on it at all" not in crop_texts
+    assert sources0 == sources1 == {0: "s", 1: "s", 2: "s", 3: "s"}  # a crop is of its photo's source
+
+
+def _pair(text, sha):
+    from pipeline.core.records import Candidate, ImageFacts, Pair
+
+    c = Candidate(page_url="u", image_url="i" + sha, text_source="alt", text=text, raw_text=text)
+    return Pair(key=sha, candidate=c, image=ImageFacts(image_url="i" + sha, data=b"", sha256=sha))
+
+
+_CAPS = ["a red car on a road", "a blue car on a road", "a cat on a sofa", "a red car on a road"]
+_EMBS = [np.array([1.0, 0, 0]), np.array([0.9, 0.1, 0]), np.array([0, 1.0, 0]), np.array([0.95, 0.05, 0])]
+
+
+def _hard_inputs():
+    pairs = [_pair(c, str(i)) for i, c in enumerate(_CAPS)] + [_pair("click to enlarge", "0")]
+    kinds = np.array(["own"] * 4 + ["junk"])
+    pics, own = np.array([0, 1, 2, 3, 0]), np.ones(5, bool)
+    entries = [(i, e, c) for i, (e, c) in enumerate(zip(_EMBS, _CAPS))]
+    return pairs, kinds, pics, own, entries
 
 
 def test_hard_negatives_are_the_nearest_photos_captions_on_the_photos_own_picture():
     """Fifteenth round: each photo gets the captions of its k nearest other photos (image
     embedding) as match negatives on its own picture; a neighbour with the same caption is
     skipped, and each row names the neighbour so the memory can leave it out."""
-    from pipeline.core.records import Candidate, ImageFacts, Pair
-
-    def pair(text, sha):
-        c = Candidate(page_url="u", image_url="i" + sha, text_source="alt", text=text, raw_text=text)
-        return Pair(key=sha, candidate=c, image=ImageFacts(image_url="i" + sha, data=b"", sha256=sha))
-
-    caps = ["a red car on a road", "a blue car on a road", "a cat on a sofa", "a red car on a road"]
-    embs = [np.array([1.0, 0, 0]), np.array([0.9, 0.1, 0]), np.array([0, 1.0, 0]), np.array([0.95, 0.05, 0])]
-    pairs = [pair(c, str(i)) for i, c in enumerate(caps)] + [pair("click to enlarge", "0")]
-    kinds = np.array(["own"] * 4 + ["junk"])
-    pics, own = np.array([0, 1, 2, 3, 0]), np.ones(5, bool)
-    entries = [(i, e, c) for i, (e, c) in enumerate(zip(embs, caps))]
+    pairs, kinds, pics, own, entries = _hard_inputs()
+    caps = _CAPS
     hp, hpics, hnb = train_real.hard_rows(pairs, kinds, pics, own, entries, 1)
     assert list(hpics) == [0, 1, 2, 3]
     assert list(hnb) == [1, 3, 1, 1]  # photo 0's nearest, photo 3, has its caption: skipped
     assert [p.candidate.text for p in hp] == [caps[1], caps[3], caps[1], caps[1]]
     assert [p.image.sha256 for p in hp] == ["0", "1", "2", "3"]  # on the photo's own picture
     assert train_real.hard_rows(pairs, kinds, pics, own, entries, 0)[0] == []
+
+
+def test_hard_negatives_from_other_sources_skip_the_photos_own_source():
+    """Sixteenth round's D: with sources, a neighbour of the photo's own source is skipped (its
+    caption is often true of the photo too) and the next photo of another source is taken."""
+    pairs, kinds, pics, own, entries = _hard_inputs()
+    source_of = {0: "cars", 1: "cars", 2: "pets", 3: "street"}
+    hp, hpics, hnb = train_real.hard_rows(pairs, kinds, pics, own, entries, 1, source_of)
+    assert list(hpics) == [0, 1, 2, 3]
+    # photo 0: 3 has its caption, 1 is of its source -> 2; photo 1: 3 (another source);
+    # photo 2: 1 (nearest at [0, 1, 0] after itself, another source); photo 3: 1
+    assert list(hnb) == [2, 3, 1, 1]
+    assert all(source_of[int(a)] != source_of[int(b)] for a, b in zip(hpics, hnb))
+    assert [p.image.sha256 for p in hp] == ["0", "1", "2", "3"]
+    # no other source left: no row for that photo
+    one = {0: "x", 1: "x", 2: "x", 3: "x"}
+    assert train_real.hard_rows(pairs, kinds, pics, own, entries, 2, one)[0] == []
+
+
+class _Embed:
+    def embed(self, text):
+        return {"t": np.array([0, 1.0, 0])}[text]
+
+
+def test_the_neighbours_of_a_photos_own_rows_can_leave_out_its_source():
+    """Sixteenth round's E: a photo's own rows get knn_* from the memory without every picture
+    of its source (as a new source meets the memory); mem_* still leave out only the photo, and
+    crops (not own rows) see the whole memory."""
+    from scoring.memory import FEATURES, NEIGHBOUR_FEATURES, CaptionMemory
+
+    names = FEATURES + NEIGHBOUR_FEATURES
+    # pictures 0, 1 of source "a" (look-alikes), 2 of source "b"
+    m = CaptionMemory([0, 1, 2], np.array([[1.0, 0, 0], [0.95, 0.05, 0], [0.5, 0.5, 0]]), np.eye(3))
+    emb = np.array([1.0, 0, 0])
+    p = _pair("t", "0")
+    p = dataclasses.replace(p, image=dataclasses.replace(p.image, meta={"embedding": emb.astype(np.float16)}))
+    pairs = [p, p]
+    pics, own = np.array([0, 0]), np.array([True, False])
+    knn_out = train_real.source_pictures({0: "a", 1: "a", 2: "b"})
+    assert sorted(knn_out[0]) == [0, 1] and knn_out[2] == [2]
+    X0, X1 = np.zeros((2, len(names))), np.zeros((2, len(names)))
+    train_real.memory_columns(X0, names, pairs, _Embed(), m, pics, own)
+    train_real.memory_columns(X1, names, pairs, _Embed(), m, pics, own, knn_out=knn_out)
+    col = names.index
+    # the own row: the nearest neighbour is picture 2 (of source b), not the look-alike 1
+    assert X0[0, col("knn_sim")] > 0.99 and X1[0, col("knn_sim")] < 0.8
+    assert np.allclose(X1[0, [col(n) for n in FEATURES]], X0[0, [col(n) for n in FEATURES]])
+    assert np.allclose(X1[1], X0[1])  # a crop's row sees the whole memory either way
+
+
+def test_the_new_options_are_off_by_default_and_named_on_the_command_line(monkeypatch):
+    """The shipped recipe is unchanged unless a round's rule passed: the options default off
+    (their constants) and main passes them on."""
+    seen = {}
+
+    def train(out, splits, work, *rest):
+        seen["rest"] = rest
+        return {"model": out}
+
+    monkeypatch.setattr(train_real, "train", train)
+    assert train_real.main(["--work", "w"]) == 0
+    assert seen["rest"][-2:] == (train_real.HARD_OTHER_SOURCES, train_real.KNN_LEAVE_OUT_SOURCE)
+    assert train_real.main(["--work", "w", "--hard-negatives", "3", "--hard-other-sources",
+                            "--knn-leave-out-source"]) == 0
+    assert seen["rest"][-3:] == (3, True, True)
+    assert train_real.main(["--work", "w", "--no-hard-other-sources", "--no-knn-leave-out-source"]) == 0
+    assert seen["rest"][-2:] == (False, False)
 
 
 def test_the_memory_leaves_out_several_pictures():
