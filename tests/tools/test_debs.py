@@ -6,18 +6,10 @@ import tarfile
 
 import pytest
 
+from tests.scoring.test_relevance_parts import _ar  # the .deb container of (name, bytes) members
 from tools import debs
 
 PHOTO = b"\xff\xd8\xff fake jpeg bytes"
-
-
-def _ar(members):
-    """An ``ar`` archive (the .deb container) of (name, bytes) members."""
-    out = b"!<arch>\n"
-    for name, body in members:
-        out += f"{name:<16}{0:<12}{0:<6}{0:<6}{'100644':<8}{len(body):<10}`\n".encode() + body
-        out += b"\n" if len(body) % 2 else b""
-    return out
 
 
 def _data_tar(mode="w:xz"):
