@@ -289,7 +289,7 @@ def render(out_dir: str) -> str:
                if resumed(doc) else "wall time") + '</div></div>']
 
     body.append("<h2>Funnel, per unit</h2>" + charts.funnel(steps))
-    tab = ["<table><tr><th>step / reason</th><th>unit</th><th>in</th><th>kept</th><th>out</th><th>dropped</th><th>why</th></tr>"]
+    tab = ["<table><tr><th>step / reason</th><th>unit</th><th>in</th><th>kept</th><th title='the records handed to the next step (its in): a kept record may give several'>passed on</th><th>dropped</th><th>why</th></tr>"]
     for s in steps:
         u_in, u_out = unit_of(s["name"])
         unit = u_in if u_in == u_out else f"{u_in} → {u_out}"
