@@ -25,6 +25,18 @@ STEP_UNITS = {
 }
 
 
+# Units counted inside a step's records (stats.json's ``units``), named where the bare name would
+# read as another unit of the funnel: extract's "image"s are the pictures a page's HTML names
+# (<img>, srcset, ...), counted before any fetch, not the fetched images the image steps count
+# (the report's drops card added the two together).  Others are their name, plural: dedup's
+# near-duplicate "image"s are fetched ones, text's "sentence"s, extract's "side"s.
+INNER_UNITS = {("extract", "image"): "page images"}
+
+
+def inner_unit(step: str, unit: str) -> str:
+    return INNER_UNITS.get((step, unit), f"{unit}s")
+
+
 def esc(x) -> str:
     return html.escape(str(x), quote=True)
 
