@@ -7,6 +7,8 @@ import html
 
 import numpy as np
 
+from pipeline.core.stats import inner_unit_name
+
 CHAR_W = 6.2  # width of one 11-px system-ui character, generously: labels are cut to fit
 
 # What each step counts (README "Steps and their units"): its input unit, and its output unit
@@ -25,16 +27,9 @@ STEP_UNITS = {
 }
 
 
-# Units counted inside a step's records (stats.json's ``units``), named where the bare name would
-# read as another unit of the funnel: extract's "image"s are the pictures a page's HTML names
-# (<img>, srcset, ...), counted before any fetch, not the fetched images the image steps count
-# (the report's drops card added the two together).  Others are their name, plural: dedup's
-# near-duplicate "image"s are fetched ones, text's "sentence"s, extract's "side"s.
-INNER_UNITS = {("extract", "image"): "page images"}
-
-
 def inner_unit(step: str, unit: str) -> str:
-    return INNER_UNITS.get((step, unit), f"{unit}s")
+    """The name of a unit counted inside ``step``'s records (``lait stats`` names it alike)."""
+    return inner_unit_name(step, unit)
 
 
 def esc(x) -> str:

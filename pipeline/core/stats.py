@@ -126,6 +126,18 @@ FUNNEL_LEGEND = (
     "side of its image gives two), several may give one (fetch: one image per URL), write none.")
 
 
+# Units counted inside a step's records (``units``), named where the bare name would read as
+# another unit of the funnel: extract's "image"s are the pictures a page's HTML names (<img>,
+# srcset, ...), counted before any fetch, not the fetched images the image steps count (the
+# report's drops card added the two together).  Others are their name, plural: dedup's
+# near-duplicate "image"s are fetched ones, text's "sentence"s, extract's "side"s.
+INNER_UNITS = {("extract", "image"): "page images"}
+
+
+def inner_unit_name(step: str, unit: str) -> str:
+    return INNER_UNITS.get((step, unit), f"{unit}s")
+
+
 def format_funnel(doc: dict[str, Any]) -> str:
     """The funnel as a text table: step, in, kept, passed on (stats.json's ``out``), dropped,
     then each drop reason indented, then :data:`FUNNEL_LEGEND`."""
@@ -145,7 +157,7 @@ def format_funnel(doc: dict[str, Any]) -> str:
         for reason, n in sorted(step["dropped"].items(), key=lambda kv: (-kv[1], kv[0])):
             lines.append(f"    {reason}: {n}")
         for unit, u in step.get("units", {}).items():
-            lines.append(f"    ({unit}s inside: in {u['in']}, kept {u['kept']})")
+            lines.append(f"    ({inner_unit_name(step['name'], unit)} inside: in {u['in']}, kept {u['kept']})")
             for reason, n in sorted(u["dropped"].items(), key=lambda kv: (-kv[1], kv[0])):
                 lines.append(f"      {reason}: {n}")
     lines += ["", FUNNEL_LEGEND]

@@ -88,6 +88,10 @@ def test_the_drops_card_counts_each_unit_apart(tmp_path):
     assert re.search(r'data-unit="image"><td>page images inside</td><td>page images</td>', page)
     assert re.search(r'data-unit="image"><td>images inside</td><td>images</td>', page)
     assert "extract_image_icon (page images)" in page and "dedup_near_duplicate (images)" in page
+    from pipeline.core.stats import format_funnel  # lait stats names them alike
+
+    funnel = format_funnel(doc)
+    assert "(page images inside: in 9, kept 4)" in funnel and "(images inside: in 3, kept 1)" in funnel
 
 
 def _one_read_drop(tmp_path, reason: str, url: str, detail: dict) -> str:
