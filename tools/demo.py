@@ -47,7 +47,7 @@ def main(args, lait) -> int:
     require_checkout(checkout_path(args.config), train=not args.no_train)
     web = os.path.abspath(args.web)
     warcs = {"input.warc": [os.path.join(web, "pages.warc.gz")]}
-    # A bad config, engine option or --out fails now, not after a minute of generating the web.
+    # A bad config, engine option or --out fails now, not after the sample web is generated.
     check_run(checkout_path(args.config), args.out, args.engine, args.engine_args, warcs)
     base_url = f"http://127.0.0.1:{args.port}"
     # The port is taken first, so that a busy one fails at once, before minutes of generating.

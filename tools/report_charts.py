@@ -7,8 +7,6 @@ import html
 
 import numpy as np
 
-from pipeline.core.stats import inner_unit_name
-
 CHAR_W = 6.2  # width of one 11-px system-ui character, generously: labels are cut to fit
 
 # What each step counts (README "Steps and their units"): its input unit, and its output unit
@@ -25,11 +23,6 @@ STEP_UNITS = {
     "score": ("pairs",), "dedup": ("pairs",), "text_share": ("pairs",), "best_text": ("pairs",),
     "write": ("pairs",),
 }
-
-
-def inner_unit(step: str, unit: str) -> str:
-    """The name of a unit counted inside ``step``'s records (``lait stats`` names it alike)."""
-    return inner_unit_name(step, unit)
 
 
 def esc(x) -> str:
