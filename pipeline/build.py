@@ -23,13 +23,31 @@ ENGINES = ("beam", "spark", "local")
 log = logging.getLogger(__name__)
 
 
-def engine_runner(engine: str, engine_args: list[str] | None, spark=None):
-    """A function plan -> RunSummary for the chosen engine."""
+def check_engine(engine: str, engine_args: list[str] | None) -> None:
+    """Refuses an unknown engine or engine options it would not take (ConfigError), starting
+    nothing: a misspelt option fails now, not after the run (or, in ``lait demo``, after the
+    sample web is generated)."""
     if engine == "beam":
         # Imported on use: each engine is a heavy optional dependency the other runs never load.
         from pipeline.engines import beam
 
-        beam.pipeline_options(engine_args)  # a misspelt option fails now, not after the run
+        beam.pipeline_options(engine_args)
+    elif engine == "spark":
+        spark_options(list(engine_args or []))
+    elif engine == "local":
+        if engine_args:  # nothing would read them: a run that ignores what it was told
+            raise ConfigError(f"--engine local takes no engine options (after `--`): "
+                              f"{' '.join(engine_args)}; they are for --engine beam or spark")
+    else:
+        raise ConfigError(f"--engine must be one of {ENGINES}, got {engine!r}")
+
+
+def engine_runner(engine: str, engine_args: list[str] | None, spark=None):
+    """A function plan -> RunSummary for the chosen engine."""
+    check_engine(engine, engine_args)
+    if engine == "beam":
+        from pipeline.engines import beam  # on use, as in check_engine
+
         return lambda plan: beam.run(plan, engine_args)
     if engine == "spark":
         from pipeline.engines import spark as spark_engine  # on use, as above
@@ -37,12 +55,7 @@ def engine_runner(engine: str, engine_args: list[str] | None, spark=None):
         master, conf = spark_options(list(engine_args or []))
         session = spark or spark_engine.session(master, conf=conf)
         return lambda plan: spark_engine.run(plan, session)
-    if engine == "local":
-        if engine_args:  # nothing would read them: a run that ignores what it was told
-            raise ConfigError(f"--engine local takes no engine options (after `--`): "
-                              f"{' '.join(engine_args)}; they are for --engine beam or spark")
-        return run_local
-    raise ConfigError(f"--engine must be one of {ENGINES}, got {engine!r}")
+    return run_local
 
 
 SPARK_EXAMPLES = {"--master": "--master local[2] or spark://h:7077",
@@ -151,6 +164,17 @@ def reopen_lost_shards(cfg, out_dir: str, work: str) -> None:
         waves.reopen_waves(work, "corpus")
 
 
+def check_run(config_path: str | None, out_dir: str, engine: str = "beam",
+              engine_args: list[str] | None = None, overrides: dict | None = None):
+    """The run's Config, once its configuration, engine options and output dir are checked
+    (ConfigError naming what is wrong), before any work or engine starts: ``build`` runs it
+    first, and ``lait demo`` before it generates the sample web."""
+    cfg = config_mod.load(config_path, overrides)
+    check_engine(engine, engine_args)
+    check_output_dir(storage.absolute(out_dir))  # a URL stays a URL (never a local "./s3:" folder)
+    return cfg
+
+
 def build(config_path: str | None, out_dir: str, engine: str = "beam", engine_args: list[str] | None = None,
           overrides: dict | None = None, spark=None, retry_failed: bool = False) -> dict:
     """Builds (or resumes building) the corpus into ``out_dir``; returns the stats document.
@@ -158,10 +182,9 @@ def build(config_path: str | None, out_dir: str, engine: str = "beam", engine_ar
     A wave that finished is never redone, even when some of its fetches failed for a network
     cause (a refused connection, a timeout, a 5xx); with ``retry_failed`` the image buckets
     that had such failures are fetched again (stats.json's ``retryable`` counts them)."""
-    cfg = config_mod.load(config_path, overrides)
+    cfg = check_run(config_path, out_dir, engine, engine_args, overrides)
     engine_run = engine_runner(engine, engine_args, spark)
     out_dir = storage.absolute(out_dir)  # a URL stays a URL (never a local "./s3:" folder)
-    check_output_dir(out_dir)
     # Two builds into one local --out would write the same waves side by side: the second fails
     # at once instead (an object store has no lock: docs/storage.md).
     lock = contextlib.nullcontext() if storage.is_url(out_dir) else folder_lock(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from pipeline.build import build
+from pipeline.build import build, check_run
 from pipeline.core.errors import UsageError
 from pipeline.core.stats import format_funnel
 from tools import sampleweb
@@ -46,6 +46,9 @@ def main(args, lait) -> int:
     part runs its commands exactly as a user types them."""
     require_checkout(checkout_path(args.config), train=not args.no_train)
     web = os.path.abspath(args.web)
+    warcs = {"input.warc": [os.path.join(web, "pages.warc.gz")]}
+    # A bad config, engine option or --out fails now, not after the sample web is generated.
+    check_run(checkout_path(args.config), args.out, args.engine, args.engine_args, warcs)
     base_url = f"http://127.0.0.1:{args.port}"
     # The port is taken first, so that a busy one fails at once, before minutes of generating.
     os.makedirs(web, exist_ok=True)
@@ -59,7 +62,7 @@ def main(args, lait) -> int:
         sampleweb.generate(web, seed=0, base_url=base_url)
         print(f"[demo] serving it on {base_url}; building with {args.engine} into {args.out}")
         doc = build(checkout_path(args.config), args.out, engine=args.engine, engine_args=args.engine_args,
-                    overrides={"input.warc": [os.path.join(web, "pages.warc.gz")]})
+                    overrides=warcs)
     finally:
         server.shutdown()
         server.server_close()

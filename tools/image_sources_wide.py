@@ -18,14 +18,12 @@ Carolingian manuscript paintings), ``kstars-data`` (its handbook's screenshots),
 from __future__ import annotations
 
 import glob
-import io
 import os
-import subprocess
 import tarfile
 
 from PIL import Image
 
-from tools import rcc
+from tools import debs, rcc
 from tools.eet import largest_jpeg
 
 STELLARIUM = "/usr/share/stellarium"
@@ -328,24 +326,13 @@ def enlightenment_photos() -> list[str]:
 # preview) was looked at on contact sheets; what is left out is named below.  The train
 # candidates are in no split until a round ships them (``candidate_sources``); the fresh test
 # split ``test7`` is made only of packages no step has seen.
-def deb_dir() -> str:
-    return os.environ.get("LAIT_DEB_DIR") or os.path.join(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "out", "debs")
-
-
 def deb_cache() -> str:
     """Where files read out of a .deb are written: ``<cache>/debs/<package>/<path>``."""
     return os.path.join(os.path.dirname(_cache_dir()), "debs")
 
 
 def _deb(package: str) -> str:
-    found = sorted(glob.glob(os.path.join(deb_dir(), f"{package}_*.deb")))
-    return found[-1] if found else ""
-
-
-def _deb_tar(deb: str) -> tarfile.TarFile:
-    tar = subprocess.run(["dpkg-deb", "--fsys-tarfile", deb], check=True, capture_output=True).stdout
-    return tarfile.open(fileobj=io.BytesIO(tar))
+    return debs.find(package)
 
 
 def _inner(member: tarfile.TarInfo) -> str:
@@ -361,7 +348,7 @@ def deb_files(package: str, names: list[str]) -> list[str]:
     root = os.path.join(deb_cache(), package)
     want = {n for n in names if not os.path.isfile(os.path.join(root, n))}
     if want:
-        with _deb_tar(deb) as tf:
+        with debs.data_tar(deb) as tf:
             for m in tf.getmembers():
                 if _inner(m) in want and m.isfile():
                     dst = os.path.join(root, _inner(m))
@@ -381,7 +368,7 @@ def deb_names(package: str, prefix: str, exts=(".jpg", ".jpeg", ".png")) -> list
         return []
     listing = os.path.join(deb_cache(), package, f".{os.path.basename(deb)}.list")
     if not os.path.isfile(listing):
-        with _deb_tar(deb) as tf:
+        with debs.data_tar(deb) as tf:
             names = sorted(_inner(m) for m in tf.getmembers() if m.isfile())
         os.makedirs(os.path.dirname(listing), exist_ok=True)
         with open(f"{listing}.{os.getpid()}.tmp", "w") as fh:

@@ -76,15 +76,14 @@ name.  The choices are seeded by the photo's hash: the same pairs on every run.
 from __future__ import annotations
 
 import functools
-import glob
 import hashlib
 import io
 import json
 import os
 import random
-import tarfile
 import zipfile
 
+from tools import debs
 from tools.eet import largest_jpeg
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -95,7 +94,7 @@ DATA = os.path.join(ROOT, "scoring", "data", "real_captions.jsonl")
 SCENERY = os.path.join(ROOT, "scoring", "data", "scenery_crops.jsonl")
 # Where ``deb:`` paths find their package's .deb (the Makefile's DEB_PKGS, fetched by
 # ``apt-get download`` at setup): packages read without installing them.
-DEB_DIR = os.environ.get("LAIT_DEB_DIR") or os.path.join(ROOT, "out", "debs")
+DEB_DIR = debs.deb_dir()
 N_CROSS, N_JUNK = 3, 4
 # A test split scored too often to be a fresh estimate any more, kept apart from train and val
 # (fourteenth round: the tenth round's); its labelled pairs draw on the test pool, as before.
@@ -157,8 +156,7 @@ def resolve(path: str) -> str:
     paths inside a downloaded .deb: the .deb itself)."""
     if path.startswith("deb:"):
         package = path[len("deb:"):].split(":", 1)[0]
-        found = sorted(glob.glob(os.path.join(DEB_DIR, f"{package}_*.deb")))
-        return found[-1] if found else os.path.join(DEB_DIR, f"{package}_.deb")
+        return debs.find(package, DEB_DIR) or os.path.join(DEB_DIR, f"{package}_.deb")
     if path.startswith("python:"):
         module, _, rest = path[len("python:"):].partition("/")
         mod = __import__(module, fromlist=["__file__"])
@@ -237,20 +235,9 @@ def deb_member(deb: str, inner: str) -> bytes:
 def _deb_files(deb: str) -> dict[str, bytes]:
     """Every picture file (JPEG, PNG, WebP) and presentation template (``.otp``) of a .deb's data
     archive, by its tar name."""
-    with open(deb, "rb") as f:
-        data = f.read()
-    if not data.startswith(b"!<arch>\n"):
-        raise ValueError(f"{deb} is not a Debian package (no ar header)")
-    i = 8
-    while i + 60 <= len(data):
-        name, size = data[i:i + 16].decode("ascii").strip().rstrip("/"), int(data[i + 48:i + 58])
-        if name.startswith("data.tar"):
-            # gz, bz2 and xz (Debian's default) are read by tarfile; zstd is not (a ValueError)
-            with tarfile.open(fileobj=io.BytesIO(data[i + 60:i + 60 + size]), mode="r:*") as t:
-                return {m.name: t.extractfile(m).read() for m in t.getmembers()
-                        if m.isfile() and m.name.lower().endswith((".jpg", ".jpeg", ".png", ".webp", ".otp"))}
-        i += 60 + size + (size & 1)  # members are aligned to even offsets
-    raise ValueError(f"{deb} has no data.tar member")
+    with debs.data_tar(deb) as t:
+        return {m.name: t.extractfile(m).read() for m in t.getmembers()
+                if m.isfile() and m.name.lower().endswith((".jpg", ".jpeg", ".png", ".webp", ".otp"))}
 
 
 

@@ -23,7 +23,7 @@ from PIL import Image
 
 from pipeline.core import storage
 from pipeline.core.errors import UsageError
-from pipeline.core.stats import read_stats
+from pipeline.core.stats import inner_unit_name, read_stats
 from pipeline.steps.write import parquet_files
 from tools import report_charts as charts
 from tools.report_reasons import describe, explain, reason_counts
@@ -260,7 +260,8 @@ def drops_by_unit(steps: list[dict]) -> dict[str, int]:
         unit = unit_of(s["name"])[0]
         out[unit] = out.get(unit, 0) + sum(s["dropped"].values())
         for inner, u in s.get("units", {}).items():
-            out[f"{inner}s"] = out.get(f"{inner}s", 0) + sum(u["dropped"].values())
+            label = inner_unit_name(s["name"], inner)
+            out[label] = out.get(label, 0) + sum(u["dropped"].values())
     return {u: n for u, n in out.items() if n}
 
 
@@ -289,7 +290,7 @@ def render(out_dir: str) -> str:
                if resumed(doc) else "wall time") + '</div></div>']
 
     body.append("<h2>Funnel, per unit</h2>" + charts.funnel(steps))
-    tab = ["<table><tr><th>step / reason</th><th>unit</th><th>in</th><th>kept</th><th>out</th><th>dropped</th><th>why</th></tr>"]
+    tab = ["<table><tr><th>step / reason</th><th>unit</th><th>in</th><th>kept</th><th title='the records handed to the next step (its in): a kept record may give several'>passed on</th><th>dropped</th><th>why</th></tr>"]
     for s in steps:
         u_in, u_out = unit_of(s["name"])
         unit = u_in if u_in == u_out else f"{u_in} → {u_out}"
@@ -301,14 +302,15 @@ def render(out_dir: str) -> str:
         # Smaller units counted inside the step's records (images of a page, ...), each
         # balanced on its own: in = kept + their drops.
         for unit, u in s.get("units", {}).items():
-            tab.append(f'<tr class="unit" data-unit="{esc(unit)}"><td>{esc(unit)}s inside</td><td>{esc(unit)}s</td>'
+            label = inner_unit_name(s["name"], unit)
+            tab.append(f'<tr class="unit" data-unit="{esc(unit)}"><td>{esc(label)} inside</td><td>{esc(label)}</td>'
                        f'<td>{u["in"]}</td><td>{u["kept"]}</td><td></td><td>{sum(u["dropped"].values())}</td><td class="why"></td></tr>')
             for reason, n in sorted(u["dropped"].items(), key=lambda kv: (-kv[1], kv[0])):
                 tab.append(reason_row(reason, n))
     tab.append("</table>")
     body.append("<h2>Drop reasons per step</h2>" + "".join(tab))
     reasons = [(f"{r} ({unit_of(s['name'])[0]})", n) for s in steps for r, n in s["dropped"].items()]
-    reasons += [(f"{r} ({unit}s)", n) for s in steps for unit, u in s.get("units", {}).items()
+    reasons += [(f"{r} ({inner_unit_name(s['name'], unit)})", n) for s in steps for unit, u in s.get("units", {}).items()
                 for r, n in u["dropped"].items()]
     body.append(charts.bar_chart("Drops by reason (unit in brackets)", sorted(reasons, key=lambda kv: (-kv[1], kv[0])),
                                  width=760, color="#E45756", label_w=300, fid="chart-reasons"))

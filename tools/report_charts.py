@@ -100,6 +100,8 @@ def funnel(steps: list[dict], width: int = 580) -> str:
             win, wkept = bw * s["in"] / vmax, bw * s["kept"] / vmax
             out_unit = unit_of(s["name"])[1]
             out_text = f' → {s["out"]} {out_unit}' if out_unit != unit else ""
+            if out_unit == unit and s["out"] > s["kept"]:  # text: a sentence each side, as two
+                out_text = f' → {s["out"]} passed on'
             numbers = f'{s["in"]} in, {s["kept"]} kept{out_text}'
             parts.append(f'<text x="{label_w - 6}" y="{y + 16}" text-anchor="end">{esc(fit(s["name"], label_w - 10))}</text>'
                          f'<rect x="{label_w}" y="{y + 4}" width="{win:.1f}" height="{h - 8}" fill="#c6d7ea"/>'

@@ -115,9 +115,33 @@ def read_stats(path: str) -> dict[str, Any]:
     return doc
 
 
+# stats.json's ``out`` is not a second "kept": it counts the records a step hands to the next
+# (that step's ``in``).  A kept record may be passed on as several (extract: a page's candidate
+# texts; text: a surrounding text with a sentence on each side of its image, as two; pairs: an
+# image's texts), several as one (fetch: the texts of one image URL) or as none (write: to the
+# shards).  Shown as "passed on" (``lait stats``, the report's table).
+FUNNEL_LEGEND = (
+    "in = kept + dropped.  passed on: the records a step hands to the next (that step's in);\n"
+    "a kept record may give several (a page's candidate texts; a text with a sentence on each\n"
+    "side of its image gives two), several may give one (fetch: one image per URL), write none.")
+
+
+# Units counted inside a step's records (``units``), named where the bare name would read as
+# another unit of the funnel: extract's "image"s are the pictures a page's HTML names (<img>,
+# srcset, ...), counted before any fetch, not the fetched images the image steps count (the
+# report's drops card added the two together).  Others are their name, plural: dedup's
+# near-duplicate "image"s are fetched ones, text's "sentence"s, extract's "side"s.
+INNER_UNITS = {("extract", "image"): "page images"}
+
+
+def inner_unit_name(step: str, unit: str) -> str:
+    return INNER_UNITS.get((step, unit), f"{unit}s")
+
+
 def format_funnel(doc: dict[str, Any]) -> str:
-    """The funnel as a text table: step, in, kept, out, then each drop reason indented."""
-    rows = [("step", "in", "kept", "out", "dropped")]
+    """The funnel as a text table: step, in, kept, passed on (stats.json's ``out``), dropped,
+    then each drop reason indented, then :data:`FUNNEL_LEGEND`."""
+    rows = [("step", "in", "kept", "passed on", "dropped")]
     for s in doc["steps"]:
         rows.append((s["name"], str(s["in"]), str(s["kept"]), str(s["out"]),
                      str(sum(s["dropped"].values()))))
@@ -133,7 +157,8 @@ def format_funnel(doc: dict[str, Any]) -> str:
         for reason, n in sorted(step["dropped"].items(), key=lambda kv: (-kv[1], kv[0])):
             lines.append(f"    {reason}: {n}")
         for unit, u in step.get("units", {}).items():
-            lines.append(f"    ({unit}s inside: in {u['in']}, kept {u['kept']})")
+            lines.append(f"    ({inner_unit_name(step['name'], unit)} inside: in {u['in']}, kept {u['kept']})")
             for reason, n in sorted(u["dropped"].items(), key=lambda kv: (-kv[1], kv[0])):
                 lines.append(f"      {reason}: {n}")
+    lines += ["", FUNNEL_LEGEND]
     return "\n".join(lines)

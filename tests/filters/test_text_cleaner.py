@@ -383,6 +383,37 @@ def test_a_side_dropped_beside_a_kept_one_is_counted(cleaner):
                                                                        "text_oov": 2}}}
 
 
+def test_the_text_funnel_row_says_what_passed_on_counts(cleaner, tmp_path):
+    """A surrounding text with a good sentence on each side of its image is one candidate kept
+    and two texts passed on: the funnel showed that as ``out`` above ``kept``, which read as
+    more kept than came in.  The row adds up (in = kept + dropped), the column is named for
+    what it counts, and a legend (the report's chart too) says why it may exceed kept."""
+    import json
+    import re
+
+    from pipeline.core.stats import StepStats, format_funnel
+    from tools.report import render
+
+    two = cand("", source="surrounding",
+               before="ooking for a hotel. We walked all day. The harbour of Hamburg at dawn.",
+               after="Cranes load the ships early in the morning. Later we ate fish.")
+    stats = StepStats("text")
+    for c in (two, cand(GOOD), cand("Click here")):
+        stats.add_event(run(cleaner, c))
+    d = stats.to_dict()
+    assert (d["in"], d["kept"], d["out"], sum(d["dropped"].values())) == (3, 2, 3, 1)
+    funnel = format_funnel({"steps": [d]})
+    header, _, row = funnel.splitlines()[:3]
+    assert header.split() == ["step", "in", "kept", "passed", "on", "dropped"]
+    assert row.split() == ["text", "3", "2", "3", "1"]
+    assert "in = kept + dropped" in funnel and "passed on: the records a step hands to the next" in funnel
+    assert "sentence on each" in funnel  # why a kept text may be passed on as two
+    (tmp_path / "stats.json").write_text(json.dumps({"steps": [d], "config": {}, "timings": {}}))
+    page = render(str(tmp_path))
+    assert re.search(r"<th[^>]*>passed on</th>", page) and "<th>out</th>" not in page
+    assert "3 in, 2 kept → 3 passed on" in page
+
+
 def test_control_characters_are_repaired(cleaner):
     """NUL and other C0/C1 controls are removed (issue 17.8), recorded as a markup edit."""
     out = run(cleaner, cand("A red boat\x00 on the lake\x07 at sunset\x85 with friends"))

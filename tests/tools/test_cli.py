@@ -278,6 +278,28 @@ def test_demo_on_a_busy_port_fails_before_generating(tmp_path, capsys):
     assert not (web / "site.json").exists()  # nothing generated
 
 
+@pytest.mark.parametrize("extra,says", [
+    (["--engine", "local", "--", "x"], "--engine local takes no engine options (after `--`): x"),
+    (["--engine", "spark", "--", "--bogus"], "Spark engine option '--bogus'"),
+    (["--engine", "beam", "--", "--bogus"], "--bogus"),
+    (["--config", "BAD"], "unknown key(s) ['min_wordz']"),
+    (["--out", "FILE"], "exists and is not a directory"),
+])
+def test_demo_with_bad_configuration_fails_before_generating(tmp_path, capsys, extra, says):
+    """A stray engine option, a bad config key or an unusable --out fails at once, in one line,
+    before the sample web is generated (it used to fail in the build, after it)."""
+    from tests.conftest import free_port
+
+    (tmp_path / "bad.yaml").write_text("text:\n  min_wordz: 1\n")
+    (tmp_path / "file").write_text("")
+    extra = [{"BAD": str(tmp_path / "bad.yaml"), "FILE": str(tmp_path / "file")}.get(a, a) for a in extra]
+    web = tmp_path / "web"
+    rc, _, err = run_cli(["demo", "--port", str(free_port()), "--web", str(web),
+                          "--out", str(tmp_path / "out"), "--no-train", *extra], capsys)
+    assert rc == 2 and says in err and len(err.strip().splitlines()) == 1, err
+    assert not (web / "site.json").exists()  # nothing generated
+
+
 def test_features_without_shards_or_samples(tmp_path, capsys):
     rc, _, err = run_cli(["features", str(tmp_path), str(tmp_path / "f"), "--grid", "2",
                           "--quiet"], capsys)

@@ -64,7 +64,9 @@ def test_reasons_counted_without_a_sample_are_named(tmp_path):
 
 def test_the_drops_card_counts_each_unit_apart(tmp_path):
     """The card summed every step's drops into one number: WARC records, pages, images and pairs
-    added together.  It now gives one figure per unit, drops inside a record under their own."""
+    added together.  It now gives one figure per unit, drops inside a record under their own;
+    a page's pictures dropped by extract (icons, logos: never fetched) are "page images", apart
+    from the fetched images the image steps and dedup drop (they were added together)."""
     doc = {"steps": [
         {"name": "read", "in": 5, "kept": 3, "out": 3, "dropped": {"read_not_html": 2}},
         {"name": "language", "in": 3, "kept": 2, "out": 2, "dropped": {"language_not_target": 1}},
@@ -72,14 +74,24 @@ def test_the_drops_card_counts_each_unit_apart(tmp_path):
          "units": {"image": {"in": 9, "kept": 4, "dropped": {"extract_image_icon": 3, "extract_image_logo": 2}}}},
         {"name": "image_size", "in": 6, "kept": 2, "out": 2, "dropped": {"image_size_too_small": 4}},
         {"name": "naturalness", "in": 2, "kept": 2, "out": 2, "dropped": {}},
-        {"name": "score", "in": 2, "kept": 1, "out": 1, "dropped": {"score_irrelevant": 1}}],
+        {"name": "score", "in": 2, "kept": 1, "out": 1, "dropped": {"score_irrelevant": 1}},
+        {"name": "dedup", "in": 1, "kept": 1, "out": 1, "dropped": {},
+         "units": {"image": {"in": 3, "kept": 1, "dropped": {"dedup_near_duplicate": 2}}}}],
         "config": {}, "timings": {}}
     (tmp_path / "stats.json").write_text(json.dumps(doc))
     page = render(str(tmp_path))
     card = re.search(r'<div class="card" id="drops-by-unit">(.*?)</div>', page, re.S).group(1)
     got = dict((u, int(n)) for n, u in re.findall(r'<b data-unit="[^"]+">(\d+) <small>([^<]+)</small></b>', card))
-    assert got == {"WARC records": 2, "pages": 1, "images": 9, "pairs": 1}
-    assert list(got) == ["WARC records", "pages", "images", "pairs"]  # funnel order
+    assert got == {"WARC records": 2, "pages": 1, "page images": 5, "images": 6, "pairs": 1}
+    assert list(got) == ["WARC records", "pages", "page images", "images", "pairs"]  # funnel order
+    # the table's rows and the reasons chart name the same units
+    assert re.search(r'data-unit="image"><td>page images inside</td><td>page images</td>', page)
+    assert re.search(r'data-unit="image"><td>images inside</td><td>images</td>', page)
+    assert "extract_image_icon (page images)" in page and "dedup_near_duplicate (images)" in page
+    from pipeline.core.stats import format_funnel  # lait stats names them alike
+
+    funnel = format_funnel(doc)
+    assert "(page images inside: in 9, kept 4)" in funnel and "(images inside: in 3, kept 1)" in funnel
 
 
 def _one_read_drop(tmp_path, reason: str, url: str, detail: dict) -> str:

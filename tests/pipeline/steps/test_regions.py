@@ -423,7 +423,7 @@ def test_image_and_side_units_balance_and_reach_stats_funnel_and_report(tmp_path
     again = StepStats.from_dict(json.loads(json.dumps(d)))
     assert again.merge(StepStats.from_dict(d)).to_dict()["units"]["image"]["in"] == 12
     funnel = format_funnel({"steps": [d]})
-    assert "(images inside: in 6, kept 1)" in funnel and "extract_image_logo: 1" in funnel
+    assert "(page images inside: in 6, kept 1)" in funnel and "extract_image_logo: 1" in funnel
     assert "extract_image_furniture: 1" in funnel
     # the HTML report lists the unit reasons beside the step's own
     from tools.report import render
