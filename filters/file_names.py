@@ -16,6 +16,11 @@ word is too often a brand's, a station's or a button's name, "Delicious" on
 ``bookmarks/delicious.gif``), and every one is a word of the file name, or one of the two
 starts the other with at most two letters more, both of 5 letters or more ("enchilada" /
 "enchiladas"); a text of more than four content words may miss one in five.
+
+One word names its file only on a picture declared at 150 px or more both ways
+(:func:`names_in_one_word`, nineteenth pass): the text step asks that size and that wordfreq
+know the word ("pierogi" on ``pierogi-2-500x500.jpg``), which a brand's or a button's name
+on a small image does not pass.
 """
 from __future__ import annotations
 
@@ -46,6 +51,14 @@ def file_words(name: str) -> frozenset:
             _CACHE.clear()
         _CACHE[name] = hit
     return hit
+
+
+def names_in_one_word(text: str, name: str) -> bool:
+    """Whether ``text`` is one word of letters only (no hyphen, digit or underscore: slugs
+    such as "Zuppa-Toscana" are as often a card's junk as a name) that is a word of the file
+    ``name`` ("Guacamole" on ``Guacamole-feature-500x500.jpg``).  The caller asks the
+    picture's size and the word's frequency (filters/text.py, nineteenth pass)."""
+    return text.isalpha() and text.lower() in file_words(name)
 
 
 def _matches(word: str, words: frozenset) -> bool:

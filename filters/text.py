@@ -31,7 +31,7 @@ from importlib.util import find_spec
 from wordfreq import available_languages, zipf_frequency
 from wordfreq.language_info import get_language_info
 
-from filters.file_names import named_by_file, named_by_image, titled_by_file
+from filters.file_names import named_by_file, named_by_image, names_in_one_word, titled_by_file
 from filters.language import LanguageId, check_targets, primary_subtag
 from filters.sentences import sentences_next_to_image
 from filters.text_facts import TextFacts
@@ -39,6 +39,7 @@ from filters.text_rules import (
     BIT,
     GATED,
     HAS_LETTER,
+    ONE_WORD,
     RULE_NAMES,
     RULES,
     Reject,
@@ -129,6 +130,13 @@ class TextCleanerConfig:
         return self
 
 
+# A one-word name counts on a picture declared (or named, or asked of its server) at this size
+# or more both ways (nineteenth pass, docs/captions.md): on dev, "pierogi", "Guacamole" (500
+# px), "snickerdoodles" (600x800), "megaphone" (158x210) are good; the one-word texts naming
+# smaller or undeclared images' files are mostly junk ("Gold" on gold_32.png, "zig", "Kate" at
+# 300x125, "Unknown" at 210x106).
+ONE_WORD_PX = 150
+
 # The regions (pipeline/steps/regions.py; "content" outside them) where a picture's own text may
 # be as short as ``min_words_own``: two-word alts in the header, footer, navigation or an author
 # box are brand, station and author names ("Purina Beyond", "Rooster 101.9", "Daniel Bader").
@@ -142,7 +150,7 @@ class _Ctx:
                  "norm_words", "named")
 
     def __init__(self, cleaner: "TextCleaner", page_lang: str, norm: str = "",
-                 norm_words: int = 0, named: bool = False):
+                 norm_words: int = 0, named: int = False):
         self.cleaner = cleaner
         self.config: TextCleanerConfig = cleaner.config  # an attribute: rules read it often
         self.meta: dict = {"text_edits": []}
@@ -153,8 +161,9 @@ class _Ctx:
         # The whitespace-normalised text and its number of words (len(norm.split())), known
         # from the normalisation: the length rule counts no text twice.
         self.norm, self.norm_words = norm, norm_words
-        # The text names its picture's file (filters/file_names.py): it may be one word, all
-        # capitals (title-cased) and out of vocabulary.
+        # The text names its picture's file (filters/file_names.py): it may be all capitals
+        # (title-cased) and out of vocabulary; ONE_WORD: it is one word (the length rule lets
+        # it by).
         self.named = named
 
     @property
@@ -238,6 +247,7 @@ class TextCleaner(BatchMapStage):
         self._name_reasons = frozenset(self.reason(w) for w in ("all_caps", "oov",
                                                                  "not_target"))
         self._not_target = self.reason("not_target")
+        self._too_short = self.reason("too_short")
         self._drops: dict[str, Drop] = {}
         self._cache: OrderedDict = OrderedDict()
 
@@ -292,14 +302,16 @@ class TextCleaner(BatchMapStage):
     # one text ------------------------------------------------------------------------------
 
     def clean(self, text: str, page_lang: str = "", own: bool = False,
-              file_name: str = "", image_text: str = "") -> tuple[str | None, str, dict, int]:
+              file_name: str = "", image_text: str = "", width: int | None = None,
+              height: int | None = None) -> tuple[str | None, str, dict, int]:
         """``(cleaned text or None, drop reason or "", meta, index of the deciding rule)``.
 
         ``own``: the text is a picture's own (see :meth:`own_text`), which may be shorter;
         ``file_name``: its picture's file name (a text naming it is judged as in
         :meth:`_named`); ``image_text``: for a surrounding text, its picture's own texts
         (``meta["image_text"]``: a short text whose words are all there is kept as a
-        picture's own text is, :func:`named_by_image`)."""
+        picture's own text is, :func:`named_by_image`); ``width``, ``height``: its picture's
+        declared size (a one-word own text may name it, :meth:`_word_name`)."""
         if self._zipf is None:
             self.setup()
         key = (text, page_lang)
@@ -309,6 +321,8 @@ class TextCleaner(BatchMapStage):
             self._store(key, result)
         if file_name and self._may_name(result, own) and named_by_file(text, file_name):
             return _fresh(self._named(text, page_lang))
+        if own and result[0] is None and file_name:
+            result = self._word_name(result, text, page_lang, file_name, width, height)
         result = self._titled(result, text, file_name)  # a drop passes _short unchanged
         if not own and image_text and result[0] is not None:
             own = named_by_image(text, image_text)
@@ -335,16 +349,30 @@ class TextCleaner(BatchMapStage):
         at three words or fewer (the lang rule lets only such names by)."""
         return result[1] != self._not_target or result[2].get("n_words", 99) <= 3
 
-    def _named(self, text: str, page_lang: str) -> tuple:
+    def _word_name(self, result: tuple, text: str, page_lang: str, file_name: str,
+                   width: int | None, height: int | None) -> tuple:
+        """A picture's own text dropped as too short that is one word naming its file, on a
+        picture declared at ``ONE_WORD_PX`` or more both ways, and a word wordfreq knows in
+        the page's language ("pierogi" on ``pierogi-2-500x500.jpg``; not "pestochicken"):
+        judged as a name of its file (:meth:`_named`, one word let by).  Any other result as
+        it is (nineteenth pass, docs/captions.md)."""
+        if result[1] != self._too_short or not width or not height \
+                or width < ONE_WORD_PX or height < ONE_WORD_PX \
+                or not names_in_one_word(text, file_name) \
+                or self.zipf_for(page_lang)[text.lower()] <= 0:
+            return result
+        return self._named(text, page_lang, ONE_WORD)
+
+    def _named(self, text: str, page_lang: str, named: int = True) -> tuple:
         """The result of a text that names its picture's file (filters/file_names.py): the
         rules run with ``named`` set, so such a text may be all capitals (title-cased: an
         edit), out of vocabulary and, of three words or fewer, of no target language; and it
         counts as the picture's own text wherever it sits (two words are enough: "Bourbon
         Balls" beside ``Bourbon-Balls-4-150x150.jpg``).  Rare; cached apart."""
-        key = (text, page_lang, True)
+        key = (text, page_lang, named)
         result = self._cached(key)
         if result is None:
-            result = self._begin(text, page_lang, len(self.rules), named=True)
+            result = self._begin(text, page_lang, len(self.rules), named=named)
             self._store(key, result)
         return result
 
@@ -389,7 +417,7 @@ class TextCleaner(BatchMapStage):
                 except KeyError:
                     break
 
-    def _begin(self, text: str, page_lang: str, stop: int, named: bool = False):
+    def _begin(self, text: str, page_lang: str, stop: int, named: int = False):
         """Normalises ``text`` and runs the rules before index ``stop``: a result tuple when
         that decides the text, else the ``_Ctx`` (holding the text) to go on from ``stop``."""
         parts = text[: self.config.max_input_chars].split()
@@ -522,6 +550,11 @@ class TextCleaner(BatchMapStage):
                 if result[1] in self._name_reasons and self._nameable(result) and \
                         named_by_file(sentence, cand.meta.get("file_name", "")):
                     result = self._named(sentence, page_lang)
+                elif result[1] == self._too_short and cand.meta.get("file_name") and \
+                        self.own_text(cand):
+                    meta = cand.meta
+                    result = self._word_name(result, sentence, page_lang, meta["file_name"],
+                                             meta.get("img_width"), meta.get("img_height"))
             elif result[2].get("n_words", min_words) < min_words:
                 if own is None:
                     own = self.own_text(cand)

@@ -811,6 +811,11 @@ def lead_in(text, ctx=None):
 
 
 # 19-21. length window, language, out-of-vocabulary ratio (need the cleaner: ctx) --------------
+# ``ctx.named`` of a one-word text naming its declared picture's file (filters/text.py,
+# TextCleaner._word_name, nineteenth pass): the length rule lets it by.
+ONE_WORD = 2
+
+
 def length(text, ctx):
     cfg = ctx.config
     # The words of an unedited ASCII text are the parts the cleaner joined them from.
@@ -818,7 +823,8 @@ def length(text, ctx):
     ctx.meta["n_words"] = n
     # From min_words_own words on, a shorter text goes on: the text step keeps it only as a
     # picture's own text (TextCleaner.own_text), and drops it as text_too_short elsewhere.
-    if (n < cfg.min_words_own and n < cfg.min_words) or len(text) < cfg.min_chars:
+    if (n < cfg.min_words_own and n < cfg.min_words and ctx.named != ONE_WORD) \
+            or len(text) < cfg.min_chars:
         return _reject("too_short")
     if n > cfg.max_words or len(text) > cfg.max_chars:
         return _reject("too_long")

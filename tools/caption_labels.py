@@ -102,7 +102,9 @@ def items_of_page(name: str, extract, cleaner, folder: str = PAGES_EN, language=
             text, reason, meta, _ = cleaner.clean(piece, cand.page_lang or "",
                                                   cleaner.own_text(cand),
                                                   cand.meta.get("file_name", ""),
-                                                  cand.meta.get("image_text", ""))
+                                                  cand.meta.get("image_text", ""),
+                                                  cand.meta.get("img_width"),
+                                                  cand.meta.get("img_height"))
             # Labels name the image the page shows: a thumbnail whose larger version became
             # the candidate (meta "shown_url", extract.SIZE_ROLES) is found under its own URL.
             out.append({"page": name, "image_url": cand.meta.get("shown_url", cand.image_url),

@@ -1,7 +1,7 @@
 """A text naming its picture's file (filters/file_names.py)."""
 import pytest
 
-from filters.file_names import file_words, named_by_file, titled_by_file
+from filters.file_names import file_words, named_by_file, names_in_one_word, titled_by_file
 
 
 def test_file_words_split_names_camel_case_and_drop_numbers_and_stop_words():
@@ -58,3 +58,12 @@ def test_a_final_year_is_part_of_the_title_not_a_running_number():
     assert titled_by_file("Bridge 2100", "Bridge-2100.jpg")
     assert titled_by_file("Botany 2022 3", "Botany-2022-3.jpg")  # a year, then its counter
     assert titled_by_file("Reichsbürger 20", "Reichsbürger-20.jpg")
+
+
+def test_one_word_of_letters_that_is_a_word_of_the_file_names_it():
+    # nineteenth pass: the text step adds the picture's size and the word's frequency
+    assert names_in_one_word("Guacamole", "Guacamole-feature-500x500.jpg")
+    assert names_in_one_word("pierogi", "pierogi-2-500x500.jpg")
+    assert not names_in_one_word("Zuppa-Toscana", "zuppa-toscana-500x500.jpg")
+    assert not names_in_one_word("Plate", "file-11.jpg")
+    assert not names_in_one_word("DSC_0543", "dsc_0543-scaled.jpg")

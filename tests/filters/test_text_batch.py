@@ -58,7 +58,9 @@ def reference_event(cleaner: TextCleaner, cand: Candidate):
         text, reason, meta, at = cleaner.clean(sentence, cand.page_lang or "",
                                                cleaner.own_text(cand),
                                                cand.meta.get("file_name", ""),
-                                               cand.meta.get("image_text", ""))
+                                               cand.meta.get("image_text", ""),
+                                               cand.meta.get("img_width"),
+                                               cand.meta.get("img_height"))
         if text is None:
             best = max(best, (at, reason))
             continue

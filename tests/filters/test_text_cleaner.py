@@ -450,6 +450,35 @@ def test_a_text_naming_its_pictures_file_is_judged_as_the_pictures_name(cleaner)
                              file_name="city-guide-barcelona.jpg")) == Drop("text_too_short")
 
 
+def test_one_word_naming_its_declared_pictures_file_is_kept(cleaner):
+    # nineteenth pass: a picture's own text of one word that is a word of its file's name,
+    # known to wordfreq, on a picture declared at 150 px or more both ways, is kept (the batch
+    # path and clean() alike); not smaller or undeclared, not a hyphenated slug, not a
+    # run-together unknown word, not a surrounding text, not beside another file
+    big = {"img_width": 500, "img_height": 500}
+    ev = run(cleaner, cand("pierogi", file_name="pierogi-2-500x500.jpg", **big))
+    assert isinstance(ev, Keep) and ev.outputs[0].text == "pierogi"
+    assert cleaner.clean("Guacamole", "en", True, "Guacamole-feature-500x500.jpg",
+                         width=500, height=500)[0] == "Guacamole"
+    # out of vocabulary at the oov rule's threshold, kept as a name of its file
+    assert isinstance(run(cleaner, cand("snickerdoodles", img_width=600, img_height=800,
+                                        file_name="snickerdoodles-featured-600x800.jpg")), Keep)
+    for text, name, meta in (
+            ("pierogi", "pierogi-2-500x500.jpg", {"img_width": 100, "img_height": 100}),
+            ("pierogi", "pierogi-2-500x500.jpg", {}),
+            ("pierogi", "DSC00954.jpg", big),
+            ("Zuppa-Toscana", "zuppa-toscana-500x500.jpg", big),
+            ("pestochicken", "pestochicken.jpg", big)):
+        assert run(cleaner, cand(text, file_name=name, **meta)) == Drop("text_too_short"), text
+    assert run(cleaner, cand("", source="surrounding", before="", after="pierogi",
+                             file_name="pierogi-2-500x500.jpg", **big)) == Drop("text_too_short")
+    assert cleaner.clean("pierogi", "en", False, "pierogi-2-500x500.jpg", width=500,
+                         height=500)[1] == "text_too_short"
+    # the other rules still judge it: a button's word is boilerplate
+    assert run(cleaner, cand("Subscribe", file_name="subscribe-500x500.jpg", **big)) \
+        == Drop("text_boilerplate")
+
+
 def test_a_cms_title_of_the_file_name_with_its_number_is_a_file_name(cleaner):
     # seventh pass: "Half Life Alyx 1" on Half-Life-Alyx-1-300x200.jpg is the upload's name,
     # dropped as text_filename by the batch path and clean() alike; not beside another file
