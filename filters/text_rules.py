@@ -72,7 +72,8 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | judged by it ("Amrita Deonarine", "Enchilada Suizas"), nor    |                         |
 |    |                |            | one with a comma or a particle ("Oligokyphus, a Cynodont")    |                         |
 |    |                |            | ; Title-case words count as known outside German ("Diri Kole  |                         |
-|    |                |            | ak Pwa recipe", "Foglio Wall ... Tobia Scarpa")               |                         |
+|    |                |            | ak Pwa recipe", "Foglio Wall ... Tobia Scarpa"); a text kept  |                         |
+|    |                |            | over the bound records why in ``meta["oov_by"]``              |                         |
 
 Two-word captions ("Tom Brady", "Philly Cheesesteak") are kept when they are a picture's own
 text (alt, title, figcaption) outside the page's furniture (``text.min_words_own`` = 2; the
@@ -927,10 +928,17 @@ def oov(text, ctx):
     n_oov = sum(map(float(ctx.config.zipf_threshold).__gt__, map(zipf.__getitem__, words)))
     ratio = n_oov / len(words)
     ctx.meta["oov_ratio"] = round(ratio, 4)
-    if ratio > ctx.config.max_oov_ratio and not ctx.named and not (
-            len(words) <= 3 and _NAME_RE.match(text.rstrip(" -–—|:;,."))) \
-            and not _names_known(text, zipf, ctx):
-        return _reject("oov")
+    if ratio > ctx.config.max_oov_ratio:
+        # Which exemption let it past, recorded as ``lang_by`` is: the ratio stays the plain
+        # share of rare words, so a kept text over the bound says why it was kept.
+        if ctx.named:
+            ctx.meta["oov_by"] = "image_name"
+        elif len(words) <= 3 and _NAME_RE.match(text.rstrip(" -–—|:;,.")):
+            ctx.meta["oov_by"] = "name"
+        elif _names_known(text, zipf, ctx):
+            ctx.meta["oov_by"] = "title_case"
+        else:
+            return _reject("oov")
     return text
 
 

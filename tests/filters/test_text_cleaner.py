@@ -165,6 +165,9 @@ def test_title_case_names_in_a_longer_text_are_not_judged_by_its_vocabulary(clea
                  "Foglio Wall Glossy White - Flos - Tobia Scarpa - from Icône"):
         out, reason, meta, _ = cleaner.clean(text, "en")
         assert out is not None and meta["oov_ratio"] > 0.5, (text, reason)
+        assert meta["oov_by"] == "title_case"  # the kept record says which exemption let it past
+    # a text within the bound needs no exemption and records none
+    assert "oov_by" not in cleaner.clean("a golden retriever on the beach at dawn", "en")[2]
     # lower-case or mixed-case unknown words still count ("8bPqxyodoUk", a file's hash)
     for text in ("michael muthee 8bPqxyodoUk unsplash", "zxqv blorf Wizzle frumble"):
         assert cleaner.clean(text, "en")[1] == "text_oov", text
