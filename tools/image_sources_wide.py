@@ -508,6 +508,56 @@ def candidate_sources() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
              "visp_screens": visp_screens()})
 
 
+# --- the tenth round's train sources (shipped with its heads, docs/images.md) ---
+# Red Eclipse's rendered sky faces (redeclipse-data, 862 MB): the marbled colour ``skylump2``
+# set and the ``interstellar`` nebula clouds (its flat ``dn`` face out); the grey ``skylump``,
+# white, gradient and cloud sets out (greyscale procedural images cost val photos in the
+# seventh round; sky renders that look like sky photos are ambiguous).
+REDECLIPSE_SKIES = "usr/share/games/redeclipse/data/skyboxes/"
+# Mandelbulber's colour textures (mandelbulber2-data): fractal swirls and envmaps, Voronoi
+# mosaics, cloudy noise, a gradient, a normal map.  Out: envmap5 (a blurred butterfly photo),
+# envmap6 (a sunset photo), lightmap3 (a blurred photo), the colour wheel, checker, grey
+# gradient, dot and "material not defined" cards.
+MANDELBULBER_TEXTURES = [f"usr/share/mandelbulber2/textures/{n}" for n in (
+    "background.jpg", "background2.jpg", "background3.jpg", "background4.jpg", "color_texture.jpg",
+    "diffusion_texture.jpg", "displacement_texture.jpg", "envmap.jpg", "envmap2.jpg", "envmap3.jpg",
+    "envmap4.JPG", "lightmap.jpg", "normal_map_texture.jpg", "reflectance_texture.jpg",
+    "roughness_texture.jpg", "transparency_texture.jpg")]
+# LemonLDAP::NG's portal backgrounds (liblemonldap-ng-portal-perl, 3 MB): Wikimedia Commons
+# landscape photos, 1280 px: an autumn forest stream, snow-laden conifers, Cedar Breaks' red
+# rock, snowy spruces before Parry Peak, the Aletsch glacier behind Swiss pines.  Out: the
+# Anse Source d'Argent beach, another photo of the beach in off-limits tuxtype-data's kcas2.jpg.
+LEMONLDAP = "usr/share/lemonldap-ng/portal/htdocs/static/common/backgrounds/"
+LEMONLDAP_PHOTOS = [LEMONLDAP + n for n in (
+    "1280px-Autumn-clear-water-waterfall-landscape_-_Virginia_-_ForestWander.jpg",
+    "1280px-BrockenSnowedTrees.jpg", "1280px-Cedar_Breaks_National_Monument_partially.jpg",
+    "1280px-Parry_Peak_from_Winter_Park.jpg", "Aletschgletscher_mit_Pinus_cembra1.jpg")]
+# Few-photo sources written without the photo_bw / photo_lowkey variants: the tenth round's
+# heads were fitted on LemonLDAP's crops alone (tools/naturalness_data.py).
+NO_VARIANTS = ("lemonldap_photos",)
+
+
+def redeclipse_skies() -> list[str]:
+    names = [n for n in deb_names("redeclipse-data", REDECLIPSE_SKIES)
+             if os.path.basename(n).startswith("skylump2_")
+             or (os.path.basename(n).startswith("interstellar_") and "_dn" not in n)]
+    return deb_files("redeclipse-data", names)
+
+
+def mandelbulber_textures() -> list[str]:
+    return deb_files("mandelbulber2-data", MANDELBULBER_TEXTURES)
+
+
+def lemonldap_photos() -> list[str]:
+    return deb_files("liblemonldap-ng-portal-perl", LEMONLDAP_PHOTOS)
+
+
+def tenth_round_sources() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The tenth round's train sources: (natural, non-natural) groups."""
+    return ({"lemonldap_photos": lemonldap_photos()},
+            {"redeclipse_skies": redeclipse_skies(), "mandelbulber_textures": mandelbulber_textures()})
+
+
 def test7_sources() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """The seventh round's fresh test split: (natural, non-natural) groups."""
     return ({"labelme_goexif_photos": labelme_photos(), "eyes17_photos": eyes17_photos()},

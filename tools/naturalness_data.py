@@ -25,7 +25,7 @@ from tools.image_sources import (
     nonnatural_sources,
     spread,
 )
-from tools.image_sources_wide import candidate_sources
+from tools.image_sources_wide import NO_VARIANTS, candidate_sources
 from tools.photo_variants import write_variants
 from tools.render_graphics import KINDS, render
 
@@ -173,7 +173,8 @@ def make_data(out: str, seed: int = 0, splits=TRAIN_SPLITS, candidates: bool = F
 
     # Variants of the few-photo sources' crops only: the many-photo ones carry their own
     # variety (dark deep-sky photos, night monuments), and the variants stay as they were.
-    counts.update(write_variants(out, sorted(s for s, f in nat.items() if len(f) <= FEW_PHOTOS), seed))
+    counts.update(write_variants(out, sorted(s for s, f in nat.items()
+                                             if len(f) <= FEW_PHOTOS and s not in NO_VARIANTS), seed))
     for source, files in oth.items():
         if not source.startswith(WHOLE_FILE_SOURCES):  # wallpapers, logos, renders: crops, as photos
             for path, stem in zip(files, _stems(files)):

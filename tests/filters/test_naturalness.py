@@ -141,11 +141,12 @@ def test7_report(image_models):
 def test_accuracy_on_the_fresh_test7_split(test7_report):
     report = test7_report
     assert report["n_natural"] >= 30 and report["n_other"] >= 100
-    # A regression guard at what the shipped heads scored there, once (docs/images.md, seventh
-    # round: accuracy 0.775, balanced 0.736, photos kept 0.657 = 23/35, others 0.816 = 84/103),
-    # the same on every CPU; the bounds leave about one image.  Far below issue 15's 0.95.
-    assert report["accuracy"] >= 0.765 and report["balanced_accuracy"] >= 0.72
-    assert report["natural_accuracy"] >= 0.62 and report["other_accuracy"] >= 0.80
+    # A regression guard at what the shipped heads score there (docs/images.md, tenth round's
+    # TL, test7's second score, no longer fresh: accuracy 0.768, balanced 0.732, photos kept
+    # 0.657 = 23/35, others 0.806 = 83/103; the seventh round's heads 0.775 / 0.736 / 23/35 /
+    # 84/103), the same on every CPU; the bounds leave about one image.  Far below issue 15's 0.95.
+    assert report["accuracy"] >= 0.76 and report["balanced_accuracy"] >= 0.72
+    assert report["natural_accuracy"] >= 0.62 and report["other_accuracy"] >= 0.79
     assert report["precheck"]["fired_natural"] == 0
 
 
