@@ -22,10 +22,13 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 | 5  | dimension      | edit       | `800x600`, `1920 × 1080 px`, `300px` (not `100 x 80 cm`)      | text_dimension          |
 | 6  | credit         | edit       | photo credits: `© ...`, `Photo: J. Doe/AP`, `Photo by ... on  | text_credit             |
 |    |                |            | Unsplash`, a final `(DW/J. Hitz)`, stock agencies; a whole    |                         |
-|    |                |            | text `Courtesy of X` (<= 6 words)                             |                         |
+|    |                |            | text `Courtesy of X` (<= 6 words) or a bare credit line       |                         |
+|    |                |            | `Spencer Platt/Getty`, `Andrew A. Nelles/AP`                  |                         |
 | 7  | boilerplate    | drop       | the whole text is `logo`, `image`, `click here`, `photo of`,  | text_boilerplate        |
-|    |                |            | `ACME logo`, `search icon`, `Powered by ...` (wordlist), or   |                         |
-|    |                |            | it holds site furniture (`we use cookies`, `privacy policy`)  |                         |
+|    |                |            | `ACME logo`, `search icon`, `Powered by ...` (wordlist), a    |                         |
+|    |                |            | rating (`2 out of 5 stars`) or a section flag (`Food & Drink: |                         |
+|    |                |            | Recipes, reviews & more`), or it holds site furniture (`we    |                         |
+|    |                |            | use cookies`, `privacy policy`)                               |                         |
 | 8  | promo          | drop       | `buy now`, `add to cart`, `free shipping`, `20% off`,         | text_promo              |
 |    |                |            | coupon / promo codes                                          |                         |
 | 9  | price          | drop       | prices (`$19.99`, `19,99 €`, `EUR 20`; not `$5 million`)      | text_price              |
@@ -420,9 +423,43 @@ def _has_label_hint(low: str) -> bool:
             or "credit" in low or "source" in low or "quelle" in low or "créd" in low)
 
 
+# A bare credit line, whole (twentieth pass): "Spencer Platt/Getty", "Andrew A. Nelles/AP",
+# "Paul Moseley/Fort Worth Star-Telegram/TNS via Getty Images".  Cutting the agency's words
+# (below) would keep the photographer's name as if it were a caption.  Two to four parts split
+# by "/", each of 1-6 words, one of them an agency (or "... via Getty Images"), every other
+# word capitalised, an initial or a name particle.
+_BARE_AGENCY_RE = re.compile(
+    r"(?:getty(?: images)?(?: news| sport| entertainment)?|ap(?: photo| images)?|reuters|afp"
+    r"|epa(?:-efe)?|tns|invision|shutterstock(?:\.com)?|istock(?:photo)?|alamy|corbis"
+    r"|imagn(?: images)?|usa today(?: sports| network)?|bloomberg|dpa|picture[ -]alliance"
+    r"|zuma(?: press| wire)?|rex(?: features)?|nurphoto|sipa(?: usa)?|anadolu(?: agency)?"
+    r"|wireimage|filmmagic|uncredited|.+ via getty images)", re.I)
+_NAME_PARTICLES = frozenset("de van von der del da di la le al bin via".split())
+
+
+def bare_credit(text: str) -> bool:
+    """Whether the whole ``text`` is a credit line "Name/Agency" (see above)."""
+    parts = (text[2:] if text.startswith("- ") else text).split("/")
+    if not 2 <= len(parts) <= 4:
+        return False
+    agency, n = False, 0
+    for part in parts:
+        words = part.split()
+        n += len(words)
+        if not 1 <= len(words) <= 6:
+            return False
+        if _BARE_AGENCY_RE.fullmatch(" ".join(words)):
+            agency = True
+        elif not all(w[:1].isupper() or w in _NAME_PARTICLES for w in words):
+            return False
+    return agency and n <= 12
+
+
 def credit(text, ctx=None):
     f = facts(text, ctx)
     low = f.low
+    if "/" in text and bare_credit(text):
+        return ""  # the whole text is a credit line
     if low.startswith("courtesy") and len(f.words) <= 6 and _COURTESY_RE.match(low):
         return ""  # the whole text is a credit: "Courtesy of TeleGeography.", "Courtesy: NASA"
     m = _COPYRIGHT_RE.search(text) if "©" in text or "(c)" in low or "copyright" in low else None
@@ -491,10 +528,29 @@ _UI_WORDS = frozenset("pin it print save share tweet email mail bookmark and jum
 _BOILER_PHRASES = PhraseSet(load_wordlists("boilerplate_phrases"))
 
 
+# A rating widget's text, whole (twentieth pass): "2 out of 5 stars", "5 stars", "Rated 4.5
+# out of 5 stars", "4 Stars: Favorite", "3 von 5 Sternen", "4 étoiles".
+_RATING_RE = re.compile(r"(?:rated\s+)?\d+(?:[.,]\d+)?\s*(?:(?:out of|of|von|sur|/)\s*\d+"
+                        r"(?:[.,]\d+)?\s*)?(?:stars?|sternen?|étoiles?)"
+                        r"(?:\s*[:\-–]\s*[^\W\d_]+)?\.?", re.I)
+# A section's promo box, whole (twentieth pass): "Food & Drink: Recipes, reviews & more",
+# "Entertainment: Movies, music, clubs and more": a label of 1-4 words, then 2-5 items of
+# 1-3 words split by commas, then "& more" / "and more".
+_W = r"[^\W\d_][\w'’-]*"
+_SECTION_FLAG_RE = re.compile(rf"{_W}(?: (?:&|{_W})){{0,3}}: {_W}(?: {_W}){{0,2}}"
+                              rf"(?:, {_W}(?: {_W}){{0,2}}){{1,4}},? (?:&|and) more\.?")
+
+
 def boilerplate(text, ctx=None):
     # The whole-text checks only need the start of a long text (the patterns are prefixes).
     f = facts(text, ctx)
     low, words = f.low, f.words
+    if text[:1].isdigit() or low.startswith("rated"):
+        if len(text) <= 40 and _RATING_RE.fullmatch(text):
+            return _reject("boilerplate")
+    elif low.endswith(("more", "more.")) and ":" in text \
+            and _SECTION_FLAG_RE.fullmatch(text):
+        return _reject("boilerplate")
     if f.cls is not None and len(low) <= 60 and "'" not in low and "’" not in low:
         norm = " ".join(words)  # without apostrophes the words are the letter runs
         first = words[0] if words else ""
@@ -1070,7 +1126,10 @@ def may_fire(f) -> int:
     symbols = sym.count("p")
     if symbols:
         # credit's own tests: "(c)", a final parenthesis, a credit label.
-        if text.endswith((")", "]")) or "(c)" in low or (":" in text and _has_label_hint(low)):
+        # ... and a bare credit line, "Name/Agency" (twelve words at most, a space either
+        # side of each of three slashes)
+        if text.endswith((")", "]")) or "(c)" in low or (":" in text and _has_label_hint(low)) \
+                or ("/" in text and sym.count(" ") <= 17):
             bits |= BIT["credit"]
         if "://" in text:
             bits |= BIT["url"]

@@ -372,7 +372,9 @@ def main(argv=None) -> int:
             print(f"LOST  [{lab['source']}] {why:24} {lab['text'][:110]!r}  {lab['page'][:40]}")
         for lab, item in leaked:
             print(f"LEAK  [{lab['source']}] {lab['text'][:120]!r}  {lab['page'][:40]}")
-    print(json.dumps(result[args.split or "all"]["all"]))
+    # a labels file of stratified samples only (--labels) has no headline group
+    if (args.split or "all") in result:
+        print(json.dumps(result[args.split or "all"]["all"]))
     return 0
 
 

@@ -1,15 +1,16 @@
 """The cleaning rules as they were written before their fast paths (round 3 of issue #5):
 straightforward code that the tests hold the fast versions to (same output on the real
 pages' texts and their mutations).  Patterns and word lists are the rules' own.  Issue 14
-changed credit on purpose (a final [bracketed] credit, "Photo credit X" without a colon), here
-as in the rule."""
+changed credit on purpose (a final [bracketed] credit, "Photo credit X" without a colon; a bare
+credit line "Spencer Platt/Getty", twentieth pass), here as in the rule."""
 from filters.text_facts import facts, letter_words
 from filters.text_rules import (_AGENCY_RE, _AGENCY_WORDS, _CAMERA_HINTS, _CAMERA_RE,
                                 _COPYRIGHT_RE, _CREDIT_LABEL_RE, _DIGITS3_RE, _DUP_OK, _DUP_RE,
                                 _EXT_HINT_RE, _FILE_RE, _HASH_RE, _HASHTAG_RE, _HEX12_RE,
                                 _LIST_JOINERS,
                                 _WHOLE_FILE_RE, _LABEL_HINTS, _PAREN_CREDIT_RE, _PHOTO_BY_RE, _SEP_RE, _SLUG_RE,
-                                _UPPER2_RE, STOPWORDS, Reject, _dot_letter, lower_words)
+                                _UPPER2_RE, STOPWORDS, Reject, _dot_letter, bare_credit,
+                                lower_words)
 
 
 def keyword_list(text, ctx=None):
@@ -79,6 +80,8 @@ def filename(text, ctx=None):
 def credit(text, ctx=None):
     f = facts(text, ctx)
     low = f.low
+    if bare_credit(text):
+        return ""
     m = _COPYRIGHT_RE.search(text) if "©" in text or "(c)" in low or "copyright" in low else None
     if m is not None:
         rest = text[m.end():]

@@ -53,20 +53,20 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in range(2, 19)
+        assert lab.get("sample", 2) in range(2, 20)
         # samples 5, 10, 12 are stratified by region (header / footer / menu images), sample 11
         # and 13 by a stratum of their own ("larger": thumbnails naming a larger version;
-        # "resize": thumbnails a resizing CDN serves small), samples 14 to 18 are random draws
+        # "resize": thumbnails a resizing CDN serves small), samples 14 to 19 are random draws
         # capped at 3 items a site ("capped": no plain random draw, so reported on its own): they say so
         # and name each item's stratum, so that measure() keeps them out of the split's figures
         assert (lab.get("sample") in (5, 10, 12)) == (lab.get("stratified") == "region"), lab
-        assert (lab.get("sample") in (11, 13, 14, 15, 16, 17, 18)) == (lab.get("stratified") == "stratum"), lab
+        assert (lab.get("sample") in (11, 13, 14, 15, 16, 17, 18, 19)) == (lab.get("stratified") == "stratum"), lab
         if lab.get("stratified") == "region":
             assert lab["region"] in ("nav", "header", "footer") and lab["split"] == "dev"
         if lab.get("stratified") == "stratum":
             assert lab["stratum"] == {11: "larger", 13: "resize", 14: "capped",
                                       15: "capped", 16: "capped", 17: "capped",
-                                      18: "capped"}[lab["sample"]] \
+                                      18: "capped", 19: "capped"}[lab["sample"]] \
                 and lab["split"] == "dev"
     counts = Counter(lab["label"] for lab in labels)
     assert len(labels) >= 200 and min(counts.values()) >= 35, counts
@@ -184,14 +184,23 @@ def test_the_fresh_dev_sample_14(english):
 # the pass's rule W (a one-word name of its declared picture's file, 3f89374): junk kept 0.110
 # (9 of 82), good lost 0.045 (1 of 22: a 35 px head), the pass's fresh estimate.  Good lost
 # meets the issue's 0.05 on a fresh sample for the first time; junk kept does not (xfail).
-# Not mined.
+# Mined in the twentieth pass: a rating ("2 out of 5 stars") and a section flag ("Entertainment:
+# Movies, music, clubs and more") are boilerplate: 0.085 (7 of 82), still over 0.08.
+# Sample 19 (twentieth pass): 130 more English dev items nobody had read (seed 20261144, at
+# most 3 a site, 93 sites: 19 good, 85 junk, 26 vague), labelled by eye and committed (69b66f4)
+# before anything was measured on them, then measured once on main's rules (22b1ef8): junk
+# kept 0.071 (6 of 85), good lost 0.053 (1 of 19: a one-word alt, "sweater"), the pass's fresh
+# estimate.  Mined after that (docs/captions.md, "Twentieth pass"): a bare credit line
+# ("Spencer Platt/Getty") is text_credit: 0.059 (5 of 85).  Junk kept meets the issue's 0.08;
+# good lost misses 0.05 by that one item (xfail below).
 @pytest.mark.parametrize("sample,max_junk_kept,max_good_lost", [(15, 0.08, 0.07),
                                                                 (16, 0.04, 0.07),
                                                                 (17, 0.08, 0.18),
-                                                                (18, 0.12, 0.05)])
+                                                                (18, 0.09, 0.05),
+                                                                (19, 0.07, 0.06)])
 def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
     fresh = english[f"dev-s{sample}"]["all"]
-    assert fresh["n_good"] >= 22 and fresh["n_junk"] >= 75
+    assert fresh["n_good"] >= 19 and fresh["n_junk"] >= 75
     assert fresh["junk_kept"] <= max_junk_kept
     assert fresh["good_lost"] <= max_good_lost
 
@@ -210,7 +219,11 @@ def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
         "measured once; 0.167, 5 of 30, after the eighteenth pass's changes: two heads of "
         "45 px or less, a one-word alt, a menu picture, a 300x250 crop's side; "
         "docs/captions.md)"))),
-    18])
+    18,
+    pytest.param(19, marks=pytest.mark.xfail(strict=True, reason=(
+        "issue 14: good lost <= 0.05 is not met on the fresh dev sample 19 (0.053, 1 of 19, "
+        "measured once on main's rules: a one-word alt 'sweater' on a 73 px product "
+        "thumbnail, a decided kind; docs/captions.md)")))])
 def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
     assert english[f"dev-s{sample}"]["all"]["good_lost"] <= 0.05
 
@@ -220,9 +233,11 @@ def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
         "issue 14: junk kept <= 0.08 is not met on the fresh dev sample 18 (0.110, 9 of 82, "
         "measured once after the nineteenth pass's rule W: a promo, an image id, two CMS "
         "titles with a running number, a quoted teaser, a section flag, a rating, a native ad, "
-        "a quote fragment; docs/captions.md)")))])
+        "a quote fragment; 0.085, 7 of 82, after the twentieth pass's rules R and S; "
+        "docs/captions.md)"))), 19])
 def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
-    # samples 15 to 17 meet it after their passes' changes (0.060, 0.026, 0.065)
+    # samples 15 to 17 meet it after their passes' changes (0.048, 0.026, 0.065); sample 19
+    # as first measured (0.071) and after the twentieth pass (0.059)
     assert english[f"dev-s{sample}"]["all"]["junk_kept"] <= 0.08
 
 
