@@ -46,6 +46,9 @@ SYSTEM_PKGS := $(IMAGE_PKGS) chromium wordnet-base qemu-user
 # The relevance scorer's sixteenth round's fresh test split (`test2`, docs/scoring.md): 70 photos
 # in 30 packages no round had opened (94 MB; cura's 25 MB for one kitten, 4 MB of GNOME's user
 # pictures for 12, Qt WebEngine's recipe photos, jQuery plugins' examples, RMagick's docs, ...).
+# The relevance scorer's seventeenth round's third fresh test split (`test3`, docs/scoring.md): 65
+# photos in 40 packages no round had opened (220 MB; 107 MB of it TeX Live's Arabic, Chinese and
+# "other" language docs for four photos, GNOME Taquin's cats, Spectre.css's wallpapers, ...).
 # The naturalness tenth round's train sources (docs/images.md): Red Eclipse's sky faces, Mandelbulber's
 # textures, LemonLDAP's landscape photos (946 MB, almost all redeclipse-data for 11 sky faces).
 DEB_PKGS := kphotoalbum gimp-help-en python-kivy-examples scribus-data kodi-data \
@@ -64,7 +67,15 @@ DEB_PKGS := kphotoalbum gimp-help-en python-kivy-examples scribus-data kodi-data
             libqcustomplot-doc librust-rust-embed-dev libwebsockets-test-server-common node-mithril \
             pinpoint puzzle-jigsaw python-cherrypy3-doc python-pytest-doc python3-pattern python3-pyglet \
             python3-relatorio qtmultimedia5-examples qtwebengine5-examples ruby-rmagick-doc zoph \
-            librsvg2-tests
+            librsvg2-tests \
+            avr-libc castle-game-engine-src ckeditor coreboot-utils-doc euslisp-dev \
+            firmware-microbit-micropython-doc gfxboot-dev gnome-taquin gxemul-doc hackrf-doc \
+            libjs-bootstrap5-doc libjs-slimbox libjs-spectre-docs libpdf-builder-perl \
+            lilypond-doc-html lirc-doc luma.lcd-doc luma.led-matrix-doc luma.oled-doc mrpt-doc \
+            ntpsec-doc pd-extendedview pikepdf-doc presentty python3-elgato-streamdeck \
+            r-cran-isoband r-cran-openxlsx r-cran-partykit r-cran-pkgdown r-cran-spatstat.data rofi \
+            sqlite3-doc tagua-data texlive-lang-arabic texlive-lang-chinese texlive-lang-other \
+            texlive-xetex tklib toybox varnish-doc
 DEBS     := out/debs
 MODELS := filters/models/.built
 FASTLID := $(VENV)/.fastlid

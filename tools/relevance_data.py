@@ -54,6 +54,11 @@ packages no round had opened, found through Debian's Contents index (GNOME's use
 ``gnome-control-center-data``, Qt WebEngine's recipe photos, jQuery plugins' example photos,
 RMagick's docs, ...; docs/scoring.md, "Sixteenth round"): scored once with the shipped model; like
 ``spent`` it is not one of ``SPLITS``, so ``tools/train_real.py --splits`` refuses it.
+Seventeenth round (2026-11-25): a third fresh test split, ``test3`` (``TEST3``), of 65 photos from 40
+packages no round had opened or named, found through Debian's Contents index the same way (GNOME
+Taquin's cat photos, the macOS wallpapers in Spectre.css's docs, MicroPython's micro:bit docs, Tagua's
+backgrounds, TeX Live's and R packages' examples, ...; docs/scoring.md, "Seventeenth round, part 2"):
+built and captioned without scoring anything on it; score-only like ``test2``.
 The earlier test splits (GCompris ``erase`` ... Palapeli; then the Tux Paint birds, household,
 vehicles and hobbies folders) were each scored with one recipe and are training sources since
 (docs/scoring.md).  Off limits (an independent evaluation): the KDE Plasma and lomiri
@@ -104,8 +109,11 @@ SPENT = "spent"
 # ``tools/train_real.py --splits`` accepts, so test2 can never be named as training data; its
 # labelled pairs draw on the test pool of junk texts (``JUNK``), which no training split sees.
 TEST2 = "test2"
+# Seventeenth round: a third fresh test split (65 photos from 40 packages no round had opened), built
+# without scoring anything on it and scored once by the lead; score-only and out of SPLITS as test2.
+TEST3 = "test3"
 # The splits that are scored but never trained or tuned on, beside SPLITS' test.
-SCORE_ONLY = (SPENT, TEST2)
+SCORE_ONLY = (SPENT, TEST2, TEST3)
 # The relevance set's own splits: the naturalness classifier's extra ones in
 # tools/image_sources.py (test7, val8) hold no captioned photos.
 SPLITS = ("train", "val", "test")

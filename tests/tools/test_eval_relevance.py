@@ -99,6 +99,19 @@ def test_the_last_line_printed_is_the_json(capsys, monkeypatch):
     assert json.loads(last) == {"split": "val", "photos": 1}
 
 
+def test_the_third_test_split_is_accepted_but_not_scored_here(capsys, monkeypatch):
+    """test3 (seventeenth round) is built without scoring anything on it; the lead scores it once
+    with ``python -m tools.eval_relevance --split test3``.  Here the command is only checked to take
+    the split: ``evaluate`` is replaced, so no photo of test3 is scored by the test suite."""
+    seen = []
+    monkeypatch.setattr(eval_relevance, "evaluate",
+                        lambda split, model, threshold, data: seen.append(split) or {"split": split})
+    assert eval_relevance.main(["--split", rd.TEST3]) == 0
+    assert seen == ["test3"] and json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == {"split": "test3"}
+    rows = rd.photos(rd.TEST3)
+    assert len(rows) >= 60 and len(rd.labelled_pairs(rows, rd.TEST3)) == 9 * len(rows)
+
+
 def test_another_labelled_file_is_scored_the_same_way(tmp_path):
     """An independent held-out set in the same format, with its own split name."""
     from tools import relevance_data as rd

@@ -72,8 +72,10 @@ def test_the_shipped_model_is_written_only_when_out_names_it(monkeypatch):
 
 
 def test_the_score_only_splits_cannot_be_trained_on(monkeypatch, capsys):
-    """test2 (sixteenth round) and spent are scored, never fitted: ``--splits`` refuses them."""
+    """test2 (sixteenth round), test3 (seventeenth) and spent are scored, never fitted: ``--splits``
+    refuses them."""
     monkeypatch.setattr(train_real, "train", lambda *a, **k: pytest.fail("train called"))
+    assert {rd.SPENT, rd.TEST2, rd.TEST3} <= set(rd.SCORE_ONLY) and not set(rd.SCORE_ONLY) & set(rd.SPLITS)
     for split in rd.SCORE_ONLY:
         with pytest.raises(SystemExit):
             train_real.main(["--splits", "train", split])
