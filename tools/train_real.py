@@ -80,8 +80,10 @@ SAMPLEWEB_SHARE = 0.1
 # which val keeps >= 90% of own captions, <= 10% of other photos' captions and <= 5% of junk
 # (2026-11-24: 0.4 -> 0.903 / 0.095 / 0.000; 0.45 -> 0.864 / 0.089; docs/scoring.md).  Fifth
 # round (val of 214 photos, scene words; the rule: the highest meeting recall >= 0.90): 0.4 ->
-# 0.911 / 0.089 / 0.000; 0.45 -> 0.888 / 0.084.
-SHIPPED_THRESHOLD = 0.4
+# 0.911 / 0.089 / 0.000; 0.45 -> 0.888 / 0.084.  Seventeenth round (2026-11-25, the rule below,
+# ``--choose-threshold``; val of 313, today's recipe fitted on train): t* = 0.5, m(t*) = +0.0042
+# (0.904 own / 0.086 other / 0.000 junk; at 0.4 0.949 / 0.122 missed the other-caption bound).
+SHIPPED_THRESHOLD = 0.5
 # Seventeenth round (docs/scoring.md): the operating point is the model's and is re-derived with it,
 # by a rule a tool applies (``--choose-threshold``, :func:`choose_threshold`): the recipe fitted on
 # train, val swept over THRESHOLD_GRID, t* maximises the margin min(recall - RECALL_TARGET,
