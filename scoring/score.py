@@ -29,7 +29,7 @@ class ScorerConfig:
     model: str = ""
     """a scorer JSON written by tools/train_scorer.py; empty: the shipped default"""
     threshold: float | None = None
-    """pairs scoring below this are dropped (score_irrelevant); null: the model's own (the shipped model's is 0.4, chosen on real validation photos; a model without one: 0.5)"""
+    """pairs scoring below this are dropped (score_irrelevant); null: the model's own (the shipped model's is 0.5, chosen on real validation photos; a model without one: 0.5)"""
     threads: int = 1  # torch threads per worker for MiniLM
 
     def check(self) -> "ScorerConfig":

@@ -73,9 +73,13 @@ def _auc(pos, neg) -> float:
     return float(roc_auc_score(y, np.r_[pos, neg])) if len(pos) and len(neg) else float("nan")
 
 
+def by_kind(scores: np.ndarray, kinds: np.ndarray):
+    """(own captions, other photos' captions, junk texts and file names): the scores of each."""
+    return scores[kinds == "own"], scores[kinds == "cross"], scores[(kinds == "junk") | (kinds == "filename")]
+
+
 def figures(scores: np.ndarray, kinds: np.ndarray, threshold: float) -> dict:
-    own, cross = scores[kinds == "own"], scores[kinds == "cross"]
-    boiler = scores[(kinds == "junk") | (kinds == "filename")]
+    own, cross, boiler = by_kind(scores, kinds)
     return {
         "threshold": threshold,
         "recall_at_threshold": round(float((own >= threshold).mean()), 4),
@@ -89,24 +93,44 @@ def figures(scores: np.ndarray, kinds: np.ndarray, threshold: float) -> dict:
     }
 
 
+def sweep(scores: np.ndarray, kinds: np.ndarray, grid) -> list[dict]:
+    """At each threshold of ``grid``: how many own captions, other photos' captions and junk texts
+    (with file names, as ``kept_boiler``) reach it, of how many, and the shares (unrounded: the
+    operating-point rule of ``tools/train_real.py`` compares them)."""
+    own, cross, boiler = by_kind(scores, kinds)
+    out = []
+    for t in grid:
+        k = [int((x >= t).sum()) for x in (own, cross, boiler)]
+        out.append({"threshold": float(t), "own": k[0], "cross": k[1], "boiler": k[2],
+                    "n_own": len(own), "n_cross": len(cross), "n_boiler": len(boiler),
+                    "recall": k[0] / max(len(own), 1), "kept_cross": k[1] / max(len(cross), 1),
+                    "kept_boiler": k[2] / max(len(boiler), 1)})
+    return out
+
+
 def score_pairs(pairs: list[Pair], model_path: str) -> np.ndarray:
     """Scores as the ``score`` stage stores them (rounded to 6 decimals)."""
     scorer = Scorer(ScorerConfig(model=model_path))
     return np.round(scorer.score(pairs), 6)
 
 
-def evaluate(split: str = "val", model: str = "", threshold: float | None = None, data: str = rd.DATA) -> dict:
+def split_scores(split: str = "val", model: str = "", data: str = rd.DATA):
+    """(model path, scores, kinds) of a split's labelled pairs under a model (default: the shipped one)."""
     rows = rd.photos(split, data)
     if not rows:
         raise SystemExit(f"eval_relevance: no photos of split {split!r} in {data}")
     gone = rd.missing(rows)
     if gone:
         raise SystemExit(f"eval_relevance: packages not installed: {' '.join(gone)}")
-    cfg = ScorerConfig(model=model)
-    threshold = model_threshold(cfg.model_path) if threshold is None else threshold
-    pairs, _, kinds, _ = real_pairs(split, data=data)
-    scores = score_pairs(pairs, cfg.model_path)
-    return {"split": split, "model": cfg.model_path, **figures(scores, kinds, threshold)}
+    path = ScorerConfig(model=model).model_path
+    pairs, _, kinds, _ = real_pairs(split, rows=rows, data=data)
+    return path, score_pairs(pairs, path), kinds
+
+
+def evaluate(split: str = "val", model: str = "", threshold: float | None = None, data: str = rd.DATA) -> dict:
+    path, scores, kinds = split_scores(split, model, data)
+    threshold = model_threshold(path) if threshold is None else threshold
+    return {"split": split, "model": path, **figures(scores, kinds, threshold)}
 
 
 def main(argv=None) -> int:

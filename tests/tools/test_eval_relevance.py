@@ -16,7 +16,13 @@ FooBillard++, Allegro, pygame, Inkscape, LibreOffice's templates) was scored fou
 The sixteenth round's second fresh test split, ``test2`` (2026-11-25): 70 photos from 30 packages no
 round had opened (GNOME's user pictures, Qt WebEngine's recipe photos, jQuery plugins' examples,
 RMagick's docs, ...), scored once with the shipped model (scorer.json b9b683ba, threshold 0.4): recall
-0.943, other captions kept 0.119, junk kept 0.000, AUC other 0.949, AUC junk 0.999."""
+0.943, other captions kept 0.119, junk kept 0.000, AUC other 0.949, AUC junk 0.999.
+
+Seventeenth round (2026-11-25): the shipped threshold is 0.5, re-derived on val by a rule fixed
+beforehand (``tools/train_real.py --choose-threshold``); the model's weights are unchanged
+(scorer.json a8d0c597).  Both splits scored again at 0.5, neither a fresh estimate (``test``'s
+fourth score as a whole, ``test2``'s third): test 0.917 / 0.107 / 0.000, test2 0.900 / 0.105 / 0.000
+(recall / other kept / junk kept)."""
 import json
 
 import pytest
@@ -41,15 +47,17 @@ def test_the_met_targets_hold_on_the_test_split(figures):
     # Measured on this split (2026-11-25, fourteenth round, the widened split's one score): AUC
     # other 0.961, recall 0.917 (77 of 84; the lowest own caption kept 0.54, the highest missed
     # 0.396; the first 57 alone: 0.954 / 0.947; the tenth split, spent: 0.800): issue 13's targets, met.
+    # At the seventeenth round's threshold 0.5 (fourth score, not fresh): recall 0.917 (77 of 84) again.
     assert f["auc_cross"] >= 0.9, f  # own caption above three other photos' captions
     assert f["recall_at_threshold"] >= 0.9, f  # >= 90% of correct human captions kept
     # A ceiling, not the target (that is the expected failure below): guard against a scorer that
-    # keeps far more other photos' captions than measured (0.123: 31 of 252).
+    # keeps far more other photos' captions than measured (0.123: 31 of 252 at 0.4; 0.107: 27 at 0.5).
     assert f["kept_cross"] <= 0.25, f
 
 
 @pytest.mark.xfail(strict=True, reason="issue 13's bound on other photos' captions is missed on the "
-                   "fourteenth test split: 0.123 kept at the shipped threshold 0.4 (31 of 252) on the "
+                   "fourteenth test split: 0.107 kept at the shipped threshold 0.5 (27 of 252; seventeenth "
+                   "round, fourth score, not fresh); 0.123 at the earlier threshold 0.4 (31 of 252) on the "
                    "widened split's one score (84 photos; the first 57 alone, first score: 0.175; the 27 "
                    "added: 0.099), the thirteenth round's model (844 photos); 22 of the 31 are captions "
                    "of photos of the same kind (rabbits, colorimeters and lab boxes, groups of people, "
@@ -75,16 +83,19 @@ def test_the_met_targets_hold_on_the_second_test_split(figures_test2):
     # Measured on its one score (2026-11-25, the shipped scorer.json b9b683ba, threshold 0.4): recall
     # 0.943 (66 of 70; the lowest own caption kept 0.459, the highest missed 0.364), AUC other 0.949,
     # AUC junk 0.999, junk kept 0.000 (the highest junk score 0.023): issue 13's targets, met.
+    # At the seventeenth round's threshold 0.5 (third score, scorer.json a8d0c597, not fresh): recall
+    # 0.900 (63 of 70: met exactly, at the bound), AUC other 0.949, AUC junk 0.999, junk kept 0.000.
     assert f["recall_at_threshold"] >= 0.9, f
     assert f["auc_cross"] >= 0.9, f
     assert f["auc_boiler"] >= 0.95, f
     assert f["kept_boiler"] <= 0.05, f
-    # A ceiling, not the target (the expected failure below): measured 0.119 (25 of 210).
+    # A ceiling, not the target (the expected failure below): measured 0.119 (25 of 210) at 0.4, 0.105 (22) at 0.5.
     assert f["kept_cross"] <= 0.25, f
 
 
 @pytest.mark.xfail(strict=True, reason="issue 13's bound on other photos' captions is missed on test2 "
-                   "(sixteenth round, its one score, 2026-11-25): 0.119 kept at the shipped threshold 0.4 "
+                   "(seventeenth round, its third score, not fresh: 0.105 kept at the shipped threshold 0.5, 22 of 210, "
+                   "scorer.json a8d0c597; sixteenth round, its one score, 2026-11-25): 0.119 kept at the threshold 0.4 "
                    "(25 of 210; 15 of them captions of photos of the same kind: cats, flowers, food, "
                    "scenery; 10 of another kind), scorer.json b9b683ba; second score after the naturalness refit (219f143e): 0.110; docs/scoring.md")
 def test_other_captions_bound_on_the_second_test_split(figures_test2):

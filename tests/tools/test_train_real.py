@@ -237,3 +237,81 @@ def test_the_memory_leaves_out_several_pictures():
     emb, text = np.array([1.0, 0, 0]), np.array([0, 1.0, 0])
     assert m.features(emb, text, exclude=0)["knn_sim"] > 0.9  # picture 1 is left
     assert m.features(emb, text, exclude=[0, 1])["knn_sim"] < 0.1  # only picture 2
+
+
+def _row(t, own, cross, boiler, n_own=100, n_cross=300, n_boiler=500):
+    return {"threshold": t, "own": own, "cross": cross, "boiler": boiler, "n_own": n_own, "n_cross": n_cross,
+            "n_boiler": n_boiler, "recall": own / n_own, "kept_cross": cross / n_cross, "kept_boiler": boiler / n_boiler}
+
+
+def test_the_operating_point_maximises_the_worse_margin():
+    """Seventeenth round: t* maximises min(recall - 0.90, 0.10 - other kept); the margin is the
+    worse of the two bounds, not their sum."""
+    table = [_row(0.30, 99, 60, 0),   # recall +0.09, other -0.10: m = -0.10
+             _row(0.35, 95, 27, 0),   # +0.05, +0.01: m = +0.01
+             _row(0.40, 93, 24, 0),   # +0.03, +0.02: m = +0.02  <- best
+             _row(0.45, 91, 15, 0),   # +0.01, +0.05: m = +0.01
+             _row(0.50, 85, 6, 0)]    # -0.05, +0.08: m = -0.05
+    c = train_real.choose_threshold(table)
+    assert c["threshold"] == 0.40 and c["ship"] and c["feasible"]
+    assert np.isclose(c["margin"], 0.02)
+    # a sum of margins would pick 0.50 (+0.03) or 0.45 (+0.06): the rule does not
+    assert [round(train_real.margin(r), 6) for r in table] == [-0.1, 0.01, 0.02, 0.01, -0.05]
+
+
+def test_equal_margins_go_to_the_higher_threshold():
+    table = [_row(0.35, 93, 24, 0), _row(0.375, 92, 24, 0), _row(0.40, 92, 21, 0), _row(0.425, 90, 6, 0)]
+    # margins: +0.02 (other-bound), +0.02 (recall-bound), +0.02, 0.00: three tie at 0.02
+    c = train_real.choose_threshold(table)
+    assert c["threshold"] == 0.40 and c["ship"]
+    # float noise does not break a tie: 0.1 - 15/300 is 0.05 in floats, 95/100 - 0.9 is 0.04999...
+    noisy = [_row(0.35, 97, 15, 0), _row(0.40, 95, 6, 0)]
+    assert train_real.margin(noisy[0]) > train_real.margin(noisy[1])  # the noise this guards against
+    assert train_real.choose_threshold(noisy)["threshold"] == 0.40
+
+
+def test_thresholds_over_the_junk_bound_are_not_candidates():
+    """A threshold keeping more than 5% of junk is out, however good its margin."""
+    table = [_row(0.30, 96, 12, 30), _row(0.35, 95, 27, 26), _row(0.40, 91, 27, 20)]
+    # 0.30: m = +0.06 but junk 0.06; 0.35: m = +0.01 but junk 0.052; 0.40: m = +0.01, junk 0.04
+    c = train_real.choose_threshold(table)
+    assert c["threshold"] == 0.40 and c["feasible"]
+    assert np.isclose(c["margin"], 0.01)
+
+
+def test_no_feasible_threshold_keeps_the_default_and_a_negative_margin_does_not_ship():
+    over = [_row(0.30, 99, 0, 40), _row(0.35, 99, 0, 30)]  # junk 0.08, 0.06: none feasible
+    c = train_real.choose_threshold(over, default=0.4)
+    assert c == {"threshold": 0.4, "margin": None, "ship": False, "feasible": False}
+    short = [_row(0.40, 88, 36, 0), _row(0.45, 85, 33, 0)]  # m = -0.02, -0.05
+    c = train_real.choose_threshold(short)
+    assert c["threshold"] == 0.40 and not c["ship"] and np.isclose(c["margin"], -0.02)
+    edge = [_row(0.45, 90, 30, 0)]  # both bounds met exactly: m = 0 ships
+    assert train_real.choose_threshold(edge)["ship"]
+
+
+def test_the_sweep_counts_what_reaches_each_threshold():
+    """tools.eval_relevance.sweep: the counts behind the rule, junk and file names together."""
+    from tools.eval_relevance import sweep
+
+    scores = np.array([0.9, 0.45, 0.3, 0.5, 0.2, 0.45, 0.1])
+    kinds = np.array(["own", "own", "own", "cross", "cross", "junk", "filename"])
+    rows = sweep(scores, kinds, (0.3, 0.45, 0.5))
+    assert [(r["own"], r["cross"], r["boiler"]) for r in rows] == [(3, 1, 1), (2, 1, 1), (1, 1, 0)]
+    assert rows[1]["recall"] == 2 / 3 and rows[1]["kept_boiler"] == 0.5 and rows[0]["n_boiler"] == 2
+
+
+def test_choose_threshold_fits_on_train_only(monkeypatch, capsys):
+    monkeypatch.setattr(train_real, "train", lambda *a, **k: pytest.fail("train called"))
+    assert train_real.main(["--choose-threshold", "--splits", "train", "val"]) == 2
+    assert "train only" in capsys.readouterr().err
+
+
+def test_choose_threshold_prints_the_table_and_the_choice(monkeypatch, capsys):
+    table = [_row(t, own, cross, 0) for t, own, cross in ((0.3, 97, 40), (0.4, 93, 27), (0.5, 89, 18))]
+    monkeypatch.setattr(train_real, "train", lambda *a: {"real_pairs": 1, "val_sweep": table})
+    assert train_real.main(["--choose-threshold", "--work", "w"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("0.400") and "+0.0100" in line for line in out)
+    assert "t* = 0.400" in out[-2] and "ships" in out[-2]
+    assert json.loads(out[-1])["choice"]["threshold"] == 0.4
