@@ -9,6 +9,13 @@ of its own and reads its peak resident memory (``ru_maxrss`` from ``wait4``; wit
 workers, the sampled sum over the process tree) beside the estimate the run logged. Prints one
 row per config and, last, a JSON object with every row and the smallest and largest ratio
 measured / estimate (the check's ``LOW`` is the smallest).
+
+    python bench/train_memory.py --work /tmp/trainmem --fit ROWS.txt
+
+reads the last line of an earlier run's output instead of running anything and fits, once,
+``RUNTIME``, ``SCALE`` and the bytes per attention score (least squares of log(measured /
+estimate), with the code's max(activations, checkpoint copies)), then prints the shipped
+code's estimate of each row (the process size each run logged) and the ratios.
 """
 from __future__ import annotations
 
@@ -26,6 +33,7 @@ import time
 import numpy as np
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)  # this checkout's model/, as the runs (cwd=REPO) import it
 WORDS = ("a red car parked on the street next to an old stone building with tall windows and "
          "people walking past a small shop selling fresh bread in the morning light").split()
 
@@ -124,13 +132,69 @@ def run(name: str, o: dict, shards: str, work: str, steps: int) -> dict:
             "ratio": round(measured / 1e9 / estimate, 3), "parts_gb": parts, "seconds": round(time.time() - t0, 1)}
 
 
+def _config(r: dict):
+    from model.config import load_config
+    sets = [f"model.hidden={r['hidden']}", f"model.layers={r['layers']}", f"model.heads={r['heads']}",
+            f"model.intermediate={r['intermediate']}", f"model.dropout={r.get('dropout', 0.1)}",
+            "model.init_from=null", f"data.num_workers={r.get('workers', 0)}", "data.shuffle_buffer=256",
+            f"stages.1.batch_size={r['batch']}"]
+    return load_config(os.path.join(REPO, "configs", "imagebert.yaml"), sets)
+
+
+def fit(rows: list[dict], shards: str, logged_runtime: float) -> None:
+    """Fit RUNTIME, SCALE and the attention bytes on ``rows``; print the shipped estimates."""
+    from scipy.optimize import minimize
+
+    from model import memory
+    data = memory.shards_bytes(shards)
+    feats = []
+    for r in rows:
+        cfg = _config(r)
+        rss = r["parts_gb"]["process"] * 1e9 - logged_runtime  # the process at the check
+        est = memory.estimate(cfg, 1, workers=r.get("workers", 0), process_bytes=rss, data_bytes=data)
+        p = est.parts
+        fixed = est.total - p["activations"] - p.get("checkpoint copies", 0.0) - memory.RUNTIME
+        n_all, n_train = memory.count_parameters(cfg)
+        ckpt = 4.0 * n_all + 8.0 * n_train
+        saved = memory.SCALE, memory.ACT_ATTN
+        try:  # the activations' two terms, unscaled
+            memory.SCALE, memory.ACT_ATTN = 1.0, 0.0
+            hidden = memory.activation_bytes(cfg, r["batch"])["activations"]
+            memory.ACT_ATTN = 1.0
+            attn = memory.activation_bytes(cfg, r["batch"])["activations"] - hidden
+        finally:
+            memory.SCALE, memory.ACT_ATTN = saved
+        feats.append((fixed / 1e9, hidden / 1e9, attn / 1e9, ckpt / 1e9, r["measured_gb"]))
+    f = np.array(feats)
+
+    def pred(c):
+        return f[:, 0] + c[0] + np.maximum(c[1] * f[:, 1] + c[2] * f[:, 2], f[:, 3])
+    res = minimize(lambda c: np.sum((np.log(pred(c)) - np.log(f[:, 4])) ** 2), [0.1, 1.0, 10.0],
+                   method="Nelder-Mead", options={"maxiter": 5000, "xatol": 1e-4, "fatol": 1e-10})
+    print("fit: RUNTIME %.3f GB, SCALE %.3f, %.2f bytes per attention score" % tuple(res.x))
+    shipped = np.array([memory.RUNTIME / 1e9, memory.SCALE, memory.SCALE * memory.ACT_ATTN])
+    ratios = f[:, 4] / pred(shipped)
+    for r, e, q in zip(rows, pred(shipped), ratios):
+        print(f"{r['config']:22s} shipped estimate {e:6.2f} GB  measured {r['measured_gb']:6.2f} GB  ratio {q:.2f}")
+    print(json.dumps({"fit": [round(x, 4) for x in res.x], "min_ratio": round(float(ratios.min()), 3),
+                      "max_ratio": round(float(ratios.max()), 3)}))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--work", required=True, help="scratch folder (shards, runs)")
     ap.add_argument("--steps", type=int, default=3)
     ap.add_argument("--only", default="", help="comma list of config names to run (default: the fit's)")
+    ap.add_argument("--fit", default=None, metavar="ROWS.txt", help="fit the constants on the rows "
+                    "an earlier run printed (its last line) instead of running")
+    ap.add_argument("--logged-runtime", type=float, default=0.3e9, help="RUNTIME of the code "
+                    "that logged those rows (bytes; the calibration ran with 0.3e9)")
     args = ap.parse_args()
     shards = write_shards(os.path.join(args.work, "shards"))
+    if args.fit:
+        with open(args.fit) as f:
+            fit(json.loads(f.read().strip().splitlines()[-1])["rows"], shards, args.logged_runtime)
+        return
     rows = []
     for name, o in CONFIGS + HELD_OUT:
         if (name not in args.only.split(",")) if args.only else (name, o) in HELD_OUT:
