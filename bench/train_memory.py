@@ -190,6 +190,15 @@ def main() -> None:
     ap.add_argument("--logged-runtime", type=float, default=0.3e9, help="RUNTIME of the code "
                     "that logged those rows (bytes; the calibration ran with 0.3e9)")
     args = ap.parse_args()
+    # Bad arguments fail before any work (tests/bench/test_bench_args.py).
+    if args.steps < 1:
+        ap.error(f"--steps must be >= 1, got {args.steps}")
+    known = {name for name, _ in CONFIGS + HELD_OUT}
+    unknown = [n for n in args.only.split(",") if n and n not in known] if args.only else []
+    if unknown:
+        ap.error(f"--only: no config named {unknown[0]!r} (have: {', '.join(sorted(known))})")
+    if args.fit and not os.path.isfile(args.fit):
+        ap.error(f"--fit {args.fit}: no such file")
     shards = write_shards(os.path.join(args.work, "shards"))
     if args.fit:
         with open(args.fit) as f:
