@@ -126,7 +126,9 @@ $(FASTLID): filters/_fastlid.pyx | $(STAMP)
 	$(BIN)/python setup.py -q build_ext --inplace
 	touch $@
 
-demo: setup
+# The demo needs the environment, the image models and the predictor, not the ~1.5 GB of .debs
+# (DEB_PKGS) that only the model-training tools and their tests read.
+demo: $(STAMP) $(MODELS) $(FASTLID)
 	$(BIN)/lait demo --out out/demo --web out/sample-web
 
 # make setup builds the compiled fastText predictor: its tests must not skip here.

@@ -122,7 +122,7 @@ class Loader(DataLoader):
             yield batch
 
 
-def loader_workers(requested: int, world: int = 1, cores: int | None = None) -> int:
+def loader_workers(requested: int, world: int = 1, cores: int | None = None, warn: bool = True) -> int:
     """``data.num_workers``, capped at the cores this process may use per rank minus one (the
     training loop's own), with a warning: 8 workers on a 2-core machine only fight the model
     for the CPU.  The cap changes which worker reads which shard, hence the sample order."""
@@ -130,6 +130,8 @@ def loader_workers(requested: int, world: int = 1, cores: int | None = None) -> 
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     cap = max(0, cores // max(1, world) - 1)
     if requested > cap:
+        if not warn:
+            return cap
         log.warning("data.num_workers=%d but %d core(s) per process: using %d DataLoader worker(s) "
                     "(set data.num_workers to choose)", requested, cores // max(1, world), cap)
         return cap

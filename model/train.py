@@ -25,7 +25,8 @@ from .checkpoints import (load_checkpoint, load_optimizers, recover_checkpoint, 
                           stage_lock, trim_metrics)
 from .config import Config, ConfigError, StageConfig, to_dict
 from .data import tokenizer_for
-from .stream import make_loader, pop_bad_samples
+from .memory import check_memory
+from .stream import loader_workers, make_loader, pop_bad_samples
 from .monitor import PriorWatch, ValidationITM
 from .pretrain import ImageBERT, count_params
 
@@ -122,6 +123,10 @@ def train(cfg: Config, stage: int, progress: bool = True) -> dict:
     """Run (or resume) one pre-training stage; returns the last logged metrics."""
     cfg.stage(stage)
     rank, world, device = setup_dist()
+    # Before anything is written: a stage that cannot fit was killed by the kernel mid-run.
+    local = int(os.environ.get("LOCAL_WORLD_SIZE", world))
+    check_memory(cfg, stage, device, world, local,
+                 loader_workers(cfg.data.num_workers, world, warn=False))
     sdir = stage_dir(cfg, stage)
     fresh = not os.path.exists(sdir)
     os.makedirs(sdir, exist_ok=True)

@@ -44,7 +44,7 @@ td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:right} td:first-c
 .cell img{width:160px;height:120px;object-fit:cover;display:block;background:#eee;border-radius:3px}
 .cell .t{margin-top:4px;max-height:5.6em;overflow:hidden} .cell .m{color:#777;margin-top:2px}
 .charts{display:flex;flex-wrap:wrap;gap:12px 32px;align-items:flex-start} svg text{font:11px system-ui,sans-serif}
-figure.chart{margin:6px 0} figcaption{font-weight:600;margin:0 0 4px} svg{display:block}
+figure.chart{margin:6px 0;max-width:100%;min-width:0} figcaption{font-weight:600;margin:0 0 4px} svg{display:block;max-width:100%;height:auto}
 .cell a{color:#1f5fa8} .cell .k{font-family:ui-monospace,monospace;font-size:11px;overflow-wrap:anywhere}
 .cell .d{color:#a23;} pre{background:#f6f7f9;padding:10px;border-radius:6px;font-size:12px;overflow:auto;max-height:480px}
 """

@@ -1,13 +1,15 @@
 """Inline SVG charts of the report (``tools/report.py``): titled bar charts, the funnel drawn per
 unit, histograms with a marked threshold.  Every chart is a ``<figure>`` with a ``<figcaption>``
-title, and labels are cut to fit their column, so nothing overlaps at any page width."""
+title; a label column is as wide as its longest label (no label is cut: "1164 in, 1164 kept →
+1164 candidate tex…" hid the funnel's out count), and a chart wider than the page scales down
+to it (``viewBox``), so nothing overlaps or overflows at any page width."""
 from __future__ import annotations
 
 import html
 
 import numpy as np
 
-CHAR_W = 6.2  # width of one 11-px system-ui character, generously: labels are cut to fit
+CHAR_W = 7.0  # one 11-px character, generously: a DejaVu Sans digit is 7.0 px (Chromium measured 6.2 short)
 
 # What each step counts (README "Steps and their units"): its input unit, and its output unit
 # where it differs.  A step not listed (a new one) is shown as counting "records".
@@ -35,10 +37,17 @@ def fmt(v) -> str:
     return f"{v:.2f}" if abs(v) < 10 else f"{v:.0f}"
 
 
-def fit(label: str, width: float) -> str:
-    """``label`` cut (with an ellipsis) to fit ``width`` px."""
-    n = max(3, int(width / CHAR_W))
-    return label if len(label) <= n else label[: n - 1] + "…"
+def text_width(label: str) -> float:
+    """``label``'s width in px at the charts' 11 px font, generously (CHAR_W a character)."""
+    return CHAR_W * len(label)
+
+
+def svg_open(width: float, height: float) -> str:
+    """An ``<svg>`` of ``width`` x ``height`` px whose drawing scales down with it when the
+    page is narrower (the report's CSS caps it at its container's width)."""
+    w, h = int(round(width)), int(round(height))
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
+            'preserveAspectRatio="xMinYMin meet">')
 
 
 def figure(title: str, svg: str, fid: str = "") -> str:
@@ -53,18 +62,21 @@ def unit_of(step: str) -> tuple[str, str]:
 
 def bar_chart(title: str, rows: list[tuple[str, float]], width: int = 560, unit: str = "",
               color: str = "#4C78A8", label_w: int = 150, fid: str = "") -> str:
-    """Horizontal bars, one per (label, value), the value written at the bar's end."""
+    """Horizontal bars, one per (label, value), the value written at the bar's end.  ``width``
+    and ``label_w`` are the least: the label column widens to the longest label, and the
+    chart with it, the bars keeping their length."""
     if not rows:
         return figure(title, '<p class="muted">no data</p>', fid)
     h, top = 20, 4
     vmax = max(v for _, v in rows) or 1
     bw = width - label_w - 70
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + h * len(rows)}">']
+    label_w = max(label_w, int(max(text_width(str(label)) for label, _ in rows)) + 12)
+    value_w = max(text_width(fmt(v) + unit) for _, v in rows) + 8
+    parts = [svg_open(label_w + bw + value_w, top + h * len(rows))]
     for i, (label, v) in enumerate(rows):
         y = top + i * h
         w = max(1.0, bw * v / vmax) if v else 0
-        parts.append(f'<text x="{label_w - 6}" y="{y + 14}" text-anchor="end"><title>{esc(label)}</title>'
-                     f'{esc(fit(str(label), label_w - 10))}</text>'
+        parts.append(f'<text x="{label_w - 6}" y="{y + 14}" text-anchor="end">{esc(label)}</text>'
                      f'<rect x="{label_w}" y="{y + 3}" width="{w:.1f}" height="{h - 6}" fill="{color}"/>'
                      f'<text x="{label_w + w + 4:.1f}" y="{y + 14}">{esc(fmt(v))}{esc(unit)}</text>')
     parts.append("</svg>")
@@ -91,26 +103,35 @@ def funnel(steps: list[dict], width: int = 580) -> str:
         return '<p class="muted">no steps</p>'
     out = []
     for unit, group in funnel_groups(steps):
-        label_w, h, top = 110, 24, 4
+        h, top = 24, 4
         vmax = max(s["in"] for s in group) or 1
-        bw = width - label_w - 250
-        parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + h * len(group) + 4}">']
+        bw = width - 110 - 250
+        numbers = [funnel_numbers(s, unit) for s in group]
+        # Both text columns as wide as their longest text (the numbers were cut at 240 px).
+        label_w = max(110, int(max(text_width(s["name"]) for s in group)) + 12)
+        numbers_w = max(240, int(max(text_width(n) for n in numbers)) + 8)
+        parts = [svg_open(label_w + bw + 8 + numbers_w, top + h * len(group) + 4)]
         for i, s in enumerate(group):
             y = top + i * h
             win, wkept = bw * s["in"] / vmax, bw * s["kept"] / vmax
-            out_unit = unit_of(s["name"])[1]
-            out_text = f' → {s["out"]} {out_unit}' if out_unit != unit else ""
-            if out_unit == unit and s["out"] > s["kept"]:  # text: a sentence each side, as two
-                out_text = f' → {s["out"]} passed on'
-            numbers = f'{s["in"]} in, {s["kept"]} kept{out_text}'
-            parts.append(f'<text x="{label_w - 6}" y="{y + 16}" text-anchor="end">{esc(fit(s["name"], label_w - 10))}</text>'
+            parts.append(f'<text x="{label_w - 6}" y="{y + 16}" text-anchor="end">{esc(s["name"])}</text>'
                          f'<rect x="{label_w}" y="{y + 4}" width="{win:.1f}" height="{h - 8}" fill="#c6d7ea"/>'
                          f'<rect x="{label_w}" y="{y + 4}" width="{wkept:.1f}" height="{h - 8}" fill="#4C78A8"/>'
-                         f'<text x="{label_w + bw + 8:.1f}" y="{y + 16}">{esc(fit(numbers, 240))}</text>')
+                         f'<text x="{label_w + bw + 8:.1f}" y="{y + 16}">{esc(numbers[i])}</text>')
         parts.append("</svg>")
         out.append(figure(f"Funnel: {unit} (in: light, kept: dark)", "".join(parts),
                           f"funnel-{unit.replace(' ', '-')}"))
     return '<div class="charts">' + "".join(out) + "</div>"
+
+
+def funnel_numbers(s: dict, unit: str) -> str:
+    """A funnel row's text: "1164 in, 1164 kept → 1164 candidate texts" (the out count with
+    the out unit where the step turns one unit into another)."""
+    out_unit = unit_of(s["name"])[1]
+    out_text = f' → {s["out"]} {out_unit}' if out_unit != unit else ""
+    if out_unit == unit and s["out"] > s["kept"]:  # text: a sentence each side, as two
+        out_text = f' → {s["out"]} passed on'
+    return f'{s["in"]} in, {s["kept"]} kept{out_text}'
 
 
 def histogram(values, title: str, bins: int = 12, width: int = 360, height: int = 170,
@@ -125,7 +146,7 @@ def histogram(values, title: str, bins: int = 12, width: int = 360, height: int 
     pw, ph = width - left - 22, height - bottom - top
     cmax = counts.max() or 1
     bw = pw / len(counts)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">',
+    parts = [svg_open(width, height),
              f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#999"/>',
              f'<text x="{left - 4}" y="{top + 10}" text-anchor="end">{cmax}</text>',
              f'<text x="{left - 4}" y="{top + ph}" text-anchor="end">0</text>']

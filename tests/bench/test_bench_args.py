@@ -34,6 +34,9 @@ BAD = [
                         "{tmp}"], "none"),
     ("stage1_noise.py", ["{tmp}/none", "{tmp}/out", "--keep", "0.5"], "none"),
     ("stage1_noise.py", ["{tmp}", "{tmp}", "--keep", "0.5"], "no .tar shards"),
+    ("train_memory.py", ["--work", "{tmp}", "--steps", "0"], "--steps"),
+    ("train_memory.py", ["--work", "{tmp}", "--only", "h128x2 b4,no_such_config"], "no_such_config"),
+    ("train_memory.py", ["--work", "{tmp}", "--fit", "{tmp}/none.txt"], "none.txt"),
 ]
 
 

@@ -1,0 +1,90 @@
+"""The memory pre-flight check of `lait train` (model/memory.py): a stage whose estimated peak
+memory cannot fit is refused at once, one line naming the batch size and the override, before
+anything is written; the tests' own configs pass it.  Nothing here depends on this machine's
+memory: the refused batch is absurd on any machine, the rest patches what the check reads."""
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import model_synth as synth
+from model import memory
+from model.config import from_dict
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
+TINY = os.path.join(ROOT, "configs", "imagebert_tiny.yaml")
+BASE = os.path.join(ROOT, "configs", "imagebert.yaml")
+
+
+def test_an_absurd_batch_is_refused_in_one_line_before_anything_is_written(tmp_path, data_dir):
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "tools.cli", "train", "--config", TINY, "--stage", "1",
+           "--set", f"out_dir={out}", "--set", f"stages.1.shards={data_dir}/shards",
+           "--set", "stages.1.batch_size=100000000"]
+    res = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300,
+                         env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert res.returncode == 2, res.stderr[-2000:]
+    errors = [ln for ln in res.stderr.splitlines() if ln.startswith("lait: ")]
+    assert len(errors) == 1, res.stderr[-2000:]
+    assert "stages.1.batch_size=100000000" in errors[0] and "memory_check=false" in errors[0]
+    assert "killed for memory" in errors[0]
+    assert "Traceback" not in res.stderr
+    assert not os.path.exists(out / "stage1")  # refused before the stage folder is made
+
+
+def test_the_test_configs_pass_the_check(tmp_path, data_dir):
+    """The shipped tiny config and the tests' tiny config fit anywhere these tests run; the
+    estimate has every part, and its activations grow with the batch."""
+    from model.config import load_config
+    tiny = load_config(TINY, [f"stages.1.shards={data_dir}/shards"])
+    tests = from_dict(synth.tiny_raw(str(tmp_path), f"{data_dir}/shards"))
+    for cfg in (tiny, tests):
+        est = memory.check_memory(cfg, 1, torch.device("cpu"))
+        assert est is not None and est.total > 0 and est.params > 0
+        assert {"process", "model and AdamW", "activations", "data loader"} <= set(est.parts)
+    small = memory.estimate(tests, 1).parts["activations"]
+    tests.stages[1].batch_size *= 4
+    assert memory.estimate(tests, 1).parts["activations"] > 3 * small
+
+
+def test_memory_check_false_skips_it_and_a_fitting_batch_is_named(monkeypatch):
+    """With little memory free (patched), the check refuses batch 64 of the BERT-base config
+    and names a smaller batch that fits; ``memory_check: false`` starts anyway."""
+    cfg = from_dict({"model": {"init_from": None}, "stages": {1: {"shards": "/nowhere", "batch_size": 8}}})
+    monkeypatch.setattr(memory, "process_rss", lambda: 0.0)
+    need8 = memory.estimate(cfg, 1, process_bytes=0.0).total
+    monkeypatch.setattr(memory, "mem_available", lambda: need8 * 1.05 * memory.LOW)
+    assert memory.check_memory(cfg, 1, torch.device("cpu")) is not None  # batch 8 fits
+    cfg.stages[1].batch_size = 64
+    with pytest.raises(memory.ConfigError) as e:
+        memory.check_memory(cfg, 1, torch.device("cpu"))
+    msg = str(e.value)
+    assert "stages.1.batch_size=64" in msg and "--set memory_check=false" in msg
+    fits = int(msg.split("try --set stages.1.batch_size=")[1].split()[0])
+    assert 8 <= fits < 64
+    cfg.memory_check = False
+    assert memory.check_memory(cfg, 1, torch.device("cpu")) is None
+
+
+def test_ranks_on_one_host_share_its_memory(monkeypatch):
+    """Under torchrun on a CPU host each rank gets its share of MemAvailable."""
+    cfg = from_dict({"model": {"init_from": None}, "stages": {1: {"shards": "/nowhere", "batch_size": 8}}})
+    monkeypatch.setattr(memory, "process_rss", lambda: 0.0)
+    need = memory.estimate(cfg, 1, process_bytes=0.0).total
+    monkeypatch.setattr(memory, "mem_available", lambda: need * 1.5 * memory.LOW)
+    assert memory.check_memory(cfg, 1, torch.device("cpu"), world=1, local_ranks=1) is not None
+    with pytest.raises(memory.ConfigError, match="each of the 2 ranks"):
+        memory.check_memory(cfg, 1, torch.device("cpu"), world=2, local_ranks=2)
+
+
+def test_the_shuffle_buffer_is_bounded_by_the_shards(data_dir):
+    """A shuffle buffer never holds more than the decoded shards (float16 features decode to
+    float32: at most twice their bytes), however large data.shuffle_buffer is."""
+    raw = synth.tiny_raw("/tmp", f"{data_dir}/shards")
+    raw["data"] = {**raw["data"], "shuffle_buffer": 10 ** 7}
+    raw["data"].pop("vocab")
+    cfg = from_dict(raw)
+    size = memory.shards_bytes(f"{data_dir}/shards")
+    assert size and memory.estimate(cfg, 1, data_bytes=size).parts["data loader"] <= 2 * size + 1e6
