@@ -28,6 +28,7 @@ import functools
 import glob
 import hashlib
 import os
+import random
 
 from PIL import Image, ImageOps
 
@@ -247,6 +248,26 @@ def file_hash(path: str) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+# Mixed into every seed of the naturalness data with a file's sha256 (``content_rng``):
+# changing it draws other crops of every file.
+SALT = "lait-naturalness-1"
+
+
+@functools.lru_cache(maxsize=4096)
+def _content_key(path: str, size: int, mtime: int) -> str:
+    return file_hash(path)
+
+
+def content_rng(seed: int, path: str, *what) -> random.Random:
+    """The generator of one random choice about the file ``path`` (a crop, a placement, a
+    variant): seeded by ``seed``, SALT, the file's sha256 and ``what`` (the choice's kind and
+    number), never by the path, so a file gives the same training data wherever it is
+    unpacked (issue 15's eleventh round: the crops of sources read out of .debs were seeded by
+    their path, and moved when the .deb cache did)."""
+    st = os.stat(path)
+    return random.Random(":".join(map(str, (SALT, seed, _content_key(path, st.st_size, st.st_mtime_ns)) + what)))
 
 
 @functools.lru_cache(maxsize=1)

@@ -7,8 +7,11 @@ The train split's sources (``tools/image_sources.py``; never the test split) bec
 variants of the photos (plus ``tools/photo_variants.py``'s black-and-white and low-key ones),
 crops of wallpapers, logos and renders, whole clip-art files on white or a light colour, and
 ``tools/render_graphics.py``'s rendered graphics.  Every random choice is seeded by the
-seed, the source, the file and the crop's number, so a rerun writes the same bytes.  The
-recipe and its history are in ``tools/train_naturalness.py``.
+seed, a fixed salt, the sha256 of the file it draws from (a crop's, for the appended
+variants) and the crop's number, never by a path: the same packages give the same bytes
+wherever they are unpacked (``$LAIT_CACHE``, the .deb cache) and wherever ``out`` is
+(docs/images.md, eleventh round).  The recipe and its history are in
+``tools/train_naturalness.py``.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ import sys
 from PIL import Image, ImageEnhance, ImageOps
 
 from tools.image_sources import (
+    content_rng,
     flatten,
     missing,
     natural_sources,
@@ -116,7 +120,7 @@ def _cutouts(out: str, source: str, files: list[str], seed: int) -> int:
     n = 0
     for path, stem in zip(files, _stems(files)):
         for k in range(CUTOUT_PLACEMENTS):
-            rng = random.Random(f"{seed}:{source}:{stem}:{k}")
+            rng = content_rng(seed, path, "cutout", k)
             bg = (255, 255, 255) if rng.random() < 0.75 else tuple(rng.randrange(170, 256) for _ in range(3))
             im = flatten(Image.open(path), bg)
             if rng.random() < 0.5:
@@ -147,11 +151,11 @@ def make_data(out: str, seed: int = 0, splits=TRAIN_SPLITS, candidates: bool = F
         sys.exit(f"training sources missing: {gone or 'openclipart'}: run `make setup` (the "
                  "Debian packages of tools/image_sources.py)")
 
-    def crops(path: str, n: int, folder: str, source: str, seed_key: str, stem: str) -> Image.Image:
+    def crops(path: str, n: int, folder: str, source: str, stem: str) -> Image.Image:
         """``n`` random crops of ``path`` into ``out/folder/source``, named ``stem_NN``."""
         im = flatten(Image.open(path))
         for i in range(n):
-            rng = random.Random(f"{seed}:{source}:{seed_key}:{i}")
+            rng = content_rng(seed, path, "crop", i)
             _save(_crop(im, rng), os.path.join(out, folder, source, f"{stem}_{i:02d}.jpg"), rng)
         return im
 
@@ -164,10 +168,9 @@ def make_data(out: str, seed: int = 0, splits=TRAIN_SPLITS, candidates: bool = F
                              else (MANY_CROPS, MANY_JITTERED))
         files = spread(files, PHOTOS_PER_SOURCE)
         for path, stem in zip(files, _stems(files)):
-            im = crops(path, n_crops, "natural", source,
-                       os.path.splitext(os.path.basename(path))[0], stem)
+            im = crops(path, n_crops, "natural", source, stem)
             for i in range(n_jitter):
-                rng = random.Random(f"{seed}:{source}:{stem}:jitter:{i}")
+                rng = content_rng(seed, path, "jitter", i)
                 _save(_jitter(im, rng), os.path.join(out, "natural", source, f"{stem}_j{i:02d}.jpg"), rng)
             counts[source] = counts.get(source, 0) + n_crops + n_jitter
 
@@ -178,12 +181,12 @@ def make_data(out: str, seed: int = 0, splits=TRAIN_SPLITS, candidates: bool = F
     for source, files in oth.items():
         if not source.startswith(WHOLE_FILE_SOURCES):  # wallpapers, logos, renders: crops, as photos
             for path, stem in zip(files, _stems(files)):
-                crops(path, ARTWORK_CROPS, "other", source, path, stem)
+                crops(path, ARTWORK_CROPS, "other", source, stem)
             counts[source] = len(files) * ARTWORK_CROPS
             continue
         picked = spread(files, CLIPART_PER_CATEGORY)
         for i, path in enumerate(picked):
-            rng = random.Random(f"{seed}:{source}:{i}")
+            rng = content_rng(seed, path, "whole")
             bg = (255, 255, 255) if rng.random() < 0.75 else tuple(rng.randrange(170, 256) for _ in range(3))
             try:
                 im = flatten(Image.open(path), bg)
@@ -194,7 +197,7 @@ def make_data(out: str, seed: int = 0, splits=TRAIN_SPLITS, candidates: bool = F
                 im = ImageOps.expand(im, pad, fill=bg)
             _save(im, os.path.join(out, "other", source, f"{i:03d}.jpg"), rng)
         counts[source] = len(picked)
-    for kind in KINDS:
+    for kind in KINDS:  # drawn, not read: seeded by the seed, the kind and the number
         for i in range(RENDERED_PER_KIND):
             rng = random.Random(f"{seed}:render:{kind}:{i}")
             _save(render(kind, seed * 100000 + i), os.path.join(out, "other", f"rendered_{kind}", f"{i:03d}.jpg"), rng)

@@ -7,7 +7,8 @@ split's own photo crops: every third crop becomes, in turn, a black-and-white pr
 moved, one in three toned like sepia) or a low-key exposure (a gamma of 1.8-3.2, darker still,
 half of them with a night cast: blue shift and sensor noise).  Each kind is written as its own
 natural source (``photo_bw``, ``photo_lowkey``), so the trainer's per-source weights give each
-the weight of one photo source.  Seeded: the same crops give the same bytes.
+the weight of one photo source.  Seeded by each crop's content (``content_rng``): the same
+crops give the same bytes, wherever ``out`` is.
 """
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ import random
 
 import numpy as np
 from PIL import Image, ImageEnhance, ImageOps
+
+from tools.image_sources import content_rng
 
 EVERY = 3  # one crop in EVERY gets a variant
 KINDS = ("photo_bw", "photo_lowkey")
@@ -46,7 +49,7 @@ def write_variants(out: str, sources: list[str], seed: int = 0) -> dict[str, int
     crops = sorted(p for s in sources for p in glob.glob(os.path.join(out, "natural", s, "*.jpg")))
     counts = dict.fromkeys(KINDS, 0)
     for i, path in enumerate(crops[::EVERY]):
-        rng = random.Random(f"{seed}:variant:{i}")
+        rng = content_rng(seed, path, "variant")
         kind = KINDS[i % 2]
         with Image.open(path) as im:
             img = black_and_white(im, rng) if kind == "photo_bw" else low_key(im, rng)

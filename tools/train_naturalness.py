@@ -50,9 +50,13 @@ train (make-data's CUTOUT_SOURCES): 0.9488 at best, so this head stays; that can
 (docs/images.md) refitted this recipe on + POV-Ray's renders, OpenShot's procedural masks and
 ViSP's photos and screens (``make-data --candidates``): val 0.9423, below the shipped 0.9564,
 so the heads stay; the fresh ``test7`` split scored 0.736 balanced (photos kept 0.657) for
-the shipped model.  The committed head is `train`'s output on the first round's make-data
-folders and this make-data's new-source folders (a rerun of make-data wrote the same
-bytes for the three first-round sources checked: scikit-learn, matplotlib, OpenCV graphics).
+the shipped model.  The committed heads (the tenth round's TL) were fitted from cached
+features of earlier make-data folders and are not what a refit from the tree gives.  Since
+the eleventh round make-data seeds every random choice by the file's sha256
+(``content_rng``): steps 1 and 3 from the tree (``train`` with the defaults, and ``train
+--nsfw-pool --C 3e-5 --threshold 0.51`` for the second head) give byte-equal heads in any
+folder, with the packages unpacked anywhere: R0 of docs/images.md's eleventh round, which
+passed its val rule but not the test split's regression guard, so it did not ship.
 
 History, on the earlier (saturating) int8 backbone:
 Test split, int8 backbone: accuracy 0.944 (balanced 0.924); with the float backbone 0.915.

@@ -339,6 +339,38 @@ def test_cutouts_are_placed_whole_on_a_plain_background_and_seeded(tmp_path):
     assert files[0].read_bytes() == first
 
 
+def test_make_data_is_seeded_by_content_not_by_path(tmp_path, monkeypatch):
+    """The same files unpacked in two places (a .deb cache moved, another $LAIT_CACHE) give
+    make-data the same bytes in any output folder; another file's content draws other crops."""
+    from PIL import Image
+
+    from tools import naturalness_data as nd
+
+    def unpack(root, rotate=0):
+        root.mkdir(parents=True)
+        with Image.open(asset("photos", "coffee.jpg")) as im:
+            im.convert("RGB").rotate(rotate).save(root / "photo.jpg")
+            im.convert("RGB").transpose(Image.Transpose.FLIP_TOP_BOTTOM).save(root / "art.png")
+            im.convert("RGB").resize((80, 60)).save(root / "clip.png")
+        return {"photos": [str(root / "photo.jpg")]}, {"art": [str(root / "art.png")],
+                                                        "openclipart_x": [str(root / "clip.png")]}
+
+    def run(src, out):
+        nat, oth = src
+        monkeypatch.setattr(nd, "natural_sources", lambda split: nat)
+        monkeypatch.setattr(nd, "nonnatural_sources", lambda split: oth)
+        monkeypatch.setattr(nd, "RENDERED_PER_KIND", 1)
+        nd.make_data(str(out))
+        return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*.jpg"))}
+
+    a = run(unpack(tmp_path / "cache_a" / "deep"), tmp_path / "out_a")
+    b = run(unpack(tmp_path / "b"), tmp_path / "elsewhere" / "out_b")
+    assert a == b and any(k.startswith("natural/photo_bw/") for k in a)
+    c = run(unpack(tmp_path / "c", rotate=1), tmp_path / "out_c")
+    assert c.keys() == a.keys() and c["other/art/art_00.jpg"] == a["other/art/art_00.jpg"]
+    assert c["natural/photos/photo_00.jpg"] != a["natural/photos/photo_00.jpg"]
+
+
 def test_every_source_weighs_the_same_within_its_class():
     import numpy as np
 
