@@ -12,6 +12,18 @@ measured / estimate (the check's ``LOW`` is the smallest).
 
     python bench/train_memory.py --work /tmp/trainmem --fit ROWS.txt
 
+    nice -n 10 env OMP_NUM_THREADS=1 python bench/train_memory.py --work /tmp/trainmem \
+        --loader --baseline /work/main
+
+measures the data loader alone (no model): a process of its own per checkout imports that
+checkout's model/, builds the training stream of configs/imagebert.yaml (the shipped
+``data.shuffle_buffer`` 5000, 100 x 1280 regions, batch 48) on synthetic shards of
+``--loader-samples`` samples (more than the buffer, so it fills), pulls ``--loader-batches``
+batches and reports its peak RSS (``ru_maxrss``), its RSS before the first batch (imports and
+tokenizer), and the ratio this checkout / ``--baseline`` of both the peak and the growth.
+
+    python bench/train_memory.py --work /tmp/trainmem --fit ROWS.txt
+
 reads the last line of an earlier run's output instead of running anything and fits, once,
 ``RUNTIME``, ``SCALE`` and the bytes per attention score (least squares of log(measured /
 estimate), with the code's max(activations, checkpoint copies)), then prints the shipped
@@ -132,6 +144,43 @@ def run(name: str, o: dict, shards: str, work: str, steps: int) -> dict:
             "ratio": round(measured / 1e9 / estimate, 3), "parts_gb": parts, "seconds": round(time.time() - t0, 1)}
 
 
+LOADER_CHILD = r"""
+import json, resource, sys, time
+sys.path.insert(0, sys.argv[1])
+import torch
+torch.set_num_threads(1)
+from model.config import load_config
+from model.data import tokenizer_for
+from model.stream import PretrainStream
+cfg = load_config(sys.argv[1] + "/configs/imagebert.yaml", ["model.init_from=null"])
+tok = tokenizer_for(cfg)
+with open("/proc/self/statm") as f:
+    base = int(f.read().split()[1]) * resource.getpagesize()
+t0 = time.time()
+it = iter(PretrainStream(cfg, sys.argv[2], cfg.stage(1).batch_size, tok, seed=0))
+for _ in range(int(sys.argv[3])):  # one batch alive at a time, as in the training loop
+    batch = next(it)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"base_rss": base, "peak_rss": peak, "seconds": round(time.time() - t0, 1),
+                  "shuffle_buffer": cfg.data.shuffle_buffer, "batch": cfg.stage(1).batch_size,
+                  "feats_dtype": str(batch["feats"].dtype)}))
+"""
+
+
+def loader(repo: str, shards: str, batches: int) -> dict:
+    """Peak RSS of the stream of ``repo``'s model/ alone (a process of its own, one thread)."""
+    out = subprocess.run([sys.executable, "-c", LOADER_CHILD, repo, shards, str(batches)], cwd=repo,
+                         env=dict(os.environ, OMP_NUM_THREADS="1"), capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(f"loader run in {repo}: exit {out.returncode}\n{out.stderr[-3000:]}")
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    r.update(repo=repo, growth=r["peak_rss"] - r["base_rss"])
+    print(f"{repo:28s} peak RSS {r['peak_rss'] / 1e9:6.3f} GB  before the first batch "
+          f"{r['base_rss'] / 1e9:6.3f} GB  growth {r['growth'] / 1e9:6.3f} GB  ({r['seconds']} s)",
+          flush=True)
+    return r
+
+
 def _config(r: dict):
     from model.config import load_config
     sets = [f"model.hidden={r['hidden']}", f"model.layers={r['layers']}", f"model.heads={r['heads']}",
@@ -189,6 +238,13 @@ def main() -> None:
                     "an earlier run printed (its last line) instead of running")
     ap.add_argument("--logged-runtime", type=float, default=0.3e9, help="RUNTIME of the code "
                     "that logged those rows (bytes; the calibration ran with 0.3e9)")
+    ap.add_argument("--loader", action="store_true", help="measure the data loader alone "
+                    "(configs/imagebert.yaml's shuffle buffer) instead of training runs")
+    ap.add_argument("--baseline", default=None, metavar="CHECKOUT", help="with --loader: another "
+                    "checkout (e.g. main's) measured alike, for the ratio")
+    ap.add_argument("--loader-samples", type=int, default=5600, help="with --loader: synthetic "
+                    "samples (more than the shuffle buffer)")
+    ap.add_argument("--loader-batches", type=int, default=12)
     args = ap.parse_args()
     # Bad arguments fail before any work (tests/bench/test_bench_args.py).
     if args.steps < 1:
@@ -199,6 +255,21 @@ def main() -> None:
         ap.error(f"--only: no config named {unknown[0]!r} (have: {', '.join(sorted(known))})")
     if args.fit and not os.path.isfile(args.fit):
         ap.error(f"--fit {args.fit}: no such file")
+    if args.loader_samples < 1 or args.loader_batches < 1:
+        ap.error(f"--loader-samples and --loader-batches must be >= 1, got {args.loader_samples} "
+                 f"and {args.loader_batches}")
+    if args.baseline and not os.path.isfile(os.path.join(args.baseline, "model", "stream.py")):
+        ap.error(f"--baseline {args.baseline}: not a checkout (no model/stream.py)")
+    if args.loader:
+        big = write_shards(os.path.join(args.work, f"shards-{args.loader_samples}"), args.loader_samples)
+        rows = [loader(REPO, big, args.loader_batches)]
+        if args.baseline:
+            rows.append(loader(os.path.abspath(args.baseline), big, args.loader_batches))
+            new, old = rows
+            print(f"this checkout / baseline: peak {new['peak_rss'] / old['peak_rss']:.3f}, "
+                  f"growth {new['growth'] / old['growth']:.3f}")
+        print(json.dumps({"loader": rows}))
+        return
     shards = write_shards(os.path.join(args.work, "shards"))
     if args.fit:
         with open(args.fit) as f:

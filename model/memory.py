@@ -15,8 +15,9 @@ up what a training step keeps alive at its peak, in bytes:
   the MLM / MOC / MRFR heads on the masked positions; every text at its full length;
 - the batch tensors (the region features twice: inputs and MRFR targets), two alive at once,
   and the DataLoader's prefetched ones;
-- the shuffle buffers of decoded samples (float32 region features), bounded by the shards'
-  own size: a buffer never holds more than the decoded data;
+- the shuffle buffers of decoded samples (region features in their stored dtype: float16 from
+  `lait features`, 2 bytes a value; float32 otherwise), bounded by the shards' own size: a
+  buffer never holds more than the decoded data;
 - the process as it is when the check runs (torch loaded), and ``RUNTIME`` for what the run
   loads next (tokenizer, webdataset, allocator slack); each DataLoader worker ``WORKER``.
 
@@ -119,12 +120,34 @@ def batch_bytes(cfg: Config, batch: int) -> float:
     return n * (V * (2 * 4 * m.region_dim + 5 * 4 + 8 + 8 + 2) + cfg.text_len() * 8 * 3)
 
 
-def sample_bytes(cfg: Config) -> float:
-    """A decoded sample in a shuffle buffer (float32 regions, or a uint8 image)."""
+def sample_bytes(cfg: Config, feature_bytes: int = 2) -> float:
+    """A decoded sample in a shuffle buffer: regions with ``feature_bytes`` a feature value
+    (their stored dtype: 2 for float16, 4 otherwise; data.decode_sample), or a uint8 image."""
     m = cfg.model
     if m.visual == "pixels":
         return 3 * m.image_size ** 2 + SAMPLE_OVERHEAD
-    return cfg.data.max_regions * (4 * m.region_dim + 5 * 4 + 8) + SAMPLE_OVERHEAD
+    return cfg.data.max_regions * (feature_bytes * m.region_dim + 5 * 4 + 8) + SAMPLE_OVERHEAD
+
+
+def feature_bytes(spec: str) -> int:
+    """Bytes a region feature value takes in the shuffle buffer: 2 when the first shard's first
+    regions.npz holds float16 (kept as stored), else 4 (decoded to float32); 2 when none can
+    be read (the loader says why)."""
+    import io
+    import tarfile
+
+    import numpy as np
+
+    from .data import list_shards
+    try:
+        with tarfile.open(list_shards(spec)[0]) as tar:
+            for member in tar:
+                if member.name.endswith(".regions.npz"):
+                    with np.load(io.BytesIO(tar.extractfile(member).read())) as z:
+                        return 2 if z["features"].dtype == np.float16 else 4
+    except (ConfigError, OSError, tarfile.TarError, ValueError, KeyError):
+        pass
+    return 2
 
 
 def shards_bytes(spec: str) -> float | None:
@@ -137,9 +160,11 @@ def shards_bytes(spec: str) -> float | None:
 
 
 def estimate(cfg: Config, stage: int, workers: int = 0, world: int = 1, cuda: bool = False,
-             process_bytes: float = 0.0, data_bytes: float | None = None) -> Estimate:
+             process_bytes: float = 0.0, data_bytes: float | None = None,
+             feature_bytes: int = 2) -> Estimate:
     """The peak memory of one rank of stage ``stage``: on the CPU (``parts``) or, with
-    ``cuda``, on the GPU (``parts``: state + bf16 activations) and the host (``host``)."""
+    ``cuda``, on the GPU (``parts``: state + bf16 activations) and the host (``host``);
+    ``feature_bytes``: a region feature value in the shuffle buffer (see `feature_bytes`)."""
     s = cfg.stage(stage)
     n_all, n_train = count_parameters(cfg)
     state = 4.0 * n_all + 12.0 * n_train            # weights; gradients + AdamW moments
@@ -148,9 +173,10 @@ def estimate(cfg: Config, stage: int, workers: int = 0, world: int = 1, cuda: bo
     ckpt = 4.0 * n_all + 8.0 * n_train               # host copies while a checkpoint is written
     one = batch_bytes(cfg, s.batch_size)
     readers = max(1, workers)
-    buffered = readers * cfg.data.shuffle_buffer * sample_bytes(cfg)
-    if data_bytes is not None:  # float16 features decode to float32: at most 2x the shards
-        buffered = min(buffered, 2.0 * data_bytes / max(1, world) + readers * sample_bytes(cfg))
+    one_sample = sample_bytes(cfg, feature_bytes)
+    buffered = readers * cfg.data.shuffle_buffer * one_sample
+    if data_bytes is not None:  # float16 stays float16, float32 float32: at most the shards
+        buffered = min(buffered, data_bytes / max(1, world) + readers * one_sample)
     loader = buffered + workers * (WORKER + 4 * one)  # prefetch_factor 4 per worker
     est = Estimate(params=n_all)
     if cuda:
@@ -212,7 +238,7 @@ def check_memory(cfg: Config, stage: int, device, world: int = 1, local_ranks: i
     cuda = getattr(device, "type", str(device)) == "cuda"
     rss = process_rss()
     kw = dict(workers=workers, world=world, cuda=cuda, data_bytes=shards_bytes(s.shards),
-              process_bytes=rss)
+              process_bytes=rss, feature_bytes=feature_bytes(s.shards))
     est = estimate(cfg, stage, **kw)
     avail = mem_available()
     # The ranks of this host share its memory; each checks its own share.

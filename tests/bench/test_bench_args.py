@@ -37,6 +37,8 @@ BAD = [
     ("train_memory.py", ["--work", "{tmp}", "--steps", "0"], "--steps"),
     ("train_memory.py", ["--work", "{tmp}", "--only", "h128x2 b4,no_such_config"], "no_such_config"),
     ("train_memory.py", ["--work", "{tmp}", "--fit", "{tmp}/none.txt"], "none.txt"),
+    ("train_memory.py", ["--work", "{tmp}", "--loader", "--loader-batches", "0"], "--loader-batches"),
+    ("train_memory.py", ["--work", "{tmp}", "--loader", "--baseline", "{tmp}/none"], "none"),
 ]
 
 

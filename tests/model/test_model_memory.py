@@ -2,12 +2,15 @@
 memory cannot fit is refused at once, one line naming the batch size and the override, before
 anything is written; the tests' own configs pass it.  Nothing here depends on this machine's
 memory: the refused batch is absurd on any machine, the rest patches what the check reads."""
+import io
 import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import torch
+import webdataset as wds
 
 import model_synth as synth
 from model import memory
@@ -80,11 +83,32 @@ def test_ranks_on_one_host_share_its_memory(monkeypatch):
 
 
 def test_the_shuffle_buffer_is_bounded_by_the_shards(data_dir):
-    """A shuffle buffer never holds more than the decoded shards (float16 features decode to
-    float32: at most twice their bytes), however large data.shuffle_buffer is."""
+    """A shuffle buffer never holds more than the decoded shards (features kept in their
+    stored dtype: at most their bytes), however large data.shuffle_buffer is."""
     raw = synth.tiny_raw("/tmp", f"{data_dir}/shards")
     raw["data"] = {**raw["data"], "shuffle_buffer": 10 ** 7}
     raw["data"].pop("vocab")
     cfg = from_dict(raw)
     size = memory.shards_bytes(f"{data_dir}/shards")
-    assert size and memory.estimate(cfg, 1, data_bytes=size).parts["data loader"] <= 2 * size + 1e6
+    assert size and memory.estimate(cfg, 1, data_bytes=size).parts["data loader"] <= size + 1e6
+
+
+def test_buffered_features_are_counted_in_their_stored_dtype(data_dir, tmp_path):
+    """float16 features (lait features) stay float16 in the buffer: 2 bytes a value; float32
+    ones (another exporter) 4 bytes."""
+    assert memory.feature_bytes(f"{data_dir}/shards") == 2
+    path = str(tmp_path / "00000.tar")
+    z = io.BytesIO()
+    np.savez(z, features=np.zeros((4, 16), np.float32), boxes=np.zeros((4, 5), np.float32),
+             labels=np.zeros(4, np.int64))
+    with wds.TarWriter(path) as w:
+        w.write({"__key__": "k", "txt": b"a red circle", "regions.npz": z.getvalue()})
+    assert memory.feature_bytes(str(tmp_path)) == 4
+    assert memory.feature_bytes(str(tmp_path / "none")) == 2  # unreadable: the loader says why
+    raw = synth.tiny_raw("/tmp", f"{data_dir}/shards")
+    raw["data"] = {**raw["data"], "max_regions": 100, "max_len": 140, "shuffle_buffer": 5000}
+    raw["model"] = {**raw["model"], "region_dim": 1280, "max_position": 256}
+    raw["data"].pop("vocab")
+    cfg = from_dict(raw)
+    half, full = (memory.sample_bytes(cfg, n) for n in (2, 4))
+    assert half < 0.51 * full  # 100 x 1280 float16: 256 kB a sample, not 512 kB
