@@ -36,7 +36,7 @@ CSS = """
 body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1200px}
 h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
 h3{font-size:14px;margin:16px 0 6px} .muted{color:#666} table{border-collapse:collapse;margin:6px 0}
-.scroll{overflow-x:auto;max-width:100%}
+.scroll{overflow-x:auto;max-width:100%} p{overflow-wrap:anywhere}
 td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:right} td:first-child,th:first-child{text-align:left}
 .reason td:first-child{padding-left:28px;color:#555} td.why,p.why{color:#555;font-size:12px} .cards{display:flex;gap:18px;flex-wrap:wrap}
 .card{background:#f6f7f9;border-radius:6px;padding:8px 14px} .card b{font-size:20px;display:block}
