@@ -115,6 +115,11 @@ def run(name: str, o: dict, shards: str, work: str, steps: int) -> dict:
             f"stages.1.ckpt_every={steps}", f"out_dir={out_dir}"]
     cmd = [sys.executable, "-m", "model.commands", "train", "--config", "configs/imagebert.yaml",
            "--stage", "1", "--quiet"] + [a for s in sets for a in ("--set", s)]
+    return measure(name, o, cmd, out_dir)
+
+
+def measure(name: str, o: dict, cmd: list[str], out_dir: str) -> dict:
+    """Run ``cmd`` (one torch thread) and read its peak RSS beside the estimate it logged."""
     env = dict(os.environ, OMP_NUM_THREADS="1")
     t0 = time.time()
     shutil.rmtree(out_dir, ignore_errors=True)  # else "stage 1 already done" is measured
@@ -181,6 +186,50 @@ def loader(repo: str, shards: str, batches: int) -> dict:
     return r
 
 
+# `lait finetune` and `lait eval` (model/memory.py's tasks "finetune" and "eval"): the shipped
+# tiny config the tests use, and configs/imagebert.yaml at 256 x 4, from a random checkpoint.
+RETRIEVAL = [
+    ("tiny finetune b8", dict(config="configs/imagebert_tiny.yaml", task="finetune", batch=8)),
+    ("tiny finetune b32", dict(config="configs/imagebert_tiny.yaml", task="finetune", batch=32)),
+    ("tiny eval n64", dict(config="configs/imagebert_tiny.yaml", task="eval", n=64)),
+    ("tiny eval n256", dict(config="configs/imagebert_tiny.yaml", task="eval", n=256)),
+    ("h256x4 finetune b8", dict(config="configs/imagebert.yaml", task="finetune", batch=8,
+                                hidden=256, layers=4, heads=4, intermediate=1024)),
+    ("h256x4 eval n48", dict(config="configs/imagebert.yaml", task="eval", n=48,
+                             hidden=256, layers=4, heads=4, intermediate=1024)),
+]
+INIT_CHILD = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+from model.checkpoints import save_checkpoint
+from model.config import load_config
+from model.pretrain import ImageBERT
+cfg = load_config(sys.argv[2], sys.argv[4:])
+save_checkpoint(sys.argv[3], ImageBERT(cfg), (), {"step": 0})
+"""
+
+
+def run_retrieval(name: str, o: dict, shards: str, work: str, steps: int) -> dict:
+    """Peak RSS of `lait finetune` (``steps`` steps) or `lait eval` (``n`` test pairs) against
+    the estimate it logged, from a random checkpoint of the config's sizes."""
+    out_dir = os.path.join(work, "retrieval", re.sub(r"\W+", "_", name))
+    sets = ["model.init_from=null", "data.shuffle_buffer=256", "data.num_workers=0",
+            f"retrieval.shards={shards}",
+            f"retrieval.eval_shards={shards}", f"retrieval.steps={steps}", "retrieval.warmup_steps=1",
+            f"retrieval.ckpt_every={steps}", f"retrieval.batch_size={o.get('batch', 8)}",
+            f"out_dir={out_dir}"]
+    sets += [f"model.{k}={o[k]}" for k in ("hidden", "layers", "heads", "intermediate") if k in o]
+    init = os.path.join(work, "retrieval", re.sub(r"\W+", "_", name) + "-init")
+    subprocess.run([sys.executable, "-c", INIT_CHILD, REPO, o["config"], init] + sets, cwd=REPO,
+                   check=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+    if o["task"] == "finetune":
+        cmd = ["finetune", "--init", init]
+    else:
+        cmd = ["eval", "--checkpoint", init, "--n", str(o["n"]), "--device", "cpu"]
+    cmd = [sys.executable, "-m", "model.commands"] + cmd + ["--config", o["config"], "--quiet"]
+    return measure(name, o, cmd + [a for s in sets for a in ("--set", s)], out_dir)
+
+
 def _config(r: dict):
     from model.config import load_config
     sets = [f"model.hidden={r['hidden']}", f"model.layers={r['layers']}", f"model.heads={r['heads']}",
@@ -245,11 +294,13 @@ def main() -> None:
     ap.add_argument("--loader-samples", type=int, default=5600, help="with --loader: synthetic "
                     "samples (more than the shuffle buffer)")
     ap.add_argument("--loader-batches", type=int, default=12)
+    ap.add_argument("--retrieval", action="store_true", help="measure `lait finetune` and `lait "
+                    "eval` (RETRIEVAL) instead of training runs")
     args = ap.parse_args()
     # Bad arguments fail before any work (tests/bench/test_bench_args.py).
     if args.steps < 1:
         ap.error(f"--steps must be >= 1, got {args.steps}")
-    known = {name for name, _ in CONFIGS + HELD_OUT}
+    known = {name for name, _ in CONFIGS + HELD_OUT + RETRIEVAL}
     unknown = [n for n in args.only.split(",") if n and n not in known] if args.only else []
     if unknown:
         ap.error(f"--only: no config named {unknown[0]!r} (have: {', '.join(sorted(known))})")
@@ -276,6 +327,17 @@ def main() -> None:
             fit(json.loads(f.read().strip().splitlines()[-1])["rows"], shards, args.logged_runtime)
         return
     rows = []
+    if args.retrieval:
+        for name, o in RETRIEVAL:
+            if args.only and name not in args.only.split(","):
+                continue
+            r = run_retrieval(name, o, shards, args.work, args.steps)
+            rows.append(r)
+            print(f"{name:22s} estimate {r['estimate_gb']:6.2f} GB  measured {r['measured_gb']:6.2f} GB  "
+                  f"ratio {r['ratio']:.2f}  ({r['seconds']} s)", flush=True)
+        print(json.dumps({"rows": rows, "min_ratio": min(r["ratio"] for r in rows),
+                          "max_ratio": max(r["ratio"] for r in rows)}))
+        return
     for name, o in CONFIGS + HELD_OUT:
         if (name not in args.only.split(",")) if args.only else (name, o) in HELD_OUT:
             continue

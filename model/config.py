@@ -128,7 +128,7 @@ class Config:
     seed: int = 1234
     precision: str = "bf16"          # autocast dtype on GPU: "bf16" | "fp32"
     compile: bool = False            # torch.compile on GPU; batches are then padded to fixed shapes
-    memory_check: bool = True        # `lait train` refuses a stage whose estimated memory does not fit
+    memory_check: bool = True        # `lait train`/`finetune`/`eval` refuse a run whose estimated memory does not fit
 
     def stage(self, n: int) -> StageConfig:
         if n not in self.stages:

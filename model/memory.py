@@ -25,6 +25,12 @@ up what a training step keeps alive at its peak, in bytes:
 docs/trainer.md "Memory pre-flight check").  The check refuses a stage only when the estimate
 times ``LOW`` (the smallest measured / estimate ratio seen) still exceeds the free memory, so
 a config that ran in calibration is never refused on a machine that ran it.
+
+The same estimate serves `lait finetune` (``task="finetune"``: it trains, with AdamW, on B x
+(1 + negatives) scored rows and no pre-training heads) and `lait eval` (``task="eval"``:
+inference, so weights only and one layer's working set of a scoring pass; plus the test
+samples it holds and the n x n score matrix it ranks); docs/trainer.md "Memory check for
+`lait finetune` and `lait eval`".
 """
 from __future__ import annotations
 
@@ -53,6 +59,11 @@ WORKER = 0.3 * GB   # a DataLoader worker process's own pages (forked: the rest 
 SAMPLE_OVERHEAD = 2048  # a decoded sample's dict, token list and array headers
 LOW = 0.94        # smallest measured / estimate over the calibration runs (refusal margin)
 WARN_AT = 0.9     # warn when the estimate is over this share of the free memory
+TASKS = ("train", "finetune", "eval")
+EVAL_ROWS = 256   # pairs one scoring pass of `lait eval` takes (retrieval.score_matrix's rows)
+# Bytes per image-caption pair while eval ranks: the float32 score, the same-caption nested
+# list (a pointer each) and its bool tensor, and the two int64 argsorts (retrieval.hits_at_k).
+RANK_BYTES = 4 + 8 + 1 + 16
 
 
 @dataclass
@@ -82,24 +93,33 @@ def count_parameters(cfg: Config) -> tuple[int, int]:
 
 
 def activation_bytes(cfg: Config, batch: int, act_bytes: float = 4.0,
-                     fused_attention: bool = False) -> dict[str, float]:
+                     fused_attention: bool = False, task: str = "train") -> dict[str, float]:
     """The activations of one micro-batch of ``batch`` pairs, by part (``act_bytes``: 4 in
     fp32; the float parts halve under bf16 autocast; ``fused_attention``: CUDA's SDPA kernels
-    keep no attention matrix, with or without dropout)."""
+    keep no attention matrix, with or without dropout).  ``task`` "finetune": the scored
+    rows only (1 + negatives a pair, the ITM logit); "eval": ``batch`` rows under no_grad, where
+    autograd keeps nothing: one layer's tensors are alive at a time, and eval mode has no
+    dropout, so SDPA keeps no attention matrix."""
     m, d, p = cfg.model, cfg.data, cfg.pretrain
     f = act_bytes / 4.0
     T, V = cfg.text_len(), cfg.num_visual_tokens()
-    paired = p.itm and batch > 1
-    n_joint = batch * (1 + int(p.neg_text) + int(p.neg_image)) if paired else batch
-    passes = [(n_joint, T + V)]
-    if p.itc_weight and batch > 1:
-        passes += [(batch, T), (batch, 1 + V)]
-    attn = ACT_ATTN if m.dropout > 0 and not fused_attention else 0
+    layers = 1 if task == "eval" else m.layers
+    if task == "train":
+        paired = p.itm and batch > 1
+        n_joint = batch * (1 + int(p.neg_text) + int(p.neg_image)) if paired else batch
+        passes = [(n_joint, T + V)]
+        if p.itc_weight and batch > 1:
+            passes += [(batch, T), (batch, 1 + V)]
+    else:
+        passes = [(batch * (1 + cfg.retrieval.negatives) if task == "finetune" else batch, T + V)]
+    attn = ACT_ATTN if m.dropout > 0 and not fused_attention and task != "eval" else 0
     enc = emb = 0.0
     for rows, L in passes:
         per_token = f * (ACT_H * m.hidden + ACT_I * m.intermediate) + attn * f * m.heads * L
-        enc += rows * L * m.layers * per_token
+        enc += rows * L * layers * per_token
         emb += rows * L * EMB_H * f * m.hidden
+    if task != "train":  # the ITM head on [CLS] only
+        return {"activations": SCALE * (enc + emb)}
     masked_text = p.mlm_prob * batch * T          # matched rows only (the conditional mask)
     masked_regions = p.moc_prob * batch * V if m.visual == "regions" else 0.0
     heads = masked_text * (HEAD_VOCAB * f * m.vocab_size + 16 * f * m.hidden)
@@ -110,10 +130,14 @@ def activation_bytes(cfg: Config, batch: int, act_bytes: float = 4.0,
     return {"activations": SCALE * (enc + emb), "heads": SCALE * heads}
 
 
-def batch_bytes(cfg: Config, batch: int) -> float:
-    """One collated batch: region features and MRFR targets (fp32), boxes, ids and masks."""
+def batch_bytes(cfg: Config, batch: int, task: str = "train") -> float:
+    """One collated batch: region features and MRFR targets (fp32), boxes, ids and masks
+    (``task`` as in `activation_bytes`: the rows a batch of ``batch`` has)."""
     m, p = cfg.model, cfg.pretrain
-    n = batch * (1 + int(p.neg_text) + int(p.neg_image)) if p.itm and batch > 1 else batch
+    if task == "train":
+        n = batch * (1 + int(p.neg_text) + int(p.neg_image)) if p.itm and batch > 1 else batch
+    else:
+        n = batch * (1 + cfg.retrieval.negatives) if task == "finetune" else batch
     V = cfg.num_visual_tokens()
     if m.visual == "pixels":
         return n * 3 * m.image_size ** 2 * 4.0
@@ -150,6 +174,49 @@ def feature_bytes(spec: str) -> int:
     return 2
 
 
+def count_samples(spec: str) -> int | None:
+    """The samples in some shards (their .txt members, from the tar headers only: bad samples
+    count too, so it is never below what eval can read), or None when they cannot be read
+    (the reader says why)."""
+    import tarfile
+
+    from .data import list_shards
+    try:
+        n = 0
+        for path in list_shards(spec):
+            with tarfile.open(path) as tar:
+                n += sum(1 for name in tar.getnames() if name.endswith(".txt"))
+        return n
+    except (ConfigError, OSError, tarfile.TarError):
+        return None
+
+
+def batch_size(cfg: Config, task: str, stage: int = 0) -> int:
+    """What a task's memory grows with: a stage's batch, fine-tuning's, eval's test pairs."""
+    if task == "train":
+        return cfg.stage(stage).batch_size
+    return cfg.retrieval.batch_size if task == "finetune" else cfg.retrieval.eval_size
+
+
+def size_key(task: str, stage: int = 0) -> str:
+    """The config key of `batch_size`."""
+    return {"train": f"stages.{stage}.batch_size", "finetune": "retrieval.batch_size",
+            "eval": "retrieval.eval_size"}[task]
+
+
+def with_size(cfg: Config, task: str, stage: int, n: int) -> Config:
+    """A copy of ``cfg`` with `batch_size` set to ``n``."""
+    import copy
+    c = copy.deepcopy(cfg)
+    if task == "train":
+        c.stages[stage].batch_size = n
+    elif task == "finetune":
+        c.retrieval.batch_size = n
+    else:
+        c.retrieval.eval_size = n
+    return c
+
+
 def shards_bytes(spec: str) -> float | None:
     """The shards' size on disk, or None when they cannot be listed (the loader says why)."""
     from .data import list_shards
@@ -159,21 +226,28 @@ def shards_bytes(spec: str) -> float | None:
         return None
 
 
-def estimate(cfg: Config, stage: int, workers: int = 0, world: int = 1, cuda: bool = False,
+def estimate(cfg: Config, stage: int = 0, workers: int = 0, world: int = 1, cuda: bool = False,
              process_bytes: float = 0.0, data_bytes: float | None = None,
-             feature_bytes: int = 2) -> Estimate:
-    """The peak memory of one rank of stage ``stage``: on the CPU (``parts``) or, with
-    ``cuda``, on the GPU (``parts``: state + bf16 activations) and the host (``host``);
-    ``feature_bytes``: a region feature value in the shuffle buffer (see `feature_bytes`)."""
-    s = cfg.stage(stage)
+             feature_bytes: int = 2, task: str = "train", samples: int | None = None) -> Estimate:
+    """The peak memory of one rank of stage ``stage`` (``task`` "train"), of retrieval
+    fine-tuning ("finetune") or of retrieval evaluation ("eval": ``samples``, when known, caps
+    the test pairs): on the CPU (``parts``) or, with ``cuda``, on the GPU (``parts``: state +
+    bf16 activations) and the host (``host``); ``feature_bytes``: a region feature value in the
+    shuffle buffer (see `feature_bytes`)."""
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {TASKS}, got {task!r}")
+    b = batch_size(cfg, task, stage)
     n_all, n_train = count_parameters(cfg)
-    state = 4.0 * n_all + 12.0 * n_train            # weights; gradients + AdamW moments
     amp = cuda and cfg.precision == "bf16"
-    act = activation_bytes(cfg, s.batch_size, 2.0 if amp else 4.0, fused_attention=cuda)
-    ckpt = 4.0 * n_all + 8.0 * n_train               # host copies while a checkpoint is written
-    one = batch_bytes(cfg, s.batch_size)
-    readers = max(1, workers)
     one_sample = sample_bytes(cfg, feature_bytes)
+    if task == "eval":
+        return _inference(cfg, min(b, samples) if samples is not None else b, n_all, cuda,
+                          process_bytes, data_bytes, one_sample)
+    state = 4.0 * n_all + 12.0 * n_train            # weights; gradients + AdamW moments
+    act = activation_bytes(cfg, b, 2.0 if amp else 4.0, fused_attention=cuda, task=task)
+    ckpt = 4.0 * n_all + 8.0 * n_train               # host copies while a checkpoint is written
+    one = batch_bytes(cfg, b, task)
+    readers = max(1, workers)
     buffered = readers * cfg.data.shuffle_buffer * one_sample
     if data_bytes is not None:  # float16 stays float16, float32 float32: at most the shards
         buffered = min(buffered, data_bytes / max(1, world) + readers * one_sample)
@@ -188,6 +262,26 @@ def estimate(cfg: Config, stage: int, workers: int = 0, world: int = 1, cuda: bo
         est.parts = {"process": process_bytes + RUNTIME, "model and AdamW": state,
                      **act, "checkpoint copies": max(0.0, ckpt - act["activations"]),
                      "batches": 2 * one, "data loader": loader}
+    return est
+
+
+def _inference(cfg: Config, n: int, n_all: int, cuda: bool, process_bytes: float,
+               data_bytes: float | None, one_sample: float) -> Estimate:
+    """`lait eval` on ``n`` test pairs: the weights (no gradients, no optimizer state), one
+    scoring pass of `EVAL_ROWS` pairs under no_grad, the n samples read (at most the shards'
+    bytes) and the n x n scores it ranks."""
+    rows = max(1, min(EVAL_ROWS, n * n))
+    act = activation_bytes(cfg, rows, 2.0 if cuda else 4.0, fused_attention=cuda, task="eval")
+    held = n * one_sample
+    if data_bytes is not None:
+        held = min(held, data_bytes + one_sample)
+    device = {"model": 4.0 * n_all, **act, "batches": 2 * batch_bytes(cfg, rows, "eval")}
+    host = {"process": process_bytes + RUNTIME, "samples": held, "ranking": RANK_BYTES * n * n}
+    est = Estimate(params=n_all)
+    if cuda:
+        est.parts, est.host = device, host
+    else:
+        est.parts = {**host, **device}
     return est
 
 
@@ -212,15 +306,13 @@ def process_rss() -> float:
         return 0.0
 
 
-def fitting_batch(cfg: Config, stage: int, budget: float, **kw) -> int:
-    """The largest batch size whose estimate (times LOW) fits ``budget`` bytes (0: none)."""
-    import copy
-    c = copy.deepcopy(cfg)
-    lo, hi = 0, cfg.stage(stage).batch_size
+def fitting_batch(cfg: Config, stage: int, budget: float, task: str = "train", **kw) -> int:
+    """The largest batch size (`batch_size` of ``task``) whose estimate (times LOW) fits
+    ``budget`` bytes (0: none)."""
+    lo, hi = 0, batch_size(cfg, task, stage)
     while lo < hi:  # the estimate grows with the batch
         mid = (lo + hi + 1) // 2
-        c.stages[stage].batch_size = mid
-        if LOW * estimate(c, stage, **kw).total <= budget:
+        if LOW * estimate(with_size(cfg, task, stage, mid), stage, task=task, **kw).total <= budget:
             lo = mid
         else:
             hi = mid - 1
@@ -228,18 +320,30 @@ def fitting_batch(cfg: Config, stage: int, budget: float, **kw) -> int:
 
 
 def check_memory(cfg: Config, stage: int, device, world: int = 1, local_ranks: int = 1,
-                 workers: int = 0) -> Estimate | None:
+                 workers: int = 0, task: str = "train", shards: str | None = None,
+                 n: int | None = None) -> Estimate | None:
     """Refuse a stage (ConfigError: one line, exit 2) whose estimated peak memory cannot fit
     the memory free on ``device`` (and, on CUDA, the host's for the loader); warn when it is
-    close.  ``memory_check: false`` in the config skips it."""
+    close.  ``task`` "finetune" checks `lait finetune` (``stage`` unused), "eval" `lait eval`
+    on ``n`` test pairs (default retrieval.eval_size) of ``shards`` (default
+    retrieval.eval_shards).  ``memory_check: false`` in the config skips it."""
     if not cfg.memory_check:
         return None
-    s = cfg.stage(stage)
+    if task == "eval":
+        shards = shards or cfg.retrieval.eval_shards
+        cfg = with_size(cfg, task, stage, n) if n else cfg
+    elif task == "finetune":
+        shards = cfg.retrieval.shards
+    else:
+        shards = cfg.stage(stage).shards
+    size, key = batch_size(cfg, task, stage), size_key(task, stage)
+    run = {"train": f"stage {stage}", "finetune": "fine-tuning", "eval": "evaluation"}[task]
     cuda = getattr(device, "type", str(device)) == "cuda"
     rss = process_rss()
-    kw = dict(workers=workers, world=world, cuda=cuda, data_bytes=shards_bytes(s.shards),
-              process_bytes=rss, feature_bytes=feature_bytes(s.shards))
-    est = estimate(cfg, stage, **kw)
+    kw = dict(workers=workers, world=world, cuda=cuda, data_bytes=shards_bytes(shards),
+              process_bytes=rss, feature_bytes=feature_bytes(shards),
+              samples=count_samples(shards) if task == "eval" else None)
+    est = estimate(cfg, stage, task=task, **kw)
     avail = mem_available()
     # The ranks of this host share its memory; each checks its own share.
     host_where = ("this machine has {gb} GB available (MemAvailable)" if local_ranks <= 1 else
@@ -255,27 +359,29 @@ def check_memory(cfg: Config, stage: int, device, world: int = 1, local_ranks: i
             checks.append(("host memory", sum(est.host.values()) - rss, host_budget, host_where, None))
     elif host_budget is not None:
         # What is already resident is not in MemAvailable: compare the growth to come.
-        fits = lambda: fitting_batch(cfg, stage, host_budget + LOW * rss, **kw)  # noqa: E731
+        fits = lambda: fitting_batch(cfg, stage, host_budget + LOW * rss, task, **kw)  # noqa: E731
         checks.append(("memory", est.total - rss, host_budget, host_where, fits))
     for what, need, budget, where, fits in checks:
         where = where.format(gb=f"{budget / GB:.1f}")
-        log.info("%s: stage %d at batch %d needs about %.2f GB more (%s GB; %s params); %s",
-                 what, stage, s.batch_size, need / GB, est.describe(), f"{est.params:,}", where)
+        log.info("%s: %s at %s=%d needs about %.2f GB more (%s GB; %s params); %s",
+                 what, run, key, size, need / GB, est.describe(), f"{est.params:,}", where)
         if LOW * need > budget:
-            n = fits() if fits else 0
-            hint = f"a smaller stages.{stage}.batch_size"
-            if n:  # the same pairs per optimiser step, in micro-batches that fit
+            n_fit = fits() if fits else 0
+            hint = {"train": f"a smaller {key}", "finetune": f"a smaller {key}",
+                    "eval": f"a smaller --n ({key})"}[task]
+            if n_fit and task == "train":  # the same pairs per optimiser step, in micro-batches that fit
+                s = cfg.stage(stage)
                 pairs = s.batch_size * s.grad_accum
-                accum = -(-pairs // n)
+                accum = -(-pairs // n_fit)
                 hint = (f"--set stages.{stage}.batch_size={-(-pairs // accum)} --set "
                         f"stages.{stage}.grad_accum={accum} (the same {pairs} pairs a step)")
+            elif n_fit:
+                hint = f"--set {key}={n_fit}" if task == "finetune" else f"--n {n_fit}"
             raise ConfigError(
-                f"stage {stage} needs about {need / GB:.1f} GB of {what} at stages.{stage}."
-                f"batch_size={s.batch_size} but {where}: it would be killed for memory mid-run; "
-                f"try {hint}, or --set memory_check=false to start anyway (estimate, GB: "
-                f"{est.describe()})")
+                f"{run} needs about {need / GB:.1f} GB of {what} at {key}={size} but {where}: "
+                f"it would be killed for memory mid-run; try {hint}, or --set memory_check=false "
+                f"to start anyway (estimate, GB: {est.describe()})")
         if need > WARN_AT * budget:
-            log.warning("stage %d at stages.%d.batch_size=%d needs about %.1f GB of %s, close to "
-                        "what %s: it may be killed for memory", stage, stage, s.batch_size,
-                        need / GB, what, where)
+            log.warning("%s at %s=%d needs about %.1f GB of %s, close to what %s: it may be killed "
+                        "for memory", run, key, size, need / GB, what, where)
     return est

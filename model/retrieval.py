@@ -27,7 +27,8 @@ import torch.nn.functional as F
 from .checkpoints import load_checkpoint, recover_checkpoint, save_checkpoint, stage_lock, trim_metrics
 from .config import Config, ConfigError, StageConfig, to_dict
 from .data import PretrainCollator, read_samples, tokenizer_for
-from .stream import make_loader, pop_bad_samples
+from .memory import EVAL_ROWS, check_memory
+from .stream import loader_workers, make_loader, pop_bad_samples
 from .pretrain import ImageBERT
 from .train import lr_at, setup_dist
 
@@ -92,6 +93,9 @@ def finetune(cfg: Config, init: str, progress: bool = True) -> str:
     (another loss, say, or another starting checkpoint) is not resumed: that run starts from
     step 0 and replaces it."""
     rank, world, device = setup_dist()
+    # Before anything is written: a batch that cannot fit was killed by the kernel mid-run.
+    check_memory(cfg, 0, device, world, int(os.environ.get("LOCAL_WORLD_SIZE", world)),
+                 loader_workers(cfg.data.num_workers, world, warn=False), task="finetune")
     out_dir = os.path.join(cfg.out_dir, "retrieval")
     os.makedirs(out_dir, exist_ok=True)
     with stage_lock(out_dir) if rank == 0 else contextlib.nullcontext():  # rank 0 writes the files
@@ -177,7 +181,7 @@ def _finetune(cfg: Config, init: str, progress: bool, rank: int, world: int, dev
 
 
 @torch.no_grad()
-def score_matrix(model: ImageBERT, samples: list[dict], cfg: Config, tok, device, rows: int = 256) -> torch.Tensor:
+def score_matrix(model: ImageBERT, samples: list[dict], cfg: Config, tok, device, rows: int = EVAL_ROWS) -> torch.Tensor:
     """S[i, j] = score of image i with caption j, for all pairs."""
     model.eval()
     col = RetrievalCollator(cfg, tok, 0)
@@ -237,6 +241,8 @@ def evaluate(cfg: Config, checkpoint: str, shards: str | None = None, n: int | N
     """Load a checkpoint (pre-trained = zero-shot, or fine-tuned) and report R@1/5/10 on `n`
     test samples drawn at random with `seed` (default cfg.seed), with the chance levels."""
     dev = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    # Before the samples are read: too many test pairs (the n x n scores) were a kill mid-run.
+    check_memory(cfg, 0, dev, task="eval", shards=shards, n=n)
     model = ImageBERT(cfg).to(dev)
     load_checkpoint(checkpoint, model)
     tok = tokenizer_for(cfg)

@@ -36,6 +36,7 @@ CSS = """
 body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1200px}
 h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
 h3{font-size:14px;margin:16px 0 6px} .muted{color:#666} table{border-collapse:collapse;margin:6px 0}
+.scroll{overflow-x:auto;max-width:100%} p{overflow-wrap:anywhere}
 td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:right} td:first-child,th:first-child{text-align:left}
 .reason td:first-child{padding-left:28px;color:#555} td.why,p.why{color:#555;font-size:12px} .cards{display:flex;gap:18px;flex-wrap:wrap}
 .card{background:#f6f7f9;border-radius:6px;padding:8px 14px} .card b{font-size:20px;display:block}
@@ -184,8 +185,9 @@ def reject_cell(r: dict, winners: dict[str, str]) -> str:
 
 def table(head: list[str], rows: list[list], tid: str = "") -> str:
     ident = f' id="{esc(tid)}"' if tid else ""
-    return (f"<table{ident}><tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr>"
-            + "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows) + "</table>")
+    # In a box of its own that scrolls sideways: a wide table never widens a narrow page.
+    return (f'<div class="scroll"><table{ident}><tr>' + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr>"
+            + "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows) + "</table></div>")
 
 
 def domain_tables(rows: list[dict], rejects: list[dict], top: int = 10) -> str:
@@ -290,7 +292,7 @@ def render(out_dir: str) -> str:
                if resumed(doc) else "wall time") + '</div></div>']
 
     body.append("<h2>Funnel, per unit</h2>" + charts.funnel(steps))
-    tab = ["<table><tr><th>step / reason</th><th>unit</th><th>in</th><th>kept</th><th title='the records handed to the next step (its in): a kept record may give several'>passed on</th><th>dropped</th><th>why</th></tr>"]
+    tab = ['<div class="scroll">' "<table><tr><th>step / reason</th><th>unit</th><th>in</th><th>kept</th><th title='the records handed to the next step (its in): a kept record may give several'>passed on</th><th>dropped</th><th>why</th></tr>"]
     for s in steps:
         u_in, u_out = unit_of(s["name"])
         unit = u_in if u_in == u_out else f"{u_in} → {u_out}"
@@ -307,7 +309,7 @@ def render(out_dir: str) -> str:
                        f'<td>{u["in"]}</td><td>{u["kept"]}</td><td></td><td>{sum(u["dropped"].values())}</td><td class="why"></td></tr>')
             for reason, n in sorted(u["dropped"].items(), key=lambda kv: (-kv[1], kv[0])):
                 tab.append(reason_row(reason, n))
-    tab.append("</table>")
+    tab.append("</table></div>")
     body.append("<h2>Drop reasons per step</h2>" + "".join(tab))
     reasons = [(f"{r} ({unit_of(s['name'])[0]})", n) for s in steps for r, n in s["dropped"].items()]
     reasons += [(f"{r} ({inner_unit_name(s['name'], unit)})", n) for s in steps for unit, u in s.get("units", {}).items()
