@@ -121,3 +121,18 @@ def tiny_raw(tmp: str, shards: str, **over) -> dict:
     for k, v in over.items():
         raw[k] = {**raw.get(k, {}), **v} if isinstance(v, dict) else v
     return raw
+
+
+def refused_in_one_line(args: list[str], cwd: str) -> str:
+    """Run ``lait ARGS`` (one thread) and return its one ``lait: `` error line, after checking
+    what every refusal of a bad configuration must be: exit 2, one line, no traceback."""
+    import subprocess
+    import sys
+    res = subprocess.run([sys.executable, "-m", "tools.cli", *args], capture_output=True, text=True,
+                         cwd=cwd, timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert res.returncode == 2, res.stderr[-2000:]
+    errors = [ln for ln in res.stderr.splitlines() if ln.startswith("lait: ")]
+    assert len(errors) == 1, res.stderr[-2000:]
+    assert "Traceback" not in res.stderr
+    return errors[0]
+
