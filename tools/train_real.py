@@ -51,10 +51,9 @@ from scoring.memory import CaptionMemory
 from scoring.minilm import MiniLM
 from scoring.scene import FEATURES as SCENE_FEATURES
 from scoring.scene import SceneModel, scene_features
-from scoring.scorer_model import GatedModel, ProductModel, ScorerModel
+from scoring.scorer_model import GatedModel, ProductModel, ScorerModel, model_threshold
 from tools import relevance_data as rd
 from tools import sampleweb
-from scoring.scorer_model import model_threshold
 from tools.eval_relevance import figures, image_facts, make_pair, neutral_url, real_pairs, split_scores, sweep
 from tools.relevance_data import SPLITS
 from tools.train_scorer import ImageAnalyser, export_sampleweb, labelled_pairs
