@@ -471,7 +471,9 @@ def credit(text, ctx=None):
     text = _PAREN_CREDIT_RE.sub("", text) if text.endswith((")", "]")) else text
     label = ":" in text and (f.cls is None or _has_label_hint(low))
     m = _CREDIT_LABEL_RE.search(text) if label else None
-    if m is not None:
+    # A label with nothing after it credits nobody: "... feel free to pin the following
+    # photo:" is a lead-in, which lead_in drops (twenty-first pass, rule L).
+    if m is not None and text[m.end():].strip():
         rest = text[m.end():]
         # "Photo: Jane Doe/AP" is a credit (short); "Image: a dog on a beach at dawn with ..."
         # is a labelled description: only the label goes.
@@ -515,10 +517,14 @@ _BOILER_PATTERN_RE = re.compile(r"^(?:\w+ ){0,3}(?:logos?|graphic)$|^logo(?: \w+
                                 r"|^watch (?:the latest|now|live|more|our|video)\b"
                                 r"|^view (?:full|larger|web|all|more|the|our|this|recipe|gallery"
                                 r"|slideshow|photos?|images?|video|post|profile)\b"
-                                r"|^sign up\b|^download (?:pdf|now|the app|our)\b")
+                                r"|^sign up\b|^download (?:pdf|now|the app|our)\b"
+                                # a call to action (twenty-first pass, rule A): "Get My Meal
+                                # Planner", "Free Download", "Try this ... Frosting. ..."
+                                r"|^(?:get|grab|claim|download|try|shop|subscribe to)"
+                                r" (?:my|your|our|this|now|free)\b|^free download\b")
 _BOILER_FIRST_WORDS = frozenset("click read see view learn powered protected designed hosted "
                                 "posted go follow browse like find join share listen watch "
-                                "sign download".split())
+                                "sign download get grab claim try shop subscribe free".split())
 # A text made only of these words is a row of buttons ("Pin Print", "Bookmark and Share",
 # "Jump to Recipe", "Save").
 _UI_WORDS = frozenset("pin it print save share tweet email mail bookmark and jump to recipe rate "
@@ -837,12 +843,26 @@ _DATELINE_RE = re.compile(r"(?:(?:" + _MONTH + r") \d{1,2}(?:st|nd|rd|th)?,? \d{
 _PUBLISHED_RE = re.compile(r"\b(?:Published|Updated|Posted)(?: on)?:? (?=[^.]{0,12}\d)")
 
 
+# A teaser's byline at its end (twenty-first pass, rule B): " By " (capital B, not the first
+# word) and 2-3 name words, then nothing, a reading time or " | " and anything ("Readability
+# Is a Myth By Noah Berlatsky", "... By Louis Keene 3 min read", "... By Giovanni Gaggero |
+# 12/10/2020 ...").  Only at the end: "... run By SoBRO in the South Bronx." is a caption's,
+# "Shocked By What He Discovered Inside." a headline's (four words, a period).
+_NAME_WORD = r"(?:[A-Z][\w'’-]*|[A-Z]\.)"
+_BYLINE_END_RE = re.compile(rf"\S\s+By {_NAME_WORD}(?: {_NAME_WORD}){{1,2}}"
+                            r"(?:\s+\d+\s+min(?:ute)?s?(?: read)?|\s+\|.*)?\s*$")
+_BYLINE_MIN_WORDS = 5
+
+
 def dateline(text, ctx=None):
     # A text that opens with a date is a post's or comment's metadata, or a dated teaser in a
     # list ("April 10, 2011 Double the Genes, Double the Flora", "May 5, 2025 Corrie 1 Comment
     # on ..."): on the labelled dev pages 26 junk, 4 vague, no caption.
     if ("ublished" in text or "pdated" in text or "osted" in text) \
             and _PUBLISHED_RE.search(text):
+        return _reject("dateline")
+    if " By " in text and _BYLINE_END_RE.search(text) \
+            and len(text.split()) >= _BYLINE_MIN_WORDS:
         return _reject("dateline")
     first = text[:1]
     if not first.isalnum() or not any(c.isdigit() for c in text[:14]):
