@@ -23,11 +23,13 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 | 6  | credit         | edit       | photo credits: `© ...`, `Photo: J. Doe/AP`, `Photo by ... on  | text_credit             |
 |    |                |            | Unsplash`, a final `(DW/J. Hitz)`, stock agencies; a whole    |                         |
 |    |                |            | text `Courtesy of X` (<= 6 words) or a bare credit line       |                         |
-|    |                |            | `Spencer Platt/Getty`, `Andrew A. Nelles/AP`                  |                         |
+|    |                |            | `Spencer Platt/Getty`, `Andrew A. Nelles/AP`; not a label     |                         |
+|    |                |            | with nothing after it (`... the following photo:`)            |                         |
 | 7  | boilerplate    | drop       | the whole text is `logo`, `image`, `click here`, `photo of`,  | text_boilerplate        |
 |    |                |            | `ACME logo`, `search icon`, `Powered by ...` (wordlist), a    |                         |
 |    |                |            | rating (`2 out of 5 stars`) or a section flag (`Food & Drink: |                         |
-|    |                |            | Recipes, reviews & more`), or it holds site furniture (`we    |                         |
+|    |                |            | Recipes, reviews & more`), a call to action (`Get My Meal     |                         |
+|    |                |            | Planner`, `Free Download`), or it holds site furniture (`we    |                         |
 |    |                |            | use cookies`, `privacy policy`)                               |                         |
 | 8  | promo          | drop       | `buy now`, `add to cart`, `free shipping`, `20% off`,         | text_promo              |
 |    |                |            | coupon / promo codes                                          |                         |
@@ -53,7 +55,9 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 | 19 | dateline       | drop       | a text opening with a date (`Apr 7, 2009 This week's ...`,    | text_dateline           |
 |    |                |            | `7. März 2021`): post metadata, dated teasers; not a caption's|                         |
 |    |                |            | own dateline followed by a colon or dash; a post's date line  |                         |
-|    |                |            | anywhere (`... Published: 28 Apr, 2020`, `Updated 22:00`)     |                         |
+|    |                |            | anywhere (`... Published: 28 Apr, 2020`, `Updated 22:00`); a  |                         |
+|    |                |            | teaser ending in its byline (`... By Noah Berlatsky`,         |                         |
+|    |                |            | `... By Louis Keene 3 min read`)                              |                         |
 | 20 | lead_in        | drop       | a text ending in a colon: a label (`Share this on:`), or in   | text_lead_in,           |
 |    |                |            | "here" (`... click here.`); one ending in an ellipsis: a      | text_truncated          |
 |    |                |            | teaser cut short (`Signs point...`)                           |                         |
