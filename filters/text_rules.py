@@ -23,11 +23,13 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 | 6  | credit         | edit       | photo credits: `© ...`, `Photo: J. Doe/AP`, `Photo by ... on  | text_credit             |
 |    |                |            | Unsplash`, a final `(DW/J. Hitz)`, stock agencies; a whole    |                         |
 |    |                |            | text `Courtesy of X` (<= 6 words) or a bare credit line       |                         |
-|    |                |            | `Spencer Platt/Getty`, `Andrew A. Nelles/AP`                  |                         |
+|    |                |            | `Spencer Platt/Getty`, `Andrew A. Nelles/AP`; not a label     |                         |
+|    |                |            | with nothing after it (`... the following photo:`)            |                         |
 | 7  | boilerplate    | drop       | the whole text is `logo`, `image`, `click here`, `photo of`,  | text_boilerplate        |
 |    |                |            | `ACME logo`, `search icon`, `Powered by ...` (wordlist), a    |                         |
 |    |                |            | rating (`2 out of 5 stars`) or a section flag (`Food & Drink: |                         |
-|    |                |            | Recipes, reviews & more`), or it holds site furniture (`we    |                         |
+|    |                |            | Recipes, reviews & more`), a call to action (`Get My Meal     |                         |
+|    |                |            | Planner`, `Free Download`), or it holds site furniture (`we    |                         |
 |    |                |            | use cookies`, `privacy policy`)                               |                         |
 | 8  | promo          | drop       | `buy now`, `add to cart`, `free shipping`, `20% off`,         | text_promo              |
 |    |                |            | coupon / promo codes                                          |                         |
@@ -53,7 +55,9 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 | 19 | dateline       | drop       | a text opening with a date (`Apr 7, 2009 This week's ...`,    | text_dateline           |
 |    |                |            | `7. März 2021`): post metadata, dated teasers; not a caption's|                         |
 |    |                |            | own dateline followed by a colon or dash; a post's date line  |                         |
-|    |                |            | anywhere (`... Published: 28 Apr, 2020`, `Updated 22:00`)     |                         |
+|    |                |            | anywhere (`... Published: 28 Apr, 2020`, `Updated 22:00`); a  |                         |
+|    |                |            | teaser ending in its byline (`... By Noah Berlatsky`,         |                         |
+|    |                |            | `... By Louis Keene 3 min read`)                              |                         |
 | 20 | lead_in        | drop       | a text ending in a colon: a label (`Share this on:`), or in   | text_lead_in,           |
 |    |                |            | "here" (`... click here.`); one ending in an ellipsis: a      | text_truncated          |
 |    |                |            | teaser cut short (`Signs point...`)                           |                         |
@@ -471,7 +475,9 @@ def credit(text, ctx=None):
     text = _PAREN_CREDIT_RE.sub("", text) if text.endswith((")", "]")) else text
     label = ":" in text and (f.cls is None or _has_label_hint(low))
     m = _CREDIT_LABEL_RE.search(text) if label else None
-    if m is not None:
+    # A label with nothing after it credits nobody: "... feel free to pin the following
+    # photo:" is a lead-in, which lead_in drops (twenty-first pass, rule L).
+    if m is not None and text[m.end():].strip():
         rest = text[m.end():]
         # "Photo: Jane Doe/AP" is a credit (short); "Image: a dog on a beach at dawn with ..."
         # is a labelled description: only the label goes.
@@ -515,10 +521,14 @@ _BOILER_PATTERN_RE = re.compile(r"^(?:\w+ ){0,3}(?:logos?|graphic)$|^logo(?: \w+
                                 r"|^watch (?:the latest|now|live|more|our|video)\b"
                                 r"|^view (?:full|larger|web|all|more|the|our|this|recipe|gallery"
                                 r"|slideshow|photos?|images?|video|post|profile)\b"
-                                r"|^sign up\b|^download (?:pdf|now|the app|our)\b")
+                                r"|^sign up\b|^download (?:pdf|now|the app|our)\b"
+                                # a call to action (twenty-first pass, rule A): "Get My Meal
+                                # Planner", "Free Download", "Try this ... Frosting. ..."
+                                r"|^(?:get|grab|claim|download|try|shop|subscribe to)"
+                                r" (?:my|your|our|this|now|free)\b|^free download\b")
 _BOILER_FIRST_WORDS = frozenset("click read see view learn powered protected designed hosted "
                                 "posted go follow browse like find join share listen watch "
-                                "sign download".split())
+                                "sign download get grab claim try shop subscribe free".split())
 # A text made only of these words is a row of buttons ("Pin Print", "Bookmark and Share",
 # "Jump to Recipe", "Save").
 _UI_WORDS = frozenset("pin it print save share tweet email mail bookmark and jump to recipe rate "
@@ -837,12 +847,26 @@ _DATELINE_RE = re.compile(r"(?:(?:" + _MONTH + r") \d{1,2}(?:st|nd|rd|th)?,? \d{
 _PUBLISHED_RE = re.compile(r"\b(?:Published|Updated|Posted)(?: on)?:? (?=[^.]{0,12}\d)")
 
 
+# A teaser's byline at its end (twenty-first pass, rule B): " By " (capital B, not the first
+# word) and 2-3 name words, then nothing, a reading time or " | " and anything ("Readability
+# Is a Myth By Noah Berlatsky", "... By Louis Keene 3 min read", "... By Giovanni Gaggero |
+# 12/10/2020 ...").  Only at the end: "... run By SoBRO in the South Bronx." is a caption's,
+# "Shocked By What He Discovered Inside." a headline's (four words, a period).
+_NAME_WORD = r"(?:[A-Z][\w'’-]*|[A-Z]\.)"
+_BYLINE_END_RE = re.compile(rf"\S\s+By {_NAME_WORD}(?: {_NAME_WORD}){{1,2}}"
+                            r"(?:\s+\d+\s+min(?:ute)?s?(?: read)?|\s+\|.*)?\s*$")
+_BYLINE_MIN_WORDS = 5
+
+
 def dateline(text, ctx=None):
     # A text that opens with a date is a post's or comment's metadata, or a dated teaser in a
     # list ("April 10, 2011 Double the Genes, Double the Flora", "May 5, 2025 Corrie 1 Comment
     # on ..."): on the labelled dev pages 26 junk, 4 vague, no caption.
     if ("ublished" in text or "pdated" in text or "osted" in text) \
             and _PUBLISHED_RE.search(text):
+        return _reject("dateline")
+    if " By " in text and _BYLINE_END_RE.search(text) \
+            and len(text.split()) >= _BYLINE_MIN_WORDS:
         return _reject("dateline")
     first = text[:1]
     if not first.isalnum() or not any(c.isdigit() for c in text[:14]):

@@ -57,7 +57,10 @@ DROPS = {
                     "2 out of 5 stars", "5 stars", "Rated 4.5 out of 5 stars",
                     "4 Stars: Favorite", "3 von 5 Sternen",
                     "Food & Drink: Recipes, reviews & more",
-                    "Entertainment: Movies, music, clubs and more"],
+                    "Entertainment: Movies, music, clubs and more",
+                    # twenty-first pass: a call to action opening the text (rule A)
+                    "Get My Meal Planner", "Free Download", "Grab your free printable",
+                    "Try this Chocolate Buttercream Frosting. No powdered sugar needed."],
     "exclamation": ["Trying for a baby?", "WOW!", "Let's Go Devils!", "'What happened?'",
                     "This is so delicious!", "Is the Cloud Right for You?"],
     "dateline": ["April 10, 2011 Double the Genes, Double the Flora",
@@ -65,8 +68,15 @@ DROPS = {
                  "7. März 2021 Neue Beiträge im Blog", "12 avril 2019 Commentaires fermés",
                  "2020-11-04 Posted in Recipes", "04.11.2020 von Anna",
                  "AFP/The Local Published: 28 Apr, 2020 CET.",
-                 "Fury Over Covid-19 Ad Stewart Perrie Published 22:00, 11 July 2021 BST"],
-    "lead_in": ["Share this on:", "CAPS Rating:", "Boomer & Carton Photos:...",
+                 "Fury Over Covid-19 Ad Stewart Perrie Published 22:00, 11 July 2021 BST",
+                 # twenty-first pass: a teaser ending in its byline (rule B)
+                 "Readability Is a Myth By Noah Berlatsky",
+                 "Fast Forward Judge who approved Trump search warrant attacked By Louis "
+                 "Keene 3 min read",
+                 "The EU's Green Deal isn't enough to save us By Giovanni Gaggero | 12/10/2020"],
+    "lead_in": ["Share this on:",
+                # twenty-first pass: a final "photo:" is no credit label (rule L)
+                "If you are using Pinterest, feel free to pin the following photo:", "CAPS Rating:", "Boomer & Carton Photos:...",
                 "Teilen mit:", "For a complete list of delays, please click here.",
                 "See who's in, who's out and who's on the hot seat HERE."],
     "promo": ["Buy now and save!", "Add to cart", "Free shipping on all orders",
@@ -178,7 +188,9 @@ KEEPS = {
                     "Download speeds on a phone screen",
                     "5 Star Hotel in Dubai at night", "3 stars of the match celebrate with fans",
                     "Facebook's third Q&A: Mark Zuckerberg thinks existing wearables are goofy "
-                    "and more", "Cheese, crackers & more on a board"],
+                    "and more", "Cheese, crackers & more on a board",
+                    "Get well cards on a hospital table", "Try-outs at the stadium",
+                    "Shop window in Vienna at Christmas", "Free climbers on the wall"],
     "promo": ["The shop on the corner sells fresh bread", "Children playing in the snow"],
     "price": ["The villa sold for $5 million last year", "The bridge cost €2.5 billion",
               "Telescope needs to hit US$1-billion target",
@@ -196,6 +208,9 @@ KEEPS = {
     "dateline": ["Nov. 26, 2013: Police officers adjust a barricade along the parade route",
                  "Jul 27, 2022; Tampa, FL, USA; Tampa Bay Buccaneers quarterback Tom Brady "
                  "(12) works out during training camp.",
+                 "Delicioso is one of 30 restaurants run By SoBRO in the South Bronx.",
+                 "He Visited This Gas Station Bathroom And Was Shocked By What He Discovered "
+                 "Inside.", "Stand By Me",
                  "12 eggs in a bowl on a kitchen table", "May the fourth be with you, says Luke",
                  "A crowd on the square on April 10, 2011", "2 cups of flour and 3 eggs",
                  "A notice posted on 5th Avenue", "Published authors at a book fair in 2019"],

@@ -89,7 +89,7 @@ def credit(text, ctx=None):
     text = _PAREN_CREDIT_RE.sub("", text) if text.endswith((")", "]")) else text
     label = ":" in text and (f.cls is None or any(h in low for h in _LABEL_HINTS))
     m = _CREDIT_LABEL_RE.search(text) if label else None
-    if m is not None:
+    if m is not None and text[m.end():].strip():
         rest = text[m.end():]
         cut = rest if len(rest.split()) <= 5 else ""
         text = text[: m.start()] + " " + rest[len(cut):]
