@@ -20,7 +20,8 @@ up what a training step keeps alive at its peak, in bytes:
   buffer never holds more than the decoded data;
 - Pixel-BERT (``model.visual: pixels``): the CNN's activations, counted off the network itself
   on the meta device (`pixel_path`: what autograd saves for one image, or under no_grad the
-  largest layer's input + output), times the images it sees in a step; and the visual tokens
+  largest layer's input + output; in training with that layer's gradients too), times the
+  images it sees in a step; a buffered image decoded, not its JPEG's bytes; and the visual tokens
   it really yields, not ``pixel_sample`` (docs/trainer.md "Pixel-BERT's CNN in the memory
   check");
 - the process as it is when the check runs (torch loaded), and ``RUNTIME`` for what the run
@@ -104,14 +105,23 @@ class PixelPath:
     """Pixel-BERT's CNN for one image of the configured size, counted on the meta device:
     ``saved`` the float bytes autograd keeps for its backward (fp32; with the output tokens
     the visual projection saves), ``saved_int`` the integer ones (the sampling's gather
-    index), ``working`` the float bytes alive at once under no_grad (the largest layer's input
-    + output, and the normalised image), ``tokens`` the visual tokens of a training / eval
-    pass (min(pixel_sample, cells) / every cell of the pooled map)."""
+    index), ``widest`` the largest input + output of one layer (alive at once under no_grad;
+    in training their gradients, when the backward reaches that layer, beside the saved
+    tensors of the layers under it), ``normalised`` the normalised image the encoder holds,
+    ``tokens`` / ``eval_tokens`` the visual tokens of a training / eval pass
+    (min(pixel_sample, cells) / every cell of the pooled map)."""
     saved: float
     saved_int: float
-    working: float
+    widest: float
+    normalised: float
     tokens: int
     eval_tokens: int
+
+    def per_image(self, task: str, f: float = 1.0) -> float:
+        """Bytes one image costs at the step's peak (``f``: the float parts' scale)."""
+        if task == "eval":  # no_grad: one layer's tensors alive at a time
+            return f * (self.widest + self.normalised)
+        return f * (self.saved + self.widest) + self.saved_int
 
 
 def pixel_path(m: ModelConfig) -> PixelPath:
@@ -151,7 +161,7 @@ def _pixel_path(backbone: str, size: int, pool: int, sample: int) -> PixelPath:
     for h in hooks:
         h.remove()
     normalised = nbytes([image]) if hasattr(enc.cnn, "normalize") else 0.0
-    return PixelPath(saved, saved_int, widest[0] + normalised, feats.shape[1], eval_feats.shape[1])
+    return PixelPath(saved, saved_int, widest[0], normalised, feats.shape[1], eval_feats.shape[1])
 
 
 def activation_bytes(cfg: Config, batch: int, act_bytes: float = 4.0,
@@ -180,10 +190,7 @@ def activation_bytes(cfg: Config, batch: int, act_bytes: float = 4.0,
     else:
         passes = [(batch * (1 + cfg.retrieval.negatives) if task == "finetune" else batch, T + V)]
         images = passes[0][0]
-    cnn = {}
-    if px is not None:  # eval: no_grad, one layer's tensors alive at a time
-        per_image = f * px.working if task == "eval" else f * px.saved + px.saved_int
-        cnn = {"CNN activations": CNN_SCALE * images * per_image}
+    cnn = {"CNN activations": CNN_SCALE * images * px.per_image(task, f)} if px is not None else {}
     attn = ACT_ATTN if m.dropout > 0 and not fused_attention and task != "eval" else 0
     enc = emb = 0.0
     for rows, L in passes:
@@ -287,6 +294,15 @@ def with_size(cfg: Config, task: str, stage: int, n: int) -> Config:
     else:
         c.retrieval.eval_size = n
     return c
+
+
+def decoded_bytes(cfg: Config, spec: str, samples: int | None) -> float | None:
+    """What the shards of ``spec`` decode to at most (the shuffle buffers' and eval's bound):
+    their bytes on disk for region features (kept in their stored dtype), ``samples`` decoded
+    images in pixel mode (a JPEG decodes to far more than its bytes); None when unknown."""
+    if cfg.model.visual == "pixels":
+        return None if samples is None else samples * sample_bytes(cfg)
+    return shards_bytes(spec)
 
 
 def shards_bytes(spec: str) -> float | None:
@@ -413,9 +429,11 @@ def check_memory(cfg: Config, stage: int, device, world: int = 1, local_ranks: i
     run = {"train": f"stage {stage}", "finetune": "fine-tuning", "eval": "evaluation"}[task]
     cuda = getattr(device, "type", str(device)) == "cuda"
     rss = process_rss()
-    kw = dict(workers=workers, world=world, cuda=cuda, data_bytes=shards_bytes(shards),
+    pixels = cfg.model.visual == "pixels"
+    samples = count_samples(shards) if task == "eval" or pixels else None
+    kw = dict(workers=workers, world=world, cuda=cuda, data_bytes=decoded_bytes(cfg, shards, samples),
               process_bytes=rss, feature_bytes=feature_bytes(shards),
-              samples=count_samples(shards) if task == "eval" else None)
+              samples=samples if task == "eval" else None)
     est = estimate(cfg, stage, task=task, **kw)
     avail = mem_available()
     # The ranks of this host share its memory; each checks its own share.
