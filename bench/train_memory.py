@@ -75,29 +75,9 @@ HELD_OUT = [
 ]
 
 
-def write_shards(out: str, n: int = 256, per_shard: int = 64, seed: int = 0) -> str:
-    import webdataset as wds
-    rng = np.random.default_rng(seed)
-    os.makedirs(out, exist_ok=True)
-    for sh in range((n + per_shard - 1) // per_shard):
-        path = os.path.join(out, f"{sh:05d}.tar")
-        if os.path.exists(path):
-            continue
-        with wds.TarWriter(path + ".tmp") as w:
-            for i in range(sh * per_shard, min(n, (sh + 1) * per_shard)):
-                caption = " ".join(rng.choice(WORDS, 60))
-                z = io.BytesIO()
-                boxes = np.zeros((100, 5), np.float32)
-                boxes[:, 2:4], boxes[:, 4] = 0.1, 0.01
-                np.savez(z, features=rng.random((100, 1280)).astype(np.float16), boxes=boxes,
-                         labels=rng.integers(0, 1000, 100), scores=np.ones(100, np.float32))
-                w.write({"__key__": f"{i:06d}", "txt": caption.encode(), "regions.npz": z.getvalue()})
-        os.replace(path + ".tmp", path)
-    return out
-
-
-def write_image_shards(out: str, n: int = 256, per_shard: int = 64, seed: int = 0) -> str:
-    """Shards of 256 x 256 JPEG images (smooth random colour fields) and 60-word captions."""
+def write_shards(out: str, n: int = 256, per_shard: int = 64, seed: int = 0, images: bool = False) -> str:
+    """Synthetic shards of 60-word captions with 100 x 1280 float16 regions, or (``images``,
+    Pixel-BERT) 256 x 256 JPEG images of smooth random colour fields."""
     import webdataset as wds
     from PIL import Image
     rng = np.random.default_rng(seed)
@@ -108,11 +88,19 @@ def write_image_shards(out: str, n: int = 256, per_shard: int = 64, seed: int = 
             continue
         with wds.TarWriter(path + ".tmp") as w:
             for i in range(sh * per_shard, min(n, (sh + 1) * per_shard)):
-                small = rng.integers(0, 256, (8, 8, 3), dtype=np.uint8)
                 z = io.BytesIO()
-                Image.fromarray(small).resize((256, 256), Image.BILINEAR).save(z, "JPEG", quality=90)
-                w.write({"__key__": f"{i:06d}", "txt": " ".join(rng.choice(WORDS, 60)).encode(),
-                         "jpg": z.getvalue()})
+                if images:
+                    small = rng.integers(0, 256, (8, 8, 3), dtype=np.uint8)
+                    Image.fromarray(small).resize((256, 256), Image.BILINEAR).save(z, "JPEG", quality=90)
+                    member = {"jpg": z.getvalue()}
+                caption = " ".join(rng.choice(WORDS, 60))
+                if not images:
+                    boxes = np.zeros((100, 5), np.float32)
+                    boxes[:, 2:4], boxes[:, 4] = 0.1, 0.01
+                    np.savez(z, features=rng.random((100, 1280)).astype(np.float16), boxes=boxes,
+                             labels=rng.integers(0, 1000, 100), scores=np.ones(100, np.float32))
+                    member = {"regions.npz": z.getvalue()}
+                w.write({"__key__": f"{i:06d}", "txt": caption.encode(), **member})
         os.replace(path + ".tmp", path)
     return out
 
@@ -370,39 +358,28 @@ def main() -> None:
         print(json.dumps({"loader": rows}))
         return
     if args.pixels:
-        shards = write_image_shards(os.path.join(args.work, "image-shards"))
-        rows = []
-        for name, o in PIXELS + PIXELS_HELD_OUT:
-            if (name not in args.only.split(",")) if args.only else (name, o) in PIXELS_HELD_OUT:
-                continue
-            r = (run_retrieval if "task" in o else run)(name, o, shards, args.work, args.steps)
-            rows.append(r)
-            print(f"{name:22s} estimate {r['estimate_gb']:6.2f} GB  measured {r['measured_gb']:6.2f} GB  "
-                  f"ratio {r['ratio']:.2f}  ({r['seconds']} s)", flush=True)
-        print(json.dumps({"rows": rows, "min_ratio": min(r["ratio"] for r in rows),
-                          "max_ratio": max(r["ratio"] for r in rows)}))
+        measure_all(PIXELS, PIXELS_HELD_OUT, write_shards(os.path.join(args.work, "image-shards"),
+                                                          images=True), args)
         return
     shards = write_shards(os.path.join(args.work, "shards"))
     if args.fit:
         with open(args.fit) as f:
             fit(json.loads(f.read().strip().splitlines()[-1])["rows"], shards, args.logged_runtime)
         return
-    rows = []
     if args.retrieval:
-        for name, o in RETRIEVAL:
-            if args.only and name not in args.only.split(","):
-                continue
-            r = run_retrieval(name, o, shards, args.work, args.steps)
-            rows.append(r)
-            print(f"{name:22s} estimate {r['estimate_gb']:6.2f} GB  measured {r['measured_gb']:6.2f} GB  "
-                  f"ratio {r['ratio']:.2f}  ({r['seconds']} s)", flush=True)
-        print(json.dumps({"rows": rows, "min_ratio": min(r["ratio"] for r in rows),
-                          "max_ratio": max(r["ratio"] for r in rows)}))
+        measure_all(RETRIEVAL, [], shards, args)
         return
-    for name, o in CONFIGS + HELD_OUT:
-        if (name not in args.only.split(",")) if args.only else (name, o) in HELD_OUT:
+    measure_all(CONFIGS, HELD_OUT, shards, args)
+
+
+def measure_all(table: list, held_out: list, shards: str, args) -> None:
+    """Run the rows of ``table`` + ``held_out`` that --only names (default: ``table``'s), each
+    in a process of its own; print one line per row and, last, the JSON summary."""
+    rows = []
+    for name, o in table + held_out:
+        if (name not in args.only.split(",")) if args.only else (name, o) in held_out:
             continue
-        r = run(name, o, shards, args.work, args.steps)
+        r = (run_retrieval if "task" in o else run)(name, o, shards, args.work, args.steps)
         rows.append(r)
         print(f"{name:22s} estimate {r['estimate_gb']:6.2f} GB  measured {r['measured_gb']:6.2f} GB  "
               f"ratio {r['ratio']:.2f}  ({r['seconds']} s)", flush=True)
