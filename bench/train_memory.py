@@ -28,6 +28,12 @@ reads the last line of an earlier run's output instead of running anything and f
 ``RUNTIME``, ``SCALE`` and the bytes per attention score (least squares of log(measured /
 estimate), with the code's max(activations, checkpoint copies)), then prints the shipped
 code's estimate of each row (the process size each run logged) and the ratios.
+
+    nice -n 19 env OMP_NUM_THREADS=1 python bench/train_memory.py --work /tmp/trainmem --pixels
+
+measures Pixel-BERT (``model.visual: pixels``, PIXELS: `lait train`, `lait finetune`, `lait
+eval`) on synthetic shards of 256 x 256 JPEG images; ``--only`` picks rows as above (the
+held-out row is run only when named).
 """
 from __future__ import annotations
 
@@ -69,8 +75,11 @@ HELD_OUT = [
 ]
 
 
-def write_shards(out: str, n: int = 256, per_shard: int = 64, seed: int = 0) -> str:
+def write_shards(out: str, n: int = 256, per_shard: int = 64, seed: int = 0, images: bool = False) -> str:
+    """Synthetic shards of 60-word captions with 100 x 1280 float16 regions, or (``images``,
+    Pixel-BERT) 256 x 256 JPEG images of smooth random colour fields."""
     import webdataset as wds
+    from PIL import Image
     rng = np.random.default_rng(seed)
     os.makedirs(out, exist_ok=True)
     for sh in range((n + per_shard - 1) // per_shard):
@@ -79,13 +88,19 @@ def write_shards(out: str, n: int = 256, per_shard: int = 64, seed: int = 0) -> 
             continue
         with wds.TarWriter(path + ".tmp") as w:
             for i in range(sh * per_shard, min(n, (sh + 1) * per_shard)):
-                caption = " ".join(rng.choice(WORDS, 60))
                 z = io.BytesIO()
-                boxes = np.zeros((100, 5), np.float32)
-                boxes[:, 2:4], boxes[:, 4] = 0.1, 0.01
-                np.savez(z, features=rng.random((100, 1280)).astype(np.float16), boxes=boxes,
-                         labels=rng.integers(0, 1000, 100), scores=np.ones(100, np.float32))
-                w.write({"__key__": f"{i:06d}", "txt": caption.encode(), "regions.npz": z.getvalue()})
+                if images:
+                    small = rng.integers(0, 256, (8, 8, 3), dtype=np.uint8)
+                    Image.fromarray(small).resize((256, 256), Image.BILINEAR).save(z, "JPEG", quality=90)
+                    member = {"jpg": z.getvalue()}
+                caption = " ".join(rng.choice(WORDS, 60))
+                if not images:
+                    boxes = np.zeros((100, 5), np.float32)
+                    boxes[:, 2:4], boxes[:, 4] = 0.1, 0.01
+                    np.savez(z, features=rng.random((100, 1280)).astype(np.float16), boxes=boxes,
+                             labels=rng.integers(0, 1000, 100), scores=np.ones(100, np.float32))
+                    member = {"regions.npz": z.getvalue()}
+                w.write({"__key__": f"{i:06d}", "txt": caption.encode(), **member})
         os.replace(path + ".tmp", path)
     return out
 
@@ -112,7 +127,7 @@ def run(name: str, o: dict, shards: str, work: str, steps: int) -> dict:
             "model.init_from=null", f"data.num_workers={o.get('workers', 0)}",
             "data.shuffle_buffer=256", f"stages.1.shards={shards}", f"stages.1.steps={steps}",
             f"stages.1.batch_size={o['batch']}", "stages.1.warmup_steps=1", "stages.1.log_every=1",
-            f"stages.1.ckpt_every={steps}", f"out_dir={out_dir}"]
+            f"stages.1.ckpt_every={steps}", f"out_dir={out_dir}"] + o.get("sets", [])
     cmd = [sys.executable, "-m", "model.commands", "train", "--config", "configs/imagebert.yaml",
            "--stage", "1", "--quiet"] + [a for s in sets for a in ("--set", s)]
     return measure(name, o, cmd, out_dir)
@@ -219,6 +234,7 @@ def run_retrieval(name: str, o: dict, shards: str, work: str, steps: int) -> dic
             f"retrieval.ckpt_every={steps}", f"retrieval.batch_size={o.get('batch', 8)}",
             f"out_dir={out_dir}"]
     sets += [f"model.{k}={o[k]}" for k in ("hidden", "layers", "heads", "intermediate") if k in o]
+    sets += o.get("sets", [])
     init = os.path.join(work, "retrieval", re.sub(r"\W+", "_", name) + "-init")
     subprocess.run([sys.executable, "-c", INIT_CHILD, REPO, o["config"], init] + sets, cwd=REPO,
                    check=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
@@ -228,6 +244,24 @@ def run_retrieval(name: str, o: dict, shards: str, work: str, steps: int) -> dic
         cmd = ["eval", "--checkpoint", init, "--n", str(o["n"]), "--device", "cpu"]
     cmd = [sys.executable, "-m", "model.commands"] + cmd + ["--config", o["config"], "--quiet"]
     return measure(name, o, cmd + [a for s in sets for a in ("--set", s)], out_dir)
+
+
+# Pixel-BERT (qa16): configs/imagebert.yaml with model.visual=pixels (no MOC / MRFR) at 128 x 2;
+# the CNN's activations dominate.  "sets" are passed as --set after the row's sizes.
+PIXEL_SETS = ["model.visual=pixels", "pretrain.moc_weight=0", "pretrain.mrfr_weight=0"]
+PIX = dict(hidden=128, layers=2, heads=2, intermediate=512)
+PIXELS = [
+    ("pix b2", dict(PIX, batch=2, sets=PIXEL_SETS + ["model.image_size=224"])),
+    ("pix b4", dict(PIX, batch=4, sets=PIXEL_SETS + ["model.image_size=224"])),
+    ("pix b8", dict(PIX, batch=8, sets=PIXEL_SETS + ["model.image_size=224"])),
+    ("pix tiny b16", dict(PIX, batch=16, sets=PIXEL_SETS + ["model.image_size=224",
+                                                            "model.pixel_backbone=tiny"])),
+    ("pix finetune b2", dict(PIX, config="configs/imagebert.yaml", task="finetune", batch=2,
+                             sets=PIXEL_SETS + ["model.image_size=224"])),
+    ("pix eval n16", dict(PIX, config="configs/imagebert.yaml", task="eval", n=16,
+                          sets=PIXEL_SETS + ["model.image_size=224"])),
+]
+PIXELS_HELD_OUT = [("pix 320 b4", dict(PIX, batch=4, sets=PIXEL_SETS + ["model.image_size=320"]))]
 
 
 def _config(r: dict):
@@ -294,13 +328,15 @@ def main() -> None:
     ap.add_argument("--loader-samples", type=int, default=5600, help="with --loader: synthetic "
                     "samples (more than the shuffle buffer)")
     ap.add_argument("--loader-batches", type=int, default=12)
+    ap.add_argument("--pixels", action="store_true", help="measure Pixel-BERT configs (PIXELS) "
+                    "instead of region ones")
     ap.add_argument("--retrieval", action="store_true", help="measure `lait finetune` and `lait "
                     "eval` (RETRIEVAL) instead of training runs")
     args = ap.parse_args()
     # Bad arguments fail before any work (tests/bench/test_bench_args.py).
     if args.steps < 1:
         ap.error(f"--steps must be >= 1, got {args.steps}")
-    known = {name for name, _ in CONFIGS + HELD_OUT + RETRIEVAL}
+    known = {name for name, _ in CONFIGS + HELD_OUT + RETRIEVAL + PIXELS + PIXELS_HELD_OUT}
     unknown = [n for n in args.only.split(",") if n and n not in known] if args.only else []
     if unknown:
         ap.error(f"--only: no config named {unknown[0]!r} (have: {', '.join(sorted(known))})")
@@ -321,27 +357,29 @@ def main() -> None:
                   f"growth {new['growth'] / old['growth']:.3f}")
         print(json.dumps({"loader": rows}))
         return
+    if args.pixels:
+        measure_all(PIXELS, PIXELS_HELD_OUT, write_shards(os.path.join(args.work, "image-shards"),
+                                                          images=True), args)
+        return
     shards = write_shards(os.path.join(args.work, "shards"))
     if args.fit:
         with open(args.fit) as f:
             fit(json.loads(f.read().strip().splitlines()[-1])["rows"], shards, args.logged_runtime)
         return
-    rows = []
     if args.retrieval:
-        for name, o in RETRIEVAL:
-            if args.only and name not in args.only.split(","):
-                continue
-            r = run_retrieval(name, o, shards, args.work, args.steps)
-            rows.append(r)
-            print(f"{name:22s} estimate {r['estimate_gb']:6.2f} GB  measured {r['measured_gb']:6.2f} GB  "
-                  f"ratio {r['ratio']:.2f}  ({r['seconds']} s)", flush=True)
-        print(json.dumps({"rows": rows, "min_ratio": min(r["ratio"] for r in rows),
-                          "max_ratio": max(r["ratio"] for r in rows)}))
+        measure_all(RETRIEVAL, [], shards, args)
         return
-    for name, o in CONFIGS + HELD_OUT:
-        if (name not in args.only.split(",")) if args.only else (name, o) in HELD_OUT:
+    measure_all(CONFIGS, HELD_OUT, shards, args)
+
+
+def measure_all(table: list, held_out: list, shards: str, args) -> None:
+    """Run the rows of ``table`` + ``held_out`` that --only names (default: ``table``'s), each
+    in a process of its own; print one line per row and, last, the JSON summary."""
+    rows = []
+    for name, o in table + held_out:
+        if (name not in args.only.split(",")) if args.only else (name, o) in held_out:
             continue
-        r = run(name, o, shards, args.work, args.steps)
+        r = (run_retrieval if "task" in o else run)(name, o, shards, args.work, args.steps)
         rows.append(r)
         print(f"{name:22s} estimate {r['estimate_gb']:6.2f} GB  measured {r['measured_gb']:6.2f} GB  "
               f"ratio {r['ratio']:.2f}  ({r['seconds']} s)", flush=True)

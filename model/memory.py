@@ -18,6 +18,12 @@ up what a training step keeps alive at its peak, in bytes:
 - the shuffle buffers of decoded samples (region features in their stored dtype: float16 from
   `lait features`, 2 bytes a value; float32 otherwise), bounded by the shards' own size: a
   buffer never holds more than the decoded data;
+- Pixel-BERT (``model.visual: pixels``): the CNN's activations, counted off the network itself
+  on the meta device (`pixel_path`: what autograd saves for one image, or under no_grad the
+  largest layer's input + output; in training with that layer's gradients too), times the
+  images it sees in a step; a buffered image decoded, not its JPEG's bytes; and the visual tokens
+  it really yields, not ``pixel_sample`` (docs/trainer.md "Pixel-BERT's CNN in the memory
+  check");
 - the process as it is when the check runs (torch loaded), and ``RUNTIME`` for what the run
   loads next (tokenizer, webdataset, allocator slack); each DataLoader worker ``WORKER``.
 
@@ -34,11 +40,12 @@ samples it holds and the n x n score matrix it ranks); docs/trainer.md "Memory c
 """
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from dataclasses import dataclass, field
 
-from .config import Config, ConfigError
+from .config import Config, ConfigError, ModelConfig
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +64,7 @@ SCALE = 0.98      # measured / theoretical activations (calibration: the theory 
 RUNTIME = 0.14 * GB  # what the run loads after the check (calibration)
 WORKER = 0.3 * GB   # a DataLoader worker process's own pages (forked: the rest is shared)
 SAMPLE_OVERHEAD = 2048  # a decoded sample's dict, token list and array headers
+CNN_SCALE = 1.0   # measured / counted CNN activations (qa16: the count as theory, not fitted)
 LOW = 0.94        # smallest measured / estimate over the calibration runs (refusal margin)
 WARN_AT = 0.9     # warn when the estimate is over this share of the free memory
 TASKS = ("train", "finetune", "eval")
@@ -92,6 +100,70 @@ def count_parameters(cfg: Config) -> tuple[int, int]:
             sum(p.numel() for p in model.parameters() if p.requires_grad))
 
 
+@dataclass(frozen=True)
+class PixelPath:
+    """Pixel-BERT's CNN for one image of the configured size, counted on the meta device:
+    ``saved`` the float bytes autograd keeps for its backward (fp32; with the output tokens
+    the visual projection saves), ``saved_int`` the integer ones (the sampling's gather
+    index), ``widest`` the largest input + output of one layer (alive at once under no_grad;
+    in training their gradients, when the backward reaches that layer, beside the saved
+    tensors of the layers under it), ``normalised`` the normalised image the encoder holds,
+    ``tokens`` / ``eval_tokens`` the visual tokens of a training / eval pass
+    (min(pixel_sample, cells) / every cell of the pooled map)."""
+    saved: float
+    saved_int: float
+    widest: float
+    normalised: float
+    tokens: int
+    eval_tokens: int
+
+    def per_image(self, task: str, f: float = 1.0) -> float:
+        """Bytes one image costs at the step's peak (``f``: the float parts' scale)."""
+        if task == "eval":  # no_grad: one layer's tensors alive at a time
+            return f * (self.widest + self.normalised)
+        return f * (self.saved + self.widest) + self.saved_int
+
+
+def pixel_path(m: ModelConfig) -> PixelPath:
+    """`PixelPath` of ``m``'s backbone at ``m.image_size`` (cached: the check bisects)."""
+    return _pixel_path(m.pixel_backbone, m.image_size, m.pixel_pool, m.pixel_sample)
+
+
+@functools.lru_cache(maxsize=32)
+def _pixel_path(backbone: str, size: int, pool: int, sample: int) -> PixelPath:
+    import torch
+
+    from .embeddings import PixelEncoder
+    with torch.device("meta"):
+        enc = PixelEncoder(ModelConfig(visual="pixels", pixel_backbone=backbone, image_size=size,
+                                       pixel_pool=pool, pixel_sample=sample))
+    own = list(enc.parameters()) + list(enc.buffers())  # in the model state, not per image
+    kept: list = []
+
+    def pack(t):  # each tensor once, by identity (a tensor saved twice is one tensor)
+        if not any(t is o for o in own + kept):
+            kept.append(t)
+        return t
+    image = torch.zeros(1, 3, size, size, device="meta")
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        feats, _ = enc.train()(image)
+    kept.append(feats)  # the visual projection's saved input
+    nbytes = lambda ts: float(sum(t.numel() * t.element_size() for t in ts))  # noqa: E731
+    saved = nbytes(t for t in kept if t.is_floating_point())
+    saved_int = nbytes(t for t in kept if not t.is_floating_point())
+    widest = [0.0]
+
+    def layer(mod, args, out):
+        widest[0] = max(widest[0], nbytes([args[0], out]))
+    hooks = [mod.register_forward_hook(layer) for mod in enc.modules() if not list(mod.children())]
+    with torch.no_grad():
+        eval_feats, _ = enc.eval()(image)
+    for h in hooks:
+        h.remove()
+    normalised = nbytes([image]) if hasattr(enc.cnn, "normalize") else 0.0
+    return PixelPath(saved, saved_int, widest[0], normalised, feats.shape[1], eval_feats.shape[1])
+
+
 def activation_bytes(cfg: Config, batch: int, act_bytes: float = 4.0,
                      fused_attention: bool = False, task: str = "train") -> dict[str, float]:
     """The activations of one micro-batch of ``batch`` pairs, by part (``act_bytes``: 4 in
@@ -103,15 +175,22 @@ def activation_bytes(cfg: Config, batch: int, act_bytes: float = 4.0,
     m, d, p = cfg.model, cfg.data, cfg.pretrain
     f = act_bytes / 4.0
     T, V = cfg.text_len(), cfg.num_visual_tokens()
+    px = pixel_path(m) if m.visual == "pixels" else None
+    if px is not None:  # the tokens the CNN yields (pixel_sample is an upper bound)
+        V = (px.eval_tokens if task == "eval" else px.tokens) + int(m.global_image_token)
     layers = 1 if task == "eval" else m.layers
     if task == "train":
         paired = p.itm and batch > 1
         n_joint = batch * (1 + int(p.neg_text) + int(p.neg_image)) if paired else batch
         passes = [(n_joint, T + V)]
+        images = n_joint  # the collator repeats an image for each of its rows
         if p.itc_weight and batch > 1:
             passes += [(batch, T), (batch, 1 + V)]
+            images += batch  # ITC's image-only pass runs the CNN again on the B positives
     else:
         passes = [(batch * (1 + cfg.retrieval.negatives) if task == "finetune" else batch, T + V)]
+        images = passes[0][0]
+    cnn = {"CNN activations": CNN_SCALE * images * px.per_image(task, f)} if px is not None else {}
     attn = ACT_ATTN if m.dropout > 0 and not fused_attention and task != "eval" else 0
     enc = emb = 0.0
     for rows, L in passes:
@@ -119,7 +198,7 @@ def activation_bytes(cfg: Config, batch: int, act_bytes: float = 4.0,
         enc += rows * L * layers * per_token
         emb += rows * L * EMB_H * f * m.hidden
     if task != "train":  # the ITM head on [CLS] only
-        return {"activations": SCALE * (enc + emb)}
+        return {"activations": SCALE * (enc + emb), **cnn}
     masked_text = p.mlm_prob * batch * T          # matched rows only (the conditional mask)
     masked_regions = p.moc_prob * batch * V if m.visual == "regions" else 0.0
     heads = masked_text * (HEAD_VOCAB * f * m.vocab_size + 16 * f * m.hidden)
@@ -127,7 +206,7 @@ def activation_bytes(cfg: Config, batch: int, act_bytes: float = 4.0,
         heads += masked_regions * (HEAD_VOCAB * f * m.num_object_classes + 16 * f * m.hidden)
     if p.mrfr_weight:
         heads += masked_regions * (3 * 4 * m.region_dim + 16 * f * m.hidden)
-    return {"activations": SCALE * (enc + emb), "heads": SCALE * heads}
+    return {"activations": SCALE * (enc + emb), "heads": SCALE * heads, **cnn}
 
 
 def batch_bytes(cfg: Config, batch: int, task: str = "train") -> float:
@@ -217,6 +296,15 @@ def with_size(cfg: Config, task: str, stage: int, n: int) -> Config:
     return c
 
 
+def decoded_bytes(cfg: Config, spec: str, samples: int | None) -> float | None:
+    """What the shards of ``spec`` decode to at most (the shuffle buffers' and eval's bound):
+    their bytes on disk for region features (kept in their stored dtype), ``samples`` decoded
+    images in pixel mode (a JPEG decodes to far more than its bytes); None when unknown."""
+    if cfg.model.visual == "pixels":
+        return None if samples is None else samples * sample_bytes(cfg)
+    return shards_bytes(spec)
+
+
 def shards_bytes(spec: str) -> float | None:
     """The shards' size on disk, or None when they cannot be listed (the loader says why)."""
     from .data import list_shards
@@ -260,7 +348,8 @@ def estimate(cfg: Config, stage: int = 0, workers: int = 0, world: int = 1, cuda
     else:
         # A checkpoint is written after the backward, when the activations are freed.
         est.parts = {"process": process_bytes + RUNTIME, "model and AdamW": state,
-                     **act, "checkpoint copies": max(0.0, ckpt - act["activations"]),
+                     **act, "checkpoint copies": max(0.0, ckpt - act["activations"]
+                                                     - act.get("CNN activations", 0.0)),
                      "batches": 2 * one, "data loader": loader}
     return est
 
@@ -340,9 +429,11 @@ def check_memory(cfg: Config, stage: int, device, world: int = 1, local_ranks: i
     run = {"train": f"stage {stage}", "finetune": "fine-tuning", "eval": "evaluation"}[task]
     cuda = getattr(device, "type", str(device)) == "cuda"
     rss = process_rss()
-    kw = dict(workers=workers, world=world, cuda=cuda, data_bytes=shards_bytes(shards),
+    pixels = cfg.model.visual == "pixels"
+    samples = count_samples(shards) if task == "eval" or pixels else None
+    kw = dict(workers=workers, world=world, cuda=cuda, data_bytes=decoded_bytes(cfg, shards, samples),
               process_bytes=rss, feature_bytes=feature_bytes(shards),
-              samples=count_samples(shards) if task == "eval" else None)
+              samples=samples if task == "eval" else None)
     est = estimate(cfg, stage, task=task, **kw)
     avail = mem_available()
     # The ranks of this host share its memory; each checks its own share.
