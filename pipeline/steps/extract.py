@@ -161,14 +161,6 @@ class Extractor(MapStage):
                     shown, role = img.url, ""
                     img.url, img.url_attr = bigger, where
                     width, height = big_width, big_height
-            # A thumbnail declared (or named) at 100 px or less both ways, with no other role
-            # and no larger version, is a candidate all the same (twenty-second pass): the
-            # declared size is a layout hint, and the image step's header check
-            # (image_size_too_small) reads the file's own.  Icons, avatars, spacers and
-            # trackers keep their roles, dropped before any fetch.
-            declared_small = role == "small"
-            if declared_small:
-                role = ""
             if role:
                 units[f"extract_image_{role}"] += 1
                 continue
@@ -180,8 +172,6 @@ class Extractor(MapStage):
                     "region": img.region or "content"}
             if shown:
                 meta["shown_url"] = strip_userinfo(shown)  # the thumbnail the page shows
-            if declared_small:
-                meta["declared_small"] = True
             if width is not None:
                 meta["img_width"] = width
             if height is not None:
