@@ -131,13 +131,35 @@ def _lazy_value(value: str, base: str) -> str:
     return resolve(base, value)
 
 
+# Older lazy loaders keep the real URL outside data-*: jQuery "delayed image" scripts in
+# ``longdesc`` (HuffPost, Livestrong, Blogger's follower widget), Yahoo's ``lzbg`` in an inline
+# ``background-image`` over a transparent src.  Read last, and only when the value names an
+# image file (a true longdesc names a description page).
+_STYLE_URL_RE = re.compile(r"background(?:-image)?\s*:[^;]*?url\(\s*(['\"]?)([^'\")]+)\1\s*\)", re.I)
+
+
+def _old_lazy_url(attrs: dict, base: str) -> tuple[str, str]:
+    value = attrs.get("longdesc")
+    if value:
+        url = resolve(base, value)
+        if url and IMAGE_URL_RE.search(url):
+            return url, "longdesc"
+    value = attrs.get("style")
+    if value and "url(" in value:
+        m = _STYLE_URL_RE.search(value)
+        url = resolve(base, m.group(2)) if m else ""
+        if url and IMAGE_URL_RE.search(url):
+            return url, "style"
+    return "", ""
+
+
 def lazy_url(attrs: dict, base: str) -> tuple[str, str]:
     """``(url, attribute)`` of the first usable lazy-loading attribute, or ``("", "")``."""
     for name in attrs:  # every attribute read below is a data-* one; most images have none
         if name[:5] == "data-":
             break
     else:
-        return "", ""
+        return _old_lazy_url(attrs, base) if "longdesc" in attrs or "style" in attrs else ("", "")
     for name in LAZY_URL_ATTRS:
         if attrs.get(name):
             url = _lazy_value(attrs[name], base)
@@ -155,7 +177,7 @@ def lazy_url(attrs: dict, base: str) -> tuple[str, str]:
                 resolve(base, first_srcset_url(value))
             if url and not url.endswith((".html", ".htm", ".js", ".json", ".php")):
                 return url, name
-    return "", ""
+    return _old_lazy_url(attrs, base) if "longdesc" in attrs or "style" in attrs else ("", "")
 
 
 def is_placeholder(url: str) -> bool:

@@ -95,6 +95,21 @@ def test_lazy_attributes_replace_placeholders_only():
         ("real3.jpg", "data-retina-src"), ("real4.jpg", "src")]
 
 
+def test_old_lazy_loaders_longdesc_and_inline_background():
+    # jQuery "delayed image" scripts keep the URL in longdesc (HuffPost, Blogger), Yahoo's lzbg
+    # in an inline background-image over a transparent src; a real src stays, and a longdesc
+    # naming a page (its HTML meaning) or a background without an image file is not a URL.
+    got = run('<img src="/images/trans.gif" longdesc="http://i.example.org/a/photo-a.jpg" '
+              'width="400" height="300" alt="a">'
+              '<img src="https://s.example.org/transparent-1093278.png" width="400" height="300" '
+              'style="background-image:url(\'https://farm4.example.org/b_photo.jpg\');" alt="b">'
+              '<img src="real-c.jpg" longdesc="other-c.jpg" alt="c">'
+              '<img src="/img/blank.gif" longdesc="describe-d.html" alt="d">'
+              '<img src="/img/blank.gif" style="background: url(data:image/png;base64,AA)" alt="e">')
+    assert [(c.image_url.rsplit("/", 1)[1], c.meta["url_attr"]) for c in got] == [
+        ("photo-a.jpg", "longdesc"), ("b_photo.jpg", "style"), ("real-c.jpg", "src")]
+
+
 def test_a_src_shared_by_different_lazy_images_is_a_placeholder():
     got = run('<img src="/p/f2e86e.png" data-src="a.jpg" alt="a">'
               '<img src="/p/f2e86e.png" data-src="b.jpg" alt="b">'
