@@ -127,6 +127,8 @@ def image_subtrees(root, items, containers: frozenset = frozenset()) -> list | N
         while (got := memo.get(node.mem_id)) is None:
             todo.append(node)
             node = node.parent
+            if node is None:
+                return None  # not below root (never met): the walk decides, as before
         for node in reversed(todo):
             skipped, framed, sub, near = got
             do = _ACTION_ID.get(node.tag_id, _DO_PLAIN)
