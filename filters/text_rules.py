@@ -29,8 +29,10 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | `ACME logo`, `search icon`, `Powered by ...` (wordlist), a    |                         |
 |    |                |            | rating (`2 out of 5 stars`) or a section flag (`Food & Drink: |                         |
 |    |                |            | Recipes, reviews & more`), a call to action (`Get My Meal     |                         |
-|    |                |            | Planner`, `Free Download`), or it holds site furniture (`we    |                         |
-|    |                |            | use cookies`, `privacy policy`)                               |                         |
+|    |                |            | Planner`, `Free Download`, `Launch Gallery`), a publication's  |                         |
+|    |                |            | name (`Planet Money Blog`), a feed's description (`Editorials |                         |
+|    |                |            | from The Star-Ledger`), or it holds site furniture (`we use   |                         |
+|    |                |            | cookies`, `privacy policy`, `is a registered trademark`)      |                         |
 | 8  | promo          | drop       | `buy now`, `add to cart`, `free shipping`, `20% off`,         | text_promo              |
 |    |                |            | coupon / promo codes                                          |                         |
 | 9  | price          | drop       | prices (`$19.99`, `19,99 €`, `EUR 20`; not `$5 million`)      | text_price              |
@@ -525,10 +527,36 @@ _BOILER_PATTERN_RE = re.compile(r"^(?:\w+ ){0,3}(?:logos?|graphic)$|^logo(?: \w+
                                 # a call to action (twenty-first pass, rule A): "Get My Meal
                                 # Planner", "Free Download", "Try this ... Frosting. ..."
                                 r"|^(?:get|grab|claim|download|try|shop|subscribe to)"
-                                r" (?:my|your|our|this|now|free)\b|^free download\b")
+                                r" (?:my|your|our|this|now|free)\b|^free download\b"
+                                # calls to action rule A does not name (twenty-fourth pass,
+                                # rule C): "Launch Gallery", "Find Similar Tweets", "Visit
+                                # Harford County this fall"; not "Visit of the Pope ..."
+                                r"|^(?:launch|open|start) (?:the )?(?:photo |image |video )?"
+                                r"(?:gallery|slideshow|slide show|menu|search)\b|^find similar\b"
+                                r"|^visit (?!of\b|by\b|to\b|from\b)")
 _BOILER_FIRST_WORDS = frozenset("click read see view learn powered protected designed hosted "
                                 "posted go follow browse like find join share listen watch "
-                                "sign download get grab claim try shop subscribe free".split())
+                                "sign download get grab claim try shop subscribe free "
+                                "launch open start visit".split())
+# A publication's name, whole (twenty-fourth pass, rule P): "Planet Money Blog", "Nature News
+# homepage", "Sunday Express/ Trinidad Express Newspaper", "People Magazine Subscription
+# Image": its logo or its subscription tile.  Capitalised name words only, so "The cover of
+# SELF Magazine" is left; the publication noun capitalised too, part of the name ("homepage"
+# aside), so "The San Diego Union-Tribune newspaper." on a photograph of the paper is left.
+_PUB_NOUNS = frozenset("blog newspaper magazine homepage home page podcast newsletter".split())
+_PUB_NAME_RE = re.compile(r"(?:[^\W\d_a-z][\w'’&.-]*/? ){1,5}(?:B(?i:log)|N(?i:ewspaper)"
+                          r"|M(?i:agazine)|P(?i:odcast)|N(?i:ewsletter)|(?i:homepage|home page))"
+                          r"(?i: subscription)?(?i: image| logo| banner)?")
+# A feed's or widget's description (twenty-fourth pass, rule F): "The most commented posts on
+# Engadget over the past 24 hours.", "Editorials from The Star-Ledger", "Information from the
+# National Library of Medicine", "Update on all major financial-market indexes".
+_FEED_FIRST = frozenset("the most latest top all recent popular resource links information "
+                        "info posts update updates editorials news stories articles "
+                        "headlines".split())
+_FEED_RE = re.compile(r"(?:the )?(?:(?:most|latest|top|all|recent|popular|\w+ed) ){0,3}"
+                      r"(?:resource )?(?:links|information|info|posts|updates?|editorials|news"
+                      r"|stories|articles|headlines)(?: \w+){0,3}? (?:from|provided by|on"
+                      r"|about|by|for)\b")
 # A text made only of these words is a row of buttons ("Pin Print", "Bookmark and Share",
 # "Jump to Recipe", "Save").
 _UI_WORDS = frozenset("pin it print save share tweet email mail bookmark and jump to recipe rate "
@@ -573,6 +601,12 @@ def boilerplate(text, ctx=None):
     # "logo"; match, not search: every alternative is anchored at the start.
     if ("logo" in norm or norm.endswith(_FURNITURE_NOUNS) or norm.endswith("graphic")
             or first in _BOILER_FIRST_WORDS) and _BOILER_PATTERN_RE.match(norm):
+        return _reject("boilerplate")
+    n = len(words)
+    if 2 <= n <= 8 and len(text) <= 80 and not _PUB_NOUNS.isdisjoint(words[-4:]) \
+            and _PUB_NAME_RE.fullmatch(text.strip(" .")):
+        return _reject("boilerplate")
+    if n <= 12 and (first in _FEED_FIRST or first.endswith("ed")) and _FEED_RE.match(norm):
         return _reject("boilerplate")
     # PhraseSet.search's first test, inline: most texts hold no phrase's key word.
     if _BOILER_PHRASES.keys.isdisjoint(words):

@@ -60,7 +60,17 @@ DROPS = {
                     "Entertainment: Movies, music, clubs and more",
                     # twenty-first pass: a call to action opening the text (rule A)
                     "Get My Meal Planner", "Free Download", "Grab your free printable",
-                    "Try this Chocolate Buttercream Frosting. No powdered sugar needed."],
+                    "Try this Chocolate Buttercream Frosting. No powdered sugar needed.",
+                    # twenty-fourth pass: a publication's name (P), a feed's description (F),
+                    # calls to action (C), a trademark notice (T)
+                    "Planet Money Blog", "Nature News homepage",
+                    "People Magazine Subscription Image", "PC Gamer Magazine Subscription",
+                    "Editorials from The Star-Ledger",
+                    "The most commented posts on Engadget over the past 24 hours.",
+                    "Information from the National Library of Medicine",
+                    "Update on all major financial-market indexes",
+                    "Launch Gallery Getty", "Find Similar Tweets", "Visit Harford County this fall",
+                    "GolfLink is a trademark or registered trademark of Demand Media, Inc."],
     "exclamation": ["Trying for a baby?", "WOW!", "Let's Go Devils!", "'What happened?'",
                     "This is so delicious!", "Is the Cloud Right for You?"],
     "dateline": ["April 10, 2011 Double the Genes, Double the Flora",
@@ -190,7 +200,12 @@ KEEPS = {
                     "Facebook's third Q&A: Mark Zuckerberg thinks existing wearables are goofy "
                     "and more", "Cheese, crackers & more on a board",
                     "Get well cards on a hospital table", "Try-outs at the stadium",
-                    "Shop window in Vienna at Christmas", "Free climbers on the wall"],
+                    "Shop window in Vienna at Christmas", "Free climbers on the wall",
+                    # twenty-fourth pass: a description, not a name; a launch, a visit
+                    "The San Diego Union-Tribune newspaper.", "The cover of SELF Magazine",
+                    "A stack of newspapers on a doorstep", "Visit of the Pope to Berlin, 1980",
+                    "Launch of the Falcon 9 rocket at Cape Canaveral", "Open-air market in Lagos",
+                    "News anchors at the studio desk", "Trademark dispute: two bottles side by side"],
     "promo": ["The shop on the corner sells fresh bread", "Children playing in the snow"],
     "price": ["The villa sold for $5 million last year", "The bridge cost €2.5 billion",
               "Telescope needs to hit US$1-billion target",

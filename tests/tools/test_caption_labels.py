@@ -53,21 +53,21 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in range(2, 22)
+        assert lab.get("sample", 2) in range(2, 23)
         # samples 5, 10, 12 are stratified by region (header / footer / menu images), sample 11
         # and 13 by a stratum of their own ("larger": thumbnails naming a larger version;
-        # "resize": thumbnails a resizing CDN serves small), samples 14 to 21 are random draws
+        # "resize": thumbnails a resizing CDN serves small), samples 14 to 22 are random draws
         # capped at 3 items a site ("capped": no plain random draw, so reported on its own): they say so
         # and name each item's stratum, so that measure() keeps them out of the split's figures
         assert (lab.get("sample") in (5, 10, 12)) == (lab.get("stratified") == "region"), lab
-        assert (lab.get("sample") in (11, 13, 14, 15, 16, 17, 18, 19, 20, 21)) == (lab.get("stratified") == "stratum"), lab
+        assert (lab.get("sample") in (11, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22)) == (lab.get("stratified") == "stratum"), lab
         if lab.get("stratified") == "region":
             assert lab["region"] in ("nav", "header", "footer") and lab["split"] == "dev"
         if lab.get("stratified") == "stratum":
             assert lab["stratum"] == {11: "larger", 13: "resize", 14: "capped",
                                       15: "capped", 16: "capped", 17: "capped",
                                       18: "capped", 19: "capped", 20: "capped",
-                                      21: "capped"}[lab["sample"]] \
+                                      21: "capped", 22: "capped"}[lab["sample"]] \
                 and lab["split"] == "dev"
     counts = Counter(lab["label"] for lab in labels)
     assert len(labels) >= 200 and min(counts.values()) >= 35, counts
@@ -209,14 +209,23 @@ def test_the_fresh_dev_sample_14(english):
 # bfc1426): junk kept 0.068 (5 of 74), good lost 0.143 (5 of 35: every one a picture of 100 px
 # or less -- two 35-75 px heads or portraits, a 24 px wiki icon, a 55 px dog in a bio box, a
 # 75 px photo title -- so lost >100 is 0.000), the pass's fresh estimate.  Junk kept meets the
-# issue's 0.08; good lost does not (xfail below).  Not mined.
+# issue's 0.08; good lost does not (xfail below).  Mined in the twenty-fourth pass (a
+# trademark notice, "Launch Gallery Getty"): 0.041 (3 of 74).
+# Sample 22 (twenty-fourth pass): 130 more English dev items nobody had read (seed 20261147, at
+# most 3 a site, 85 sites: 36 good, 78 junk, 16 vague), labelled by eye and committed (988ae5b)
+# before anything was measured on them, then measured once on the pass's final rules (P, F, C,
+# T, 181f043): junk kept 0.038 (3 of 78), good lost 0.111 (4 of 36: three pictures of 100 px or
+# less -- a 35 px artist head, a 32 px wiki icon, an 82 px celebrity teaser in a menu -- and a
+# three-word recipe name beside its related thumbnail, text_too_short), the pass's fresh
+# estimate.  Junk kept meets the issue's 0.08; good lost does not (xfail below).  Not mined.
 @pytest.mark.parametrize("sample,max_junk_kept,max_good_lost", [(15, 0.08, 0.07),
                                                                 (16, 0.04, 0.07),
                                                                 (17, 0.08, 0.18),
                                                                 (18, 0.09, 0.05),
                                                                 (19, 0.07, 0.06),
                                                                 (20, 0.08, 0.02),
-                                                                (21, 0.07, 0.15)])
+                                                                (21, 0.07, 0.15),
+                                                                (22, 0.05, 0.12)])
 def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
     fresh = english[f"dev-s{sample}"]["all"]
     assert fresh["n_good"] >= 19 and fresh["n_junk"] >= 74
@@ -246,7 +255,12 @@ def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
     pytest.param(21, marks=pytest.mark.xfail(strict=True, reason=(
         "issue 14: good lost <= 0.05 is not met on the fresh dev sample 21 (0.143, 5 of 35, "
         "measured once on the twenty-first pass's rules, not mined: all five are pictures of "
-        "100 px or less, never a pair -- lost >100 is 0.000; docs/captions.md)")))])
+        "100 px or less, never a pair -- lost >100 is 0.000; docs/captions.md)"))),
+    pytest.param(22, marks=pytest.mark.xfail(strict=True, reason=(
+        "issue 14: good lost <= 0.05 is not met on the fresh dev sample 22 (0.111, 4 of 36, "
+        "measured once on the twenty-fourth pass's rules, not mined: three pictures of 100 px "
+        "or less and a three-word recipe name as surrounding text; lost >100 0.030; "
+        "docs/captions.md)")))])
 def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
     assert english[f"dev-s{sample}"]["all"]["good_lost"] <= 0.05
 
@@ -257,12 +271,13 @@ def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
         "measured once after the nineteenth pass's rule W: a promo, an image id, two CMS "
         "titles with a running number, a quoted teaser, a section flag, a rating, a native ad, "
         "a quote fragment; 0.085, 7 of 82, after the twentieth pass's rules R and S; "
-        "docs/captions.md)"))), 19, 20, 21])
+        "docs/captions.md)"))), 19, 20, 21, 22])
 def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
     # samples 15 to 17 meet it after their passes' changes (0.048, 0.026, 0.065); sample 19
     # as first measured (0.071) and after the twentieth pass (0.059); sample 20 not as first
     # measured (0.094), after the twenty-first pass's rules (mined) 0.071; sample 21 as
-    # measured once on them (0.068)
+    # measured once on them (0.068; 0.041 after the twenty-fourth pass's, mined); sample 22
+    # as measured once on the twenty-fourth pass's rules (0.038)
     assert english[f"dev-s{sample}"]["all"]["junk_kept"] <= 0.08
 
 
