@@ -113,7 +113,7 @@ def image_subtrees(root, items, containers: frozenset = frozenset()) -> list | N
     figure's parent) and its links (link shares).  So the subtree an image needs is its
     nearest block ancestor above its outermost figure, picture or link: no state of the walk
     read for the image is opened above it.  An image with no such block below ``root``
-    needs all of ``root``.  Pages are mostly markup no image needs (60% of the nodes of the
+    needs all of ``root``.  Pages are mostly markup no image needs (58% of the nodes of the
     bench's pages), and the walk costs per node.  Images the walk never reaches (inside a
     skipped element: script, svg, ...) need nothing.  A lazy container is read like its
     image, itself included (its own block, figure or link frame is open for its image)."""
