@@ -32,6 +32,9 @@ SKIP_TAGS = frozenset(
 # Elements other than <img> that lazy-loading scripts turn into one: an image URL in a lazy
 # attribute and an alt-like attribute ("<div data-src=... data-alt=...>").
 LAZY_CONTAINER_CSS = "[data-alt]:not(img)"
+# The images and the lazy containers of a page in one query, in document order (lexbor's
+# selector search is one walk of the tree): what the walk must reach (image_subtrees).
+_ITEMS_CSS = "img, " + LAZY_CONTAINER_CSS
 _SITE_NAME_CSS = 'meta[property="og:site_name"]'
 # A <base> element exists only where the source has a start tag named so (any case): the
 # regex costs a third less than the tree-wide query it spares on the pages without one.
@@ -69,6 +72,7 @@ def _tag_ids() -> dict[int, int]:
 # one without data) and the other non-elements' (document, comment, doctype: passed over).
 _KNOWN_IDS = 0x1000
 _ACTION_ID = {**_tag_ids(), 2: _DO_EMPTY_TEXT, 3: _DO_SKIP, 4: _DO_SKIP, 5: _DO_SKIP}
+(_IMG_ID,) = (tag_id for tag_id, do in _ACTION_ID.items() if do == _DO_IMG)
 
 
 def _after_figure(node, fig_id: int) -> bool:
@@ -91,8 +95,73 @@ def _innermost_link(stack: list) -> object:
     return None
 
 
-def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str], list[ImageRef],
-                                                                         list[tuple[int, int]]]:
+# What an element that holds an image is to image_subtrees: opens a block frame (its text
+# range), or a frame whose state an image reads (a figure's caption, a picture's source, a
+# link), or neither.
+_BLOCK_DOS = frozenset((_DO_BLOCK, _DO_FIGURE, _DO_FIGCAPTION))
+_FRAME_DOS = frozenset((_DO_FIGURE, _DO_PICTURE, _DO_A))
+
+
+def image_subtrees(root, items, containers: frozenset = frozenset()) -> list | None:
+    """The parts of ``root`` the walk must read for its images: ``items``, the ``<img>``
+    elements of ``root`` and its lazy containers (their mem_ids in ``containers``) in
+    document order.  Returns ``[(element, its ancestors below root, outermost first)]`` in
+    document order, or None when that is all of ``root``.
+
+    An image's texts are read from token ranges inside its nearest block element (the text
+    around it), its figure (the caption; a figcaption just after the figure is in the
+    figure's parent) and its links (link shares).  So the subtree an image needs is its
+    nearest block ancestor above its outermost figure, picture or link: no state of the walk
+    read for the image is opened above it.  An image with no such block below ``root``
+    needs all of ``root``.  Pages are mostly markup no image needs (58% of the nodes of the
+    bench's pages), and the walk costs per node.  Images the walk never reaches (inside a
+    skipped element: script, svg, ...) need nothing.  A lazy container is read like its
+    image, itself included (its own block, figure or link frame is open for its image)."""
+    top = root.mem_id
+    # mem_id -> (skipped, inside a frame, the subtree above the outermost frame, the
+    # nearest block): for the element and its ancestors, each read once per page.
+    memo = {top: (False, False, None, None)}
+    tops: dict = {}
+    for item in items:
+        node, todo = (item if item.mem_id in containers else item.parent), []
+        while (got := memo.get(node.mem_id)) is None:
+            todo.append(node)
+            node = node.parent
+            if node is None:
+                return None  # not below root (never met): the walk decides, as before
+        for node in reversed(todo):
+            skipped, framed, sub, near = got
+            do = _ACTION_ID.get(node.tag_id, _DO_PLAIN)
+            if do > _DO_A:
+                skipped = True  # the walk does not enter it
+            elif do in _FRAME_DOS and not framed:
+                framed, sub = True, near  # the block above the outermost frame
+            if do in _BLOCK_DOS:
+                near = node
+            got = (skipped, framed, sub, near)
+            memo[node.mem_id] = got
+        skipped, framed, sub, near = got
+        if skipped:
+            continue
+        sub = sub if framed else near
+        if sub is None:
+            return None
+        tops.setdefault(sub.mem_id, sub)
+    out = []
+    for sub in tops.values():  # in document order: each first met at its first image
+        above, node = [], sub.parent
+        while node.mem_id != top:
+            if node.mem_id in tops:
+                break  # inside another subtree, walked with it
+            above.append(node)
+            node = node.parent
+        else:
+            out.append((sub, above[::-1]))
+    return out
+
+
+def walk(root, base: str, containers: frozenset = frozenset(),
+         subtrees: list | None = None) -> tuple[list[str], list[ImageRef], list[tuple[int, int]]]:
     """Text tokens and images of ``root`` in document order (see the module docstring).
 
     Iterative, so pages nested thousands of elements deep do not hit the recursion limit.
@@ -102,6 +171,11 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
     (:func:`pipeline.steps.regions.region_of` over the open elements).  ``containers`` holds the
     mem_ids of lazy containers (``LAZY_CONTAINER_CSS``), walked as images.  Also returns the
     token ranges of link text.
+
+    ``subtrees`` (from :func:`image_subtrees`): walk only these elements, each with its
+    ancestors below ``root`` (outermost first), in document order, instead of all of ``root``.
+    Every token range an image's texts read lies inside its subtree, so the texts are the
+    same; the token indices are not (nothing reads them but as ranges).
     """
     link_spans: list[tuple[int, int]] = []
     memo: dict = {}
@@ -112,103 +186,108 @@ def walk(root, base: str, containers: frozenset = frozenset()) -> tuple[list[str
     figures: list[list[int]] = []
     pictures: list[list[str]] = []
     links = 0
-    stack: list[tuple] = []
-    push = stack.append
     add = tokens.append
-    node = root.child
-    while True:
-        if node is None:
-            if not stack:
-                break
-            parent, kind = stack.pop()
-            node = parent.next
-            if kind:  # leaving an element that opened a frame
-                if kind < 0:  # a link: -(its first token + 1)
-                    links -= 1
-                    if len(tokens) > -kind - 1:
-                        link_spans.append((-kind - 1, len(tokens)))
-                elif kind == _PICTURE:
-                    pictures.pop()
-                else:
-                    blocks.pop()[1] = len(tokens)
-                    if kind == _FIGURE:
-                        frame = figures.pop()
-                        last_figure = (parent.mem_id, frame) if frame[0] < 0 else (0, None)
-                    elif kind == _ADJ_CAPTION:
-                        last_figure[1][1] = len(tokens)
-                        last_figure = (0, None)
-                    elif kind == _FIGCAPTION and figures and figures[-1][0] >= 0 \
-                            and figures[-1][1] < 0:
-                        figures[-1][1] = len(tokens)  # the figure's first figcaption ends
+    # (first node, the stack above it, the stack's length once the subtree is left: -1 for
+    # the whole of root, never reached)
+    starts = [(root.child, [], -1)] if subtrees is None else \
+        [(top, [(anc, _PLAIN) for anc in above], len(above)) for top, above in subtrees]
+    for node, stack, floor in starts:
+        push = stack.append
+        while True:
+            if node is None:
+                if not stack:
+                    break
+                parent, kind = stack.pop()
+                node = parent.next
+                if kind:  # leaving an element that opened a frame
+                    if kind < 0:  # a link: -(its first token + 1)
+                        links -= 1
+                        if len(tokens) > -kind - 1:
+                            link_spans.append((-kind - 1, len(tokens)))
+                    elif kind == _PICTURE:
+                        pictures.pop()
+                    else:
+                        blocks.pop()[1] = len(tokens)
+                        if kind == _FIGURE:
+                            frame = figures.pop()
+                            last_figure = (parent.mem_id, frame) if frame[0] < 0 else (0, None)
+                        elif kind == _ADJ_CAPTION:
+                            last_figure[1][1] = len(tokens)
+                            last_figure = (0, None)
+                        elif kind == _FIGCAPTION and figures and figures[-1][0] >= 0 \
+                                and figures[-1][1] < 0:
+                            figures[-1][1] = len(tokens)  # the figure's first figcaption ends
+                        add(" ")
+                if len(stack) == floor:
+                    break  # the subtree's top element closed: its next sibling is not walked
+                continue
+            text = node.text_content  # None unless a text node: most nodes are
+            if text is not None:
+                add(text)
+                node = node.next
+                continue
+            do = _ACTION_ID.get(node.tag_id, _DO_PLAIN)
+            if do <= _DO_A:
+                child = node.first_child  # not .child, an alias that costs a second lookup
+                kind = _PLAIN
+                if do == _DO_PLAIN:
+                    pass
+                elif do <= _DO_FIGCAPTION:
                     add(" ")
-            continue
-        text = node.text_content  # None unless a text node: most nodes are
-        if text is not None:
-            add(text)
-            node = node.next
-            continue
-        do = _ACTION_ID.get(node.tag_id, _DO_PLAIN)
-        if do <= _DO_A:
-            child = node.first_child  # not .child, an alias that costs a second lookup
-            kind = _PLAIN
-            if do == _DO_PLAIN:
-                pass
-            elif do <= _DO_FIGCAPTION:
-                add(" ")
-                blocks.append([len(tokens), -1])
-                kind = _BLOCK
-                if do == _DO_FIGURE:
-                    figures.append([-1, -1])
-                    kind = _FIGURE
-                elif do == _DO_FIGCAPTION:
-                    kind = _FIGCAPTION
-                    if figures and figures[-1][0] < 0:
-                        figures[-1][0] = len(tokens)
-                    elif last_figure[1] is not None and _after_figure(node, last_figure[0]):
-                        kind = _ADJ_CAPTION
-                        last_figure[1][0] = len(tokens)
-            elif do == _DO_PICTURE:
-                pictures.append([""])
-                kind = _PICTURE
-            else:  # a link
-                links += 1
-                kind = -len(tokens) - 1  # a link's frame holds where its text starts
-            if containers and node.mem_id in containers:
+                    blocks.append([len(tokens), -1])
+                    kind = _BLOCK
+                    if do == _DO_FIGURE:
+                        figures.append([-1, -1])
+                        kind = _FIGURE
+                    elif do == _DO_FIGCAPTION:
+                        kind = _FIGCAPTION
+                        if figures and figures[-1][0] < 0:
+                            figures[-1][0] = len(tokens)
+                        elif last_figure[1] is not None and _after_figure(node, last_figure[0]):
+                            kind = _ADJ_CAPTION
+                            last_figure[1][0] = len(tokens)
+                elif do == _DO_PICTURE:
+                    pictures.append([""])
+                    kind = _PICTURE
+                else:  # a link
+                    links += 1
+                    kind = -len(tokens) - 1  # a link's frame holds where its text starts
+                if containers and node.mem_id in containers:
+                    attrs = node.attributes
+                    lazy, lazy_attr = lazy_url(attrs, base)
+                    if lazy and IMAGE_URL_RE.search(lazy):
+                        attrs = dict(attrs, alt=attrs.get("data-alt") or attrs.get("alt"))
+                        images.append(ImageRef(
+                            len(images), "", lazy, lazy_attr, "", "", attrs, len(tokens),
+                            blocks[-1], figures[-1] if figures else None, links > 0,
+                            region=region_of(stack + [(node, kind)], memo), container=True))
+                if child is not None:
+                    push((node, kind))
+                    node = child
+                    continue
+                if kind:  # an empty element: open and close at once
+                    push((node, kind))
+                    node = None
+                    continue
+            elif do == _DO_IMG:
                 attrs = node.attributes
                 lazy, lazy_attr = lazy_url(attrs, base)
-                if lazy and IMAGE_URL_RE.search(lazy):
-                    attrs = dict(attrs, alt=attrs.get("data-alt") or attrs.get("alt"))
-                    images.append(ImageRef(
-                        len(images), "", lazy, lazy_attr, "", "", attrs, len(tokens),
-                        blocks[-1], figures[-1] if figures else None, links > 0,
-                        region=region_of(stack + [(node, kind)], memo), container=True))
-            if child is not None:
-                push((node, kind))
-                node = child
-                continue
-            if kind:  # an empty element: open and close at once
-                push((node, kind))
-                node = None
-                continue
-        elif do == _DO_IMG:
-            attrs = node.attributes
-            lazy, lazy_attr = lazy_url(attrs, base)
-            images.append(ImageRef(
-                len(images), resolve(base, attrs.get("src")), lazy, lazy_attr,
-                first_srcset_url(attrs.get("srcset")),
-                pictures[-1][0] if pictures else "", attrs, len(tokens), blocks[-1],
-                figures[-1] if figures else None, links > 0, region=region_of(stack, memo),
-                link=_innermost_link(stack) if links else None))
-        elif do == _DO_BREAK:
-            add(" ")
-        elif do == _DO_SOURCE:
-            if pictures and not pictures[-1][0] and node.parent.tag == "picture":
-                attrs = node.attributes
-                pictures[-1][0] = resolve(base, first_srcset_url(
-                    attrs.get("srcset") or attrs.get("data-srcset")))
-        elif do == _DO_EMPTY_TEXT:
-            add("")  # a text node without data (as before: a token all the same)
-        node = node.next
+                images.append(ImageRef(
+                    len(images), resolve(base, attrs.get("src")), lazy, lazy_attr,
+                    first_srcset_url(attrs.get("srcset")),
+                    pictures[-1][0] if pictures else "", attrs, len(tokens), blocks[-1],
+                    figures[-1] if figures else None, links > 0, region=region_of(stack, memo),
+                    link=_innermost_link(stack) if links else None))
+            elif do == _DO_BREAK:
+                add(" ")
+            elif do == _DO_SOURCE:
+                if pictures and not pictures[-1][0] and node.parent.tag == "picture":
+                    attrs = node.attributes
+                    pictures[-1][0] = resolve(base, first_srcset_url(
+                        attrs.get("srcset") or attrs.get("data-srcset")))
+            elif do == _DO_EMPTY_TEXT:
+                add("")  # a text node without data (as before: a token all the same)
+            node = node.next
     blocks[0][1] = len(tokens)
     return tokens, images, link_spans
 
@@ -243,10 +322,16 @@ def find_images(text: str, page_url: str, surrounding_chars: int = 300,
     body = tree.body or root
     if body is None:
         return out
-    # The query costs a tenth of a walk; most pages have no data-alt at all.
-    containers = frozenset(n.mem_id for n in body.css(LAZY_CONTAINER_CSS)) \
-        if "data-alt" in text else frozenset()
-    out.tokens, out.images, out.spans = walk(body, base, containers)
+    items = body.css(_ITEMS_CSS)
+    containers = frozenset(n.mem_id for n in items if n.tag_id != _IMG_ID)
+    if containers and "data-alt" not in text:
+        # As before the query was shared: an attribute written in capitals ("DATA-ALT")
+        # makes no container.  The text search (as long as half a walk on a long page)
+        # runs only where the query found one.
+        containers = frozenset()
+        items = [n for n in items if n.tag_id == _IMG_ID]
+    out.tokens, out.images, out.spans = walk(body, base, containers,
+                                             image_subtrees(body, items, containers))
     choose_urls(out.images, base)
     out.ends = [e for _, e in out.spans]
     if texts:

@@ -515,3 +515,67 @@ def test_paths_from_the_root_resolve_as_urljoin_does(base):
                 "//cdn.x.com/a.jpg", "/a\u00a0b", "/a?x/../y", "/a//b", "/.well-known/x",
                 "/a/..b", "/a?&", "/?x"]:
         assert resolve(base, ref) == _urljoin_resolve(base, ref), (base, ref)
+
+
+def _texts_both_ways(html: str, url: str = URL) -> tuple[list, list, bool]:
+    """Every image's fields and link shares from find_images (which walks only the subtrees
+    its images read: html_images.image_subtrees) and from a walk of the whole body, and
+    whether find_images took the subtrees."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    from pipeline.steps import html_images
+    from pipeline.steps.image_texts import PageImages
+
+    def fields(found):
+        return [(img.index, img.url, img.url_attr, img.alt, img.title, img.caption,
+                 img.before, img.after, img.region, img.in_link, img.container,
+                 img.figure is not None, found.links(img, False), found.links(img, True))
+                for img in found.images]
+
+    part = find_images(html, url)
+    body = LexborHTMLParser(html).body
+    containers = frozenset(n.mem_id for n in body.css(html_images.LAZY_CONTAINER_CSS)) \
+        if "data-alt" in html else frozenset()
+    whole = PageImages(base=part.base)  # the page's <base href>, read once
+    whole.tokens, whole.images, whole.spans = html_images.walk(body, part.base, containers)
+    html_images.choose_urls(whole.images, part.base)
+    whole.ends = [e for _, e in whole.spans]
+    for img in whole.images:
+        whole.fill(img)
+    items = body.css(html_images._ITEMS_CSS)
+    sub = html_images.image_subtrees(body, items, containers)
+    return fields(part), fields(whole), sub is not None
+
+
+@pytest.mark.parametrize("html", [
+    "<div><template><p>a<img src=/t.jpg alt=x>b</p></template><p>c<img src=/a.jpg>d</p></div>",
+    "<div><svg><foreignObject><p>x<img src=/s.jpg>y</p></foreignObject></svg></div>"
+    "<p>q<img src=/b.jpg>r</p>",
+    "<object data=x><p>fb<img src=/o.jpg alt=o></p></object><div>t<img src=/d.jpg></div>",
+    # a link around the image's block: the link's text share is read above that block
+    "<div><a href=/x.jpg title=T><div>in link<img src=/e.jpg></div></a> after "
+    "<a href=/y>L</a></div>",
+    # a figcaption just after its figure, outside the image's block
+    "<section><figure><div><img src=/f.jpg></div></figure><figcaption>Cap</figcaption></section>",
+    "<div><picture><source srcset=/p.webp><div><img src=/g.jpg></div></picture></div>",
+    "<div>a<div data-src=/l.jpg data-alt=lazy>x<img src=/h.jpg alt=h></div>b</div>",
+    "<p>one<img src=/i.jpg>two</p><p>three<a href=/z><img src=/j.jpg></a>four</p>",
+    "<noscript><img src=/px.gif></noscript><div><p>text<img src=/k.jpg>more</p></div>",
+    "<div><p>a<img src=/m.jpg>b</p><p>c<img src=/n.jpg>d</p></div><p>e<img src=/o.jpg></p>",
+])
+def test_subtree_walk_reads_what_the_whole_walk_does(html):
+    part, whole, _ = _texts_both_ways(html)
+    assert part == whole
+
+
+def test_subtree_walk_on_the_real_pages():
+    files = sorted(PAGES_DIR.glob("*.html"))
+    if not files:
+        pytest.skip(f"no real pages at {PAGES_DIR}")
+    took = 0
+    for path in files:
+        text = path.read_bytes().decode("utf-8", "replace")
+        part, whole, sub = _texts_both_ways(text, f"https://example.com/pages/{path.name}")
+        assert part == whole, path.name
+        took += sub
+    assert took > len(files) // 2  # most pages' images sit in blocks of their own
