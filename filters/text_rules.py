@@ -47,7 +47,8 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 | 15 | keyword_list   | drop       | >= 5 separator-split segments of <= 2.5 words on average, or  | text_keyword_list       |
 |    |                |            | >= 3 hashtags, or a short comma list of 3-6 capitalised items |                         |
 |    |                |            | ("Netflix, Netflix-Zentrale, Los Gatos": ``short_list``)      |                         |
-| 16 | repeated_words | edit, drop | `the the` -> `the`; dropped when one content word is >= 30%   | text_repeated_words     |
+| 16 | repeated_words | edit, drop | `the the` -> `the` (not `Pichi Pichi`, a name); dropped when  | text_repeated_words     |
+|    |                |            | one content word is >= 30%                                    |                         |
 |    |                |            | of the words and occurs >= 3 times                            |                         |
 | 17 | lead           | edit       | a text over max_words / max_chars keeps its leading whole     | text_lead               |
 |    |                |            | sentences that fit (agency captions: the first sentence says  |                         |
@@ -773,6 +774,20 @@ STOPWORDS = frozenset("a an and are as at be by for from has he her his in is it
                       "she that the their they this to was were with".split())
 
 
+def _collapse_double(m: re.Match) -> str:
+    """A doubled word once ("the the" -> "the"), but not a grammatical double ("had had") nor a
+    reduplicated name, the same capitalised word twice ("Pichi Pichi", "Mahi Mahi", "Bora
+    Bora", "Duran Duran": twenty-fifth pass, rule D)."""
+    word, whole = m.group(1), m.group(0)
+    if word.lower() in _DUP_OK:
+        return whole
+    if word[:1].isupper():
+        parts = whole.split()
+        if len(parts) == 2 and parts[1] == word:
+            return whole
+    return word
+
+
 def repeated_words(text, ctx=None):
     words = facts(text, ctx).words
     n_distinct = len(set(words))
@@ -780,7 +795,7 @@ def repeated_words(text, ctx=None):
         return text
     # Comparisons and counting in C (map, Counter): long texts repeat "the" and "and".
     if any(map(_eq, words, islice(words, 1, None))):
-        text = _DUP_RE.sub(lambda m: m.group(0) if m.group(1).lower() in _DUP_OK else m.group(1), text)
+        text = _DUP_RE.sub(_collapse_double, text)
         words = lower_words(text)
         n_distinct = len(set(words))
     n = len(words)

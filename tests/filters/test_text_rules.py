@@ -160,7 +160,8 @@ EDITS = {
                     ("Best day ever 😍😍 with friends", "Best day ever with friends"),
                     ("Really??!! at the lake", "Really? at the lake")],
     "repeated_words": [("the the cat sat on the mat", "the cat sat on the mat"),
-                       ("A big big dog", "A big dog")],
+                       ("A big big dog", "A big dog"), ("The the cat on a mat", "The cat on a mat"),
+                       ("Bora Bora Bora lagoon at dusk", "Bora lagoon at dusk")],
 }
 
 # rule -> texts it must leave exactly as they are
@@ -236,7 +237,9 @@ KEEPS = {
                     "A boy asks: where is the sea? at the harbour in Kiel",
                     "A sign reading Stop! on a rural road", "The caption ends here."],
     "repeated_words": ["He had had enough of the rain", "New York, New York at night",
-                       "Dogs playing with other dogs in the park"],
+                       "Dogs playing with other dogs in the park",
+                       # a reduplicated name (twenty-fifth pass, rule D)
+                       "Pichi Pichi Recipe", "Grilled Mahi Mahi with mango salsa"],
 }
 
 

@@ -2,7 +2,8 @@
 straightforward code that the tests hold the fast versions to (same output on the real
 pages' texts and their mutations).  Patterns and word lists are the rules' own.  Issue 14
 changed credit on purpose (a final [bracketed] credit, "Photo credit X" without a colon; a bare
-credit line "Spencer Platt/Getty", twentieth pass), here as in the rule."""
+credit line "Spencer Platt/Getty", twentieth pass) and repeated_words (a reduplicated name
+"Pichi Pichi" is not collapsed, twenty-fifth pass), here as in the rule."""
 from filters.text_facts import facts, letter_words
 from filters.text_rules import (_AGENCY_RE, _AGENCY_WORDS, _CAMERA_HINTS, _CAMERA_RE,
                                 _COPYRIGHT_RE, _CREDIT_LABEL_RE, _DIGITS3_RE, _DUP_OK, _DUP_RE,
@@ -31,12 +32,22 @@ def keyword_list(text, ctx=None):
     return text
 
 
+def _keep_or_collapse(m):
+    # a grammatical double stays; so does a reduplicated name, the same capitalised word
+    # twice (twenty-fifth pass, rule D); any other doubled word is written once
+    parts = m.group(0).split()
+    if m.group(1).lower() in _DUP_OK or (len(parts) == 2 and parts[0] == parts[1]
+                                          and parts[0][0].isupper()):
+        return m.group(0)
+    return m.group(1)
+
+
 def repeated_words(text, ctx=None):
     words = facts(text, ctx).words
     if len(set(words)) == len(words):
         return text
     if any(a == b for a, b in zip(words, words[1:])):
-        text = _DUP_RE.sub(lambda m: m.group(0) if m.group(1).lower() in _DUP_OK else m.group(1), text)
+        text = _DUP_RE.sub(_keep_or_collapse, text)
         words = lower_words(text)
     if len(words) >= 6 and len(words) - len(set(words)) >= 2:
         counts: dict[str, int] = {}
