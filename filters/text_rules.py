@@ -560,6 +560,33 @@ _FEED_RE = re.compile(r"(?:the )?(?:(?:most|latest|top|all|recent|popular|\w+ed)
                       r"|about|by|for)\b")
 # A text made only of these words is a row of buttons ("Pin Print", "Bookmark and Share",
 # "Jump to Recipe", "Save").
+# A teaser card's kicker (its section's name) read as one line with its headline: "News Photos
+# of the Year", "Politics November 22, 2014 I Wish ...".  Only section names that rarely open a
+# proper name ("World Trade Center", "Food Network", "Sports Illustrated" are why World, Food,
+# Sports ... are not here), and only before a headline-case run, so "Travel Channel host ..."
+# or "News of the day" stay (docs/captions.md, "Twenty-sixth pass", rule K).
+_KICKERS = frozenset("News Politics Leadership Opinion Opinions Culture Lifestyle Technology Tech "
+                     "Fashion Fame Celebrity Arts Books Movies Economy Education Environment "
+                     "Weather Features Analysis Commentary Obituaries Crime Markets Finance".split())
+_KICKER_FIRST = frozenset(k.lower() for k in _KICKERS)
+_HEADLINE_SMALL = frozenset("a an the of in on at to for and or but with by from as vs via into "
+                            "over after before about".split())
+
+
+def _kicker_teaser(text: str) -> bool:
+    w = text.split(None, 5)
+    if len(w) < 5 or w[0] not in _KICKERS:
+        return False
+    caps = 0
+    for word in w[1:5]:
+        c = word.lstrip("'\"‘“")[:1]
+        if c.isupper() or c.isdigit():
+            caps += 1
+        elif word.lower() not in _HEADLINE_SMALL:
+            return False
+    return caps >= 2
+
+
 _UI_WORDS = frozenset("pin it print save share tweet email mail bookmark and jump to recipe rate "
                       "comment comments reply like follow subscribe copy link this flattr "
                       "facebook twitter pinterest whatsapp reddit on via".split())
@@ -608,6 +635,8 @@ def boilerplate(text, ctx=None):
             and _PUB_NAME_RE.fullmatch(text.strip(" .")):
         return _reject("boilerplate")
     if n <= 12 and (first in _FEED_FIRST or first.endswith("ed")) and _FEED_RE.match(norm):
+        return _reject("boilerplate")
+    if first in _KICKER_FIRST and _kicker_teaser(text):
         return _reject("boilerplate")
     # PhraseSet.search's first test, inline: most texts hold no phrase's key word.
     if _BOILER_PHRASES.keys.isdisjoint(words):

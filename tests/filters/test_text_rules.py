@@ -70,7 +70,12 @@ DROPS = {
                     "Information from the National Library of Medicine",
                     "Update on all major financial-market indexes",
                     "Launch Gallery Getty", "Find Similar Tweets", "Visit Harford County this fall",
-                    "GolfLink is a trademark or registered trademark of Demand Media, Inc."],
+                    "GolfLink is a trademark or registered trademark of Demand Media, Inc.",
+                    # twenty-sixth pass: a section's name glued to its teaser's headline (K)
+                    "News Photos of the Year", "News New Year's Around the World",
+                    "Politics November 22, 2014 I Wish Someone Had Told Me This",
+                    "Leadership Great Leaders Tell Stories Persuade, problem-solve.",
+                    "Fashion Kimye Land First Joint Kampaign For Balmain"],
     "exclamation": ["Trying for a baby?", "WOW!", "Let's Go Devils!", "'What happened?'",
                     "This is so delicious!", "Is the Cloud Right for You?"],
     "dateline": ["April 10, 2011 Double the Genes, Double the Flora",
@@ -206,7 +211,13 @@ KEEPS = {
                     "The San Diego Union-Tribune newspaper.", "The cover of SELF Magazine",
                     "A stack of newspapers on a doorstep", "Visit of the Pope to Berlin, 1980",
                     "Launch of the Falcon 9 rocket at Cape Canaveral", "Open-air market in Lagos",
-                    "News anchors at the studio desk", "Trademark dispute: two bottles side by side"],
+                    "News anchors at the studio desk", "Trademark dispute: two bottles side by side",
+                    # twenty-sixth pass: no section's name before a headline-case run, or a
+                    # section name that opens proper names
+                    "Travel Channel host Anthony Bourdain in Paris",
+                    "News of the day in pictures", "News Corp chairman Rupert Murdoch at a hearing",
+                    "World Trade Center Memorial at Night", "Food Network Star Guy Fieri Cooks",
+                    "Politics aside, the two leaders shake hands", "Fashion Week in Paris"],
     "promo": ["The shop on the corner sells fresh bread", "Children playing in the snow"],
     "price": ["The villa sold for $5 million last year", "The bridge cost €2.5 billion",
               "Telescope needs to hit US$1-billion target",

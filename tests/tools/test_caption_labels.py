@@ -53,21 +53,21 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in range(2, 23)
+        assert lab.get("sample", 2) in range(2, 24)
         # samples 5, 10, 12 are stratified by region (header / footer / menu images), sample 11
         # and 13 by a stratum of their own ("larger": thumbnails naming a larger version;
-        # "resize": thumbnails a resizing CDN serves small), samples 14 to 22 are random draws
+        # "resize": thumbnails a resizing CDN serves small), samples 14 to 23 are random draws
         # capped at 3 items a site ("capped": no plain random draw, so reported on its own): they say so
         # and name each item's stratum, so that measure() keeps them out of the split's figures
         assert (lab.get("sample") in (5, 10, 12)) == (lab.get("stratified") == "region"), lab
-        assert (lab.get("sample") in (11, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22)) == (lab.get("stratified") == "stratum"), lab
+        assert (lab.get("sample") in (11, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23)) == (lab.get("stratified") == "stratum"), lab
         if lab.get("stratified") == "region":
             assert lab["region"] in ("nav", "header", "footer") and lab["split"] == "dev"
         if lab.get("stratified") == "stratum":
             assert lab["stratum"] == {11: "larger", 13: "resize", 14: "capped",
                                       15: "capped", 16: "capped", 17: "capped",
                                       18: "capped", 19: "capped", 20: "capped",
-                                      21: "capped", 22: "capped"}[lab["sample"]] \
+                                      21: "capped", 22: "capped", 23: "capped"}[lab["sample"]] \
                 and lab["split"] == "dev"
     counts = Counter(lab["label"] for lab in labels)
     assert len(labels) >= 200 and min(counts.values()) >= 35, counts
@@ -218,6 +218,17 @@ def test_the_fresh_dev_sample_14(english):
 # less -- a 35 px artist head, a 32 px wiki icon, an 82 px celebrity teaser in a menu -- and a
 # three-word recipe name beside its related thumbnail, text_too_short), the pass's fresh
 # estimate.  Junk kept meets the issue's 0.08; good lost does not (xfail below).  Not mined.
+# Sample 23 (twenty-sixth pass): 130 more English dev items nobody had read (seed 20261148, at
+# most 3 a site, 87 sites: 34 good, 80 junk, 16 vague), labelled by eye and committed (6da7f85)
+# before anything was measured on them, then measured once on main's rules (ace7d12, the
+# twenty-fifth pass's D included): junk kept 0.113 (9 of 80: promo and directory alts, a
+# "next story" line, a nutrition panel, an ad's copy, a section-led teaser, an image id, a
+# quote fragment), good lost 0.088 (3 of 34: an undeclared menu photograph "San Francisco", a
+# 75 px photo title -- both decided kinds -- and a recipe name whose parenthesised Chinese name
+# is cut, leaving two words as surrounding text, text_too_short), the pass's fresh estimate.
+# Both of the issue's targets are missed (xfails below).  Mined after that, with samples 14-22
+# (twenty-sixth pass, rule K: a section's name glued to its teaser's headline, "News Photos of
+# the Year", is boilerplate): 0.100 (8 of 80), still over 0.08.
 @pytest.mark.parametrize("sample,max_junk_kept,max_good_lost", [(15, 0.08, 0.07),
                                                                 (16, 0.04, 0.07),
                                                                 (17, 0.08, 0.18),
@@ -225,7 +236,8 @@ def test_the_fresh_dev_sample_14(english):
                                                                 (19, 0.07, 0.06),
                                                                 (20, 0.08, 0.02),
                                                                 (21, 0.07, 0.15),
-                                                                (22, 0.05, 0.12)])
+                                                                (22, 0.05, 0.12),
+                                                                (23, 0.12, 0.09)])
 def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
     fresh = english[f"dev-s{sample}"]["all"]
     assert fresh["n_good"] >= 19 and fresh["n_junk"] >= 74
@@ -260,6 +272,11 @@ def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
         "issue 14: good lost <= 0.05 is not met on the fresh dev sample 22 (0.111, 4 of 36, "
         "measured once on the twenty-fourth pass's rules, not mined: three pictures of 100 px "
         "or less and a three-word recipe name as surrounding text; lost >100 0.030; "
+        "docs/captions.md)"))),
+    pytest.param(23, marks=pytest.mark.xfail(strict=True, reason=(
+        "issue 14: good lost <= 0.05 is not met on the fresh dev sample 23 (0.088, 3 of 34, "
+        "measured once on main's rules at ace7d12: an undeclared menu photograph, a 75 px "
+        "photo title and a recipe name cut to two words as surrounding text; lost >100 0.062; "
         "docs/captions.md)")))])
 def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
     assert english[f"dev-s{sample}"]["all"]["good_lost"] <= 0.05
@@ -271,7 +288,12 @@ def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
         "measured once after the nineteenth pass's rule W: a promo, an image id, two CMS "
         "titles with a running number, a quoted teaser, a section flag, a rating, a native ad, "
         "a quote fragment; 0.085, 7 of 82, after the twentieth pass's rules R and S; "
-        "docs/captions.md)"))), 19, 20, 21, 22])
+        "docs/captions.md)"))), 19, 20, 21, 22,
+    pytest.param(23, marks=pytest.mark.xfail(strict=True, reason=(
+        "issue 14: junk kept <= 0.08 is not met on the fresh dev sample 23 (0.113, 9 of 80, "
+        "measured once on main's rules at ace7d12: promo and directory alts, a next-story line, "
+        "a nutrition panel, an ad's copy, a section-led teaser, an image id, a quote fragment; "
+        "0.100, 8 of 80, after the twenty-sixth pass's rule K, mined; docs/captions.md)")))])
 def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
     # samples 15 to 17 meet it after their passes' changes (0.048, 0.026, 0.065); sample 19
     # as first measured (0.071) and after the twentieth pass (0.059); sample 20 not as first
