@@ -558,8 +558,6 @@ _FEED_RE = re.compile(r"(?:the )?(?:(?:most|latest|top|all|recent|popular|\w+ed)
                       r"(?:resource )?(?:links|information|info|posts|updates?|editorials|news"
                       r"|stories|articles|headlines)(?: \w+){0,3}? (?:from|provided by|on"
                       r"|about|by|for)\b")
-# A text made only of these words is a row of buttons ("Pin Print", "Bookmark and Share",
-# "Jump to Recipe", "Save").
 # A teaser card's kicker (its section's name) read as one line with its headline: "News Photos
 # of the Year", "Politics November 22, 2014 I Wish ...".  Only section names that rarely open a
 # proper name ("World Trade Center", "Food Network", "Sports Illustrated" are why World, Food,
@@ -587,6 +585,8 @@ def _kicker_teaser(text: str) -> bool:
     return caps >= 2
 
 
+# A text made only of these words is a row of buttons ("Pin Print", "Bookmark and Share",
+# "Jump to Recipe", "Save").
 _UI_WORDS = frozenset("pin it print save share tweet email mail bookmark and jump to recipe rate "
                       "comment comments reply like follow subscribe copy link this flattr "
                       "facebook twitter pinterest whatsapp reddit on via".split())
