@@ -377,12 +377,16 @@ def dimension(text, ctx=None):
 _COPYRIGHT_RE = re.compile(r"(?:©|\(c\)|\bcopyright\b)\s*(?:\d{4}\s*)?", re.I)
 # A parenthesised credit at the end: "(DW/J. Hitz)", "(picture-alliance/dpa)", "(public domain)".
 # ... or in square brackets: "[Getty]", "[Photo: AP]".
+# The slash alone does not make one when the bracket holds CJK, kana or hangul: "(Zhong
+# Dumplings/钟水饺)" is a name and its writing (twenty-seventh pass, rule E).
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _PAREN_CREDIT_RE = re.compile(
-    r"\s*(?:\((?=[^()]*(?:/|\b(?:photos?|fotos?|credit|crédits?|quelle|bildquelle|images?|"
-    r"pictures?|archives?|archiv|imago|akg|dpa|afp|reuters|getty|public domain|cc[ -]by|"
-    r"wikimedia|courtesy)\b))[^()]{1,80}\)"
-    r"|\[(?=[^\[\]]*(?:/|\b(?:photos?|credit|images?|pictures?|getty|reuters|afp|ap|dpa|"
-    r"shutterstock|alamy|wikimedia|courtesy)\b))[^\[\]]{1,80}\])\s*$", re.I)
+    r"\s*(?:\((?=(?![^()]*[" + _CJK + r"])[^()]*/|[^()]*\b(?:photos?|fotos?|credit|crédits?|"
+    r"quelle|bildquelle|images?|pictures?|archives?|archiv|imago|akg|dpa|afp|reuters|getty|"
+    r"public domain|cc[ -]by|wikimedia|courtesy)\b)[^()]{1,80}\)"
+    r"|\[(?=(?![^\[\]]*[" + _CJK + r"])[^\[\]]*/|[^\[\]]*\b(?:photos?|credit|images?|pictures?|"
+    r"getty|reuters|afp|ap|dpa|shutterstock|alamy|wikimedia|courtesy)\b)[^\[\]]{1,80}\])\s*$",
+    re.I)
 # German and French labels too (seventh pass): "Bildquelle: X", "Fotografin: X", "Crédit
 # photo : X" (French sets a space before the colon).
 _CREDIT_LABEL_RE = re.compile(r"\b(?:photo|image|picture|pic|foto|bild|credit|credits|source|"

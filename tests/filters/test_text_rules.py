@@ -189,7 +189,9 @@ KEEPS = {
                "Two herons (Ardea cinerea) at the pond", "The list of winners [updated]",
                "A credit card on a wooden table",
                "Sunday Express/ Trinidad Express Newspaper", "Trump/Pence signs on a lawn in Ohio",
-               "AC/DC live at Wembley"],
+               "AC/DC live at Wembley",
+               # a name and its writing (twenty-seventh pass, rule E)
+               "Sichuan Dumplings (Zhong Dumplings/钟水饺)", "A dumpling tray (Jiaozi/饺子)"],
     "boilerplate": ["Logo design for a small bakery in Berlin", "A photo of my grandmother",
                     "A car powered by hydrogen", "The policy on privacy was debated",
                     "Photo of a dog running on the beach", "Image recognition at work",
