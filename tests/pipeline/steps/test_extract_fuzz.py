@@ -351,10 +351,15 @@ def test_generator_is_deterministic_and_reaches_the_subtree_walk():
     assert sum(map(took_subtrees, pages)) > 60  # else the fuzz tests only the fallback
 
 
+# Seeds of the long run's pages that differed before the fix of adjacent figcaptions
+# (html_images.walk's adj_captions; minimal pages in test_extract.py).
+FOUND = (1000016, 1000215, 1000283)
+
+
 @pytest.mark.parametrize("chunk", range(4))
 def test_generated_pages_same_output_either_walk(chunk):
-    bad = [seed for seed in range(chunk * 75, chunk * 75 + 75)
-           if differs(generate(seed).encode())]
+    seeds = list(range(chunk * 75, chunk * 75 + 75)) + ([*FOUND] if chunk == 0 else [])
+    bad = [seed for seed in seeds if differs(generate(seed).encode())]
     assert not bad, f"the subtree walk differs on generate({bad[0]})"
 
 
