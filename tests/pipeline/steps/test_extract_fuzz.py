@@ -13,7 +13,7 @@ Pages: hostile markup from a seeded generator (:func:`generate`), and real pages
 (:func:`mutate`).  The test runs a few hundred of each; the long run is
 
     nice -n 10 .venv/bin/python -m tests.pipeline.steps.test_extract_fuzz \\
-        --generated 20000 --mutated 5000
+        --generated 20000 --mutated 5000 [--odd 5000]
 """
 from __future__ import annotations
 
@@ -72,12 +72,48 @@ _HREFS = ("/page", "/img/big.jpg", "https://other.org/x.png", "#top", "", "/p?id
           "/wp-content/uploads/Basil-Chicken-1.jpg")
 
 
+# Rarer markup (generate(seed, odd=True)): parser corner cases (foster parenting, nested
+# links, auto-closed paragraphs, foreign content), unknown elements, lazy containers of odd
+# tags, attributes in capitals, control characters.
+_ODDITIES = (
+    "<table>{img}<p>{words}</p><tr><td>{words}{img}</td></tr></table>",
+    "<table><tr><td><figure>{img}</figure></td><td><figcaption>{words}</figcaption></td></tr>",
+    "<a href=/1><div><a href=/2.jpg>{words}{img}</a>{words}</div></a>",
+    "<p>{words}<p>{words}{img}<figure>{img}</figure>{words}",
+    "<li>{words}{img}<li>{words}<dd>{img}<dt>{words}",
+    "<my-card data-alt=\"{words}\" data-src={path}>{words}</my-card>",
+    "<amp-img src={path} alt=\"{words}\"></amp-img><x-img src={path}>",
+    "<a data-alt=\"{words}\" data-src={path} href=/x>{words}</a>",
+    "<figure data-alt=\"{words}\" data-src={path}>{words}</figure><figcaption>{words}</figcaption>",
+    "<picture data-alt=\"{words}\" data-src={path}>{img}</picture>",
+    "<svg data-alt=x data-src={path}><image href={path}/><foreignObject>{img}</foreignObject></svg>",
+    "<br data-alt=x data-src={path}><source data-alt=x data-src={path}>",
+    "<DIV DATA-ALT=\"{words}\" DATA-SRC={path}>{words}</DIV>",
+    "<math><mi>{words}<img src={path}></mi></math>",
+    "<select><option>{words}{img}</option></select>",
+    "<noscript>{img}</noscript>",
+    "<figure><noscript>{img}</noscript>{img}</figure>\n<figcaption>{words}</figcaption>",
+    "<figure>{img}</figure>{words}<figcaption>{words}</figcaption>",
+    "<picture>{img}<source srcset={path}></picture><source srcset={path}>",
+    "<template shadowrootmode=open><p>{img}</p></template>",
+    "<?xml version=1.0?><![CDATA[{words}]]>",
+    "</body><p>{words}{img}</p></html><p>{img}</p>",
+    "<body data-alt=x data-src={path} class=late>",
+    "\x00{words}\r\n\x0c{words}\u2028",
+    "<h2>{words}<h3>{img}</h2>{words}</h3>",
+    "<button>{words}{img}</button><label>{img}{words}</label>",
+    "<object data={path}><embed src={path}>{img}</object>",
+    "<div hidden>{img}</div><div style=display:none>{words}{img}</div>",
+)
+
+
 class _Gen:
     """One page of odd HTML from a seeded random.Random (same seed, same page)."""
 
-    def __init__(self, rng: random.Random, budget: int):
+    def __init__(self, rng: random.Random, budget: int, odd: bool = False):
         self.rng = rng
         self.budget = budget  # elements and text nodes left
+        self.odd = odd  # also the rarer markup of _ODDITIES (generate(seed, odd=True))
         self.out: list[str] = []
 
     def words(self, most: int) -> str:
@@ -129,6 +165,13 @@ class _Gen:
     def node(self, depth: int) -> None:
         r, out = self.rng, self.out
         self.budget -= 1
+        if self.odd and r.random() < 0.12:
+            odd = r.choice(_ODDITIES)
+            out.append(odd.format(img=self.img(), words=self.words(12),
+                                  path=r.choice(_IMG_PATHS)))
+            if r.random() < 0.3:
+                self.children(depth)  # what follows, inside whatever it left open
+            return
         roll = r.random()
         if self.budget <= 0 or depth > 60 or roll < 0.22:
             out.append(self.text())
@@ -218,10 +261,14 @@ class _Gen:
                         else "")
 
 
-def generate(seed: int) -> str:
-    """A page of hostile / odd HTML, the same for the same seed."""
+def generate(seed: int, odd: bool = False) -> str:
+    """A page of hostile / odd HTML, the same for the same seed; ``odd``: with the rarer
+    markup of ``_ODDITIES`` too (a different page for the same seed)."""
     rng = random.Random(seed)
-    gen = _Gen(rng, rng.choice((20, 60, 150, 400)))
+    gen = _Gen(rng, rng.choice((20, 60, 150, 400)), odd)
+    if odd and rng.random() < 0.03:
+        return "<html><head></head><frameset><frame src=/f><img src=/a.jpg></frameset>" \
+            + "".join(gen.img() for _ in range(3))
     head = []
     if rng.random() < 0.2:
         head.append(f'<base href="{rng.choice(("/sub/", "https://cdn.ex.org/a/", "x/"))}">')
@@ -333,10 +380,16 @@ def took_subtrees(raw: bytes) -> bool:
 
 
 def differs(raw: bytes, url: str = URL) -> bool:
+    return check(raw, url)[0]
+
+
+def check(raw: bytes, url: str = URL) -> tuple[bool, bool]:
+    """Whether the two walks' outputs differ, and whether the subtree walk's crashed (an
+    error drop or an exception, counted by the long run)."""
     part = outputs(raw, url)
     with whole_walk():
         whole = outputs(raw, url)
-    return part != whole
+    return part != whole, "extract_error" in repr(part[:3]) or part[3][0] == "raised"
 
 
 def real_pages() -> list[Path]:
@@ -363,6 +416,11 @@ def test_generated_pages_same_output_either_walk(chunk):
     assert not bad, f"the subtree walk differs on generate({bad[0]})"
 
 
+def test_odd_generated_pages_same_output_either_walk():
+    bad = [seed for seed in range(100) if differs(generate(seed, odd=True).encode())]
+    assert not bad, f"the subtree walk differs on generate({bad[0]}, odd=True)"
+
+
 def test_mutated_real_pages_same_output_either_walk():
     files = real_pages()
     if not files:
@@ -382,13 +440,17 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--generated", type=int, default=20000)
     ap.add_argument("--mutated", type=int, default=5000)
+    ap.add_argument("--odd", type=int, default=0, help="pages of generate(seed, odd=True)")
     ap.add_argument("--seed", type=int, default=1_000_000)  # apart from the tests' seeds
     args = ap.parse_args(argv)
-    t0, bad, took = time.time(), [], 0
+    t0, bad, took, crashed = time.time(), [], 0, []
     for i in range(args.generated):
         raw = generate(args.seed + i).encode()
         took += took_subtrees(raw)
-        if differs(raw):
+        diff, crash = check(raw)
+        if crash:
+            crashed.append(("generated", args.seed + i))
+        if diff:
             bad.append(("generated", args.seed + i))
             print("DIFF generated", args.seed + i, flush=True)
         if i % 1000 == 999:
@@ -396,18 +458,37 @@ def main(argv=None) -> int:
                   f"{time.time() - t0:.0f} s", flush=True)
     print(f"generated: {args.generated} pages, {took} took subtrees, "
           f"{sum(b[0] == 'generated' for b in bad)} differ", flush=True)
+    took = 0
+    for i in range(args.odd):
+        raw = generate(args.seed + i, odd=True).encode()
+        took += took_subtrees(raw)
+        diff, crash = check(raw)
+        if crash:
+            crashed.append(("odd", args.seed + i))
+        if diff:
+            bad.append(("odd", args.seed + i))
+            print("DIFF odd", args.seed + i, flush=True)
+        if i % 1000 == 999:
+            print(f"{i + 1} odd, {took} took subtrees, {time.time() - t0:.0f} s", flush=True)
+    print(f"odd: {args.odd} pages, {took} took subtrees, "
+          f"{sum(b[0] == 'odd' for b in bad)} differ", flush=True)
     files, rng, took = real_pages(), random.Random(args.seed), 0
     for i in range(args.mutated if files else 0):
         path = rng.choice(files)
         raw = mutate(path.read_bytes(), args.seed + i)
         took += took_subtrees(raw)
-        if differs(raw, f"https://example.com/{path.name}"):
+        diff, crash = check(raw, f"https://example.com/{path.name}")
+        if crash:
+            crashed.append(("mutated", path.name, args.seed + i))
+        if diff:
             bad.append(("mutated", path.name, args.seed + i))
             print("DIFF mutated", path.name, args.seed + i, flush=True)
         if i % 500 == 499:
             print(f"{i + 1} mutated, {took} took subtrees, {time.time() - t0:.0f} s", flush=True)
     print(f"mutated: {args.mutated if files else 0} pages, {took} took subtrees, "
           f"{sum(b[0] == 'mutated' for b in bad)} differ; {time.time() - t0:.0f} s", flush=True)
+    print(f"crashed (error drop or exception, subtree walk): {len(crashed)} {crashed[:20]}",
+          flush=True)
     return 1 if bad else 0
 
 
