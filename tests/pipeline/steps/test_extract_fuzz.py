@@ -389,7 +389,7 @@ def check(raw: bytes, url: str = URL) -> tuple[bool, bool]:
     part = outputs(raw, url)
     with whole_walk():
         whole = outputs(raw, url)
-    return part != whole, "extract_error" in repr(part[:3]) or part[3][0] == "raised"
+    return part != whole, "extract_error" in repr(part[:3]) or isinstance(part[3], tuple)
 
 
 def real_pages() -> list[Path]:
