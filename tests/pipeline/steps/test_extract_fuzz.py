@@ -121,16 +121,17 @@ class _Gen:
         n = r.choice((0, 1, 2, 3, 5, 8, 20, most))
         return " ".join(r.choice(_WORDS) for _ in range(r.randint(0, max(0, n))))
 
+    def some(self, *choices) -> list[str]:
+        """Each ``(p, make)``'s ``make()`` with probability ``p``, in order."""
+        return [make() for p, make in choices if self.rng.random() < p]
+
     def attrs(self) -> str:
-        r, got = self.rng, []
-        if r.random() < 0.3:
-            got.append(f'class="{r.choice(_CLASSES)} {r.choice(_CLASSES)}"')
-        if r.random() < 0.1:
-            got.append(f'id="{r.choice(_CLASSES)}"')
-        if r.random() < 0.08:
-            got.append(f'role="{r.choice(_ROLES)}"')
-        if r.random() < 0.05:
-            got.append(f'data-alt="{self.words(4)}" data-src="{r.choice(_IMG_PATHS)}"')
+        r = self.rng
+        got = self.some(
+            (0.3, lambda: f'class="{r.choice(_CLASSES)} {r.choice(_CLASSES)}"'),
+            (0.1, lambda: f'id="{r.choice(_CLASSES)}"'),
+            (0.08, lambda: f'role="{r.choice(_ROLES)}"'),
+            (0.05, lambda: f'data-alt="{self.words(4)}" data-src="{r.choice(_IMG_PATHS)}"'))
         return (" " + " ".join(got)) if got else ""
 
     def img(self) -> str:
@@ -143,17 +144,12 @@ class _Gen:
                 if "srcset" in name and r.random() < 0.6:
                     value = f"{value} 300w, {r.choice(_IMG_PATHS)} 1200w"
                 got.append(f'{name}="{value}"')
-        for name, p in (("alt", 0.5), ("title", 0.2), ("data-alt", 0.05)):
-            if r.random() < p:
-                got.append(f'{name}="{self.words(30)}"')
-        if r.random() < 0.2:
-            got.append('loading="lazy"')
-        if r.random() < 0.3:
-            got.append(f'width="{r.choice((1, 16, 150, 299, 300, 640, "100%", "x"))}"')
-        if r.random() < 0.3:
-            got.append(f'height="{r.choice((1, 16, 150, 300, 480))}"')
-        if r.random() < 0.15:
-            got.append(f'class="{r.choice(_CLASSES)}"')
+        got += self.some(
+            (0.5, lambda: f'alt="{self.words(30)}"'), (0.2, lambda: f'title="{self.words(30)}"'),
+            (0.05, lambda: f'data-alt="{self.words(30)}"'), (0.2, lambda: 'loading="lazy"'),
+            (0.3, lambda: f'width="{r.choice((1, 16, 150, 299, 300, 640, "100%", "x"))}"'),
+            (0.3, lambda: f'height="{r.choice((1, 16, 150, 300, 480))}"'),
+            (0.15, lambda: f'class="{r.choice(_CLASSES)}"'))
         return f"<{r.choice(('img', 'img', 'img', 'IMG', 'image'))} {' '.join(got)}>"
 
     def text(self) -> str:
@@ -443,50 +439,33 @@ def main(argv=None) -> int:
     ap.add_argument("--odd", type=int, default=0, help="pages of generate(seed, odd=True)")
     ap.add_argument("--seed", type=int, default=1_000_000)  # apart from the tests' seeds
     args = ap.parse_args(argv)
-    t0, bad, took, crashed = time.time(), [], 0, []
-    for i in range(args.generated):
-        raw = generate(args.seed + i).encode()
-        took += took_subtrees(raw)
-        diff, crash = check(raw)
-        if crash:
-            crashed.append(("generated", args.seed + i))
-        if diff:
-            bad.append(("generated", args.seed + i))
-            print("DIFF generated", args.seed + i, flush=True)
-        if i % 1000 == 999:
-            print(f"{i + 1} generated, {len(bad)} differ, {took} took subtrees, "
-                  f"{time.time() - t0:.0f} s", flush=True)
-    print(f"generated: {args.generated} pages, {took} took subtrees, "
-          f"{sum(b[0] == 'generated' for b in bad)} differ", flush=True)
-    took = 0
-    for i in range(args.odd):
-        raw = generate(args.seed + i, odd=True).encode()
-        took += took_subtrees(raw)
-        diff, crash = check(raw)
-        if crash:
-            crashed.append(("odd", args.seed + i))
-        if diff:
-            bad.append(("odd", args.seed + i))
-            print("DIFF odd", args.seed + i, flush=True)
-        if i % 1000 == 999:
-            print(f"{i + 1} odd, {took} took subtrees, {time.time() - t0:.0f} s", flush=True)
-    print(f"odd: {args.odd} pages, {took} took subtrees, "
-          f"{sum(b[0] == 'odd' for b in bad)} differ", flush=True)
-    files, rng, took = real_pages(), random.Random(args.seed), 0
-    for i in range(args.mutated if files else 0):
+    files, rng = real_pages(), random.Random(args.seed)
+
+    def mutated(seed):
         path = rng.choice(files)
-        raw = mutate(path.read_bytes(), args.seed + i)
-        took += took_subtrees(raw)
-        diff, crash = check(raw, f"https://example.com/{path.name}")
-        if crash:
-            crashed.append(("mutated", path.name, args.seed + i))
-        if diff:
-            bad.append(("mutated", path.name, args.seed + i))
-            print("DIFF mutated", path.name, args.seed + i, flush=True)
-        if i % 500 == 499:
-            print(f"{i + 1} mutated, {took} took subtrees, {time.time() - t0:.0f} s", flush=True)
-    print(f"mutated: {args.mutated if files else 0} pages, {took} took subtrees, "
-          f"{sum(b[0] == 'mutated' for b in bad)} differ; {time.time() - t0:.0f} s", flush=True)
+        return path.name, mutate(path.read_bytes(), seed), f"https://example.com/{path.name}"
+
+    families = (("generated", args.generated, lambda seed: (seed, generate(seed).encode(), URL)),
+                ("odd", args.odd, lambda seed: (seed, generate(seed, True).encode(), URL)),
+                ("mutated", args.mutated if files else 0, mutated))
+    t0, bad, crashed = time.time(), [], []
+    for family, n, page in families:
+        took = differ = 0
+        for i in range(n):
+            name, raw, url = page(args.seed + i)
+            took += took_subtrees(raw)
+            diff, crash = check(raw, url)
+            if crash:
+                crashed.append((family, name, args.seed + i))
+            if diff:
+                differ += 1
+                bad.append((family, name, args.seed + i))
+                print("DIFF", family, name, args.seed + i, flush=True)
+            if i % 1000 == 999:
+                print(f"{i + 1} {family}, {differ} differ, {took} took subtrees, "
+                      f"{time.time() - t0:.0f} s", flush=True)
+        print(f"{family}: {n} pages, {took} took subtrees, {differ} differ; "
+              f"{time.time() - t0:.0f} s", flush=True)
     print(f"crashed (error drop or exception, subtree walk): {len(crashed)} {crashed[:20]}",
           flush=True)
     return 1 if bad else 0
