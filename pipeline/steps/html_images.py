@@ -184,6 +184,9 @@ def walk(root, base: str, containers: frozenset = frozenset(),
     images: list[ImageRef] = []
     blocks = [[0, -1]]
     figures: list[list[int]] = []
+    # The figure frames of the open figcaptions that follow their figure: each ends its own
+    # (last_figure may have moved to a figure inside it, or been cleared by an inner one).
+    adj_captions: list[list[int]] = []
     pictures: list[list[str]] = []
     links = 0
     add = tokens.append
@@ -212,7 +215,7 @@ def walk(root, base: str, containers: frozenset = frozenset(),
                             frame = figures.pop()
                             last_figure = (parent.mem_id, frame) if frame[0] < 0 else (0, None)
                         elif kind == _ADJ_CAPTION:
-                            last_figure[1][1] = len(tokens)
+                            adj_captions.pop()[1] = len(tokens)
                             last_figure = (0, None)
                         elif kind == _FIGCAPTION and figures and figures[-1][0] >= 0 \
                                 and figures[-1][1] < 0:
@@ -246,6 +249,7 @@ def walk(root, base: str, containers: frozenset = frozenset(),
                         elif last_figure[1] is not None and _after_figure(node, last_figure[0]):
                             kind = _ADJ_CAPTION
                             last_figure[1][0] = len(tokens)
+                            adj_captions.append(last_figure[1])
                 elif do == _DO_PICTURE:
                     pictures.append([""])
                     kind = _PICTURE

@@ -143,6 +143,23 @@ def test_figcaption_after_the_image_and_nested_figures():
     assert caps == {"a.jpg": "Outer", "b.jpg": "Inner"}
 
 
+@pytest.mark.parametrize("inner, caps", [
+    # the figcaption after a.jpg's figure holds a figure with a figcaption after it: the
+    # inner one used to clear the outer's figure, and closing the outer raised TypeError
+    # (the page dropped as extract_error_type_error; found by test_extract_fuzz.py)
+    ("<figcaption>Inner</figcaption>", {"a.jpg": "Cap Inner", "b.jpg": "Inner"}),
+    # ... a figure with no caption: the outer one ended that figure's caption, not a.jpg's
+    (" tail", {"a.jpg": "Cap tail"}),
+])
+def test_a_figcaption_after_its_figure_ends_that_figures_caption(inner, caps):
+    got = run('<div><figure><img src="a.jpg"></figure><figcaption>Cap<figure><img src="b.jpg">'
+              f'</figure>{inner}</figcaption></div>')
+    assert {c.image_url.rsplit("/", 1)[1]: c.text for c in got
+            if c.text_source == "caption"} == caps
+    assert not isinstance(run('<img src="a.jpg" alt="a"><figure></figure><figcaption>'
+                              f'<figure></figure>{inner}</figcaption>'), Drop)
+
+
 def test_surrounding_text_stays_inside_the_nearest_block():
     # the nearest block is the <div>: its nested blocks count, text outside it does not
     (c,) = run('<p>Other paragraph.</p><div><h2>Title</h2>Before the <i>picture</i>'
@@ -562,6 +579,9 @@ def _texts_both_ways(html: str, url: str = URL) -> tuple[list, list, bool]:
     "<p>one<img src=/i.jpg>two</p><p>three<a href=/z><img src=/j.jpg></a>four</p>",
     "<noscript><img src=/px.gif></noscript><div><p>text<img src=/k.jpg>more</p></div>",
     "<div><p>a<img src=/m.jpg>b</p><p>c<img src=/n.jpg>d</p></div><p>e<img src=/o.jpg></p>",
+    # a figcaption after its figure holding a figure with one after it (the whole walk raised)
+    "<p>x<img src=/a.jpg alt=a>y</p><figure></figure><figcaption><figure></figure>"
+    "<figcaption>c</figcaption></figcaption>",
 ])
 def test_subtree_walk_reads_what_the_whole_walk_does(html):
     part, whole, _ = _texts_both_ways(html)
