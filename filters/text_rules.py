@@ -335,6 +335,13 @@ def _camera_hint(low: str, cls: str) -> bool:
             or "pxl" in low or "dji" in low or "mvc" in low or "pict" in low or "imag" in low
             or "vid" in low or "pano" in low or "mg_" in low or "screen" in low)
 _HEX12_RE = re.compile(r"[0-9a-fA-F]{12}")
+# An image id (twenty-eighth pass, rule I): 8+ letters, digits and "+" opening with 1-4 digits,
+# a lower-case letter directly before an upper-case one inside, any "-X" tails: Amazon's
+# "71attMcKIYS" (shown as "71attMcKIYS. SL1500"), "81ajCDAbs-L", Unsplash's "8bPqxyodoUk".  No
+# word is written so; "15-Minute", "3-Cheese" and "2,500-Year-Old" have a hyphen after the
+# digits, "3DPrinting" no lower-case letter before a capital.
+_ID_RE = re.compile(r"(?<![\w+-])(?=[A-Za-z\d+]{8})\d{1,4}[A-Za-z\d+]*?[a-z][A-Z][A-Za-z\d+]*"
+                    r"(?:-[A-Za-z\d]+)*(?![\w+-])")
 
 
 def filename(text, ctx=None):
@@ -353,6 +360,9 @@ def filename(text, ctx=None):
             text = _CAMERA_RE.sub(" ", text)
         if _HEX12_RE.search(text):
             text = _HASH_RE.sub(" ", text)
+    # An image id holds a digit before a letter and a lower-case letter before a capital.
+    if cls is None or ("lu" in cls and ("dl" in cls or "du" in cls)):
+        text = _ID_RE.sub(" ", text)
     return text
 
 
@@ -397,6 +407,12 @@ _CREDIT_LABEL_RE = re.compile(r"\b(?:photo|image|picture|pic|foto|bild|credit|cr
 _COURTESY_RE = re.compile(r"courtesy(?: of\b|\s*:)\s*\w")
 _PHOTO_BY_RE = re.compile(r"\b(?:photo(?:graph)?|image|picture|illustration)\s+"
                           r"(?:by|courtesy of|via|credit:?)\s+.*$", re.I)
+# Other media credited the same way (twenty-eighth pass, rule A): "Animation by Lisa
+# Larson-Walker.", "Graphic by ...", "Video via ...", only where a sentence or a text starts or
+# after a dash or bar; inside a sentence ("A video by the BBC shows ...") they are its words.
+_MEDIA_BY_RE = re.compile(r"(?:^|(?<=[.!?]\s)|(?<=\s[-|–—]\s))(?:animations?|graphics?|videos?|"
+                          r"photos|photography|illustrations|maps?|charts?|infographics?|"
+                          r"artwork)\s+(?:by|courtesy of|via|credit:?)\s+.*$", re.I)
 _AGENCY_RE = re.compile(r"[\s/|(]*\b(?:getty images|shutterstock(?:\.com)?|istock(?:photo)?|"
                         r"adobe stock|unsplash|pexels|pixabay|dreamstime|alamy|ap photo|"
                         r"reuters|afp|dpa|picture[ -]alliance)\b\)?", re.I)
@@ -492,6 +508,8 @@ def credit(text, ctx=None):
         text = text[: m.start()] + " " + rest[len(cut):]
     if " by " in low or " courtesy " in low or " via " in low or " credit" in low:
         text = _PHOTO_BY_RE.sub("", text)
+        if not _MEDIA_WORDS.isdisjoint(f.words):
+            text = _MEDIA_BY_RE.sub("", text)
     if f.cls is not None and _AGENCY_KEYS.isdisjoint(f.words):
         return text
     return _AGENCY_RE.sub(" ", text) if _has_agency(low) else text
@@ -657,10 +675,26 @@ _PRICE_RE = re.compile(r"[$€£¥₹]\s?\d[\d.,]*" + _BIG + r"|\b\d[\d.,]*\s?(?
                        r"|\b(?:USD|EUR|GBP|CHF|US\$)\s?\d[\d.,]*" + _BIG, re.I)
 
 
+# A phone number after a word that asks to call it (twenty-eighth pass, rule P): "Order online
+# now or free phone 08000 111 083", "Call 1-800-555-0199": an advertisement.
+_PHONE_WORDS = frozenset("phone freephone call tel telephone hotline".split())
+_PHONE_RE = re.compile(r"\b(?:free ?phone|phone|call|tel|telephone|hotline)\b\.?:?"
+                       r"(?:\s+[^\W\d]+){0,2}\s+(\+?\(?\d[\d\s().-]*\d)", re.I)
+
+
+def _phone(text: str, words: list[str]) -> bool:
+    if _PHONE_WORDS.isdisjoint(words):
+        return False
+    return any(sum(map(str.isdigit, m.group(1))) >= 9 for m in _PHONE_RE.finditer(text))
+
+
 def promo(text, ctx=None):
-    if ("%" in text and _PERCENT_RE.search(text)) or _PROMO.search(facts(text, ctx).words):
+    f = facts(text, ctx)
+    if ("%" in text and _PERCENT_RE.search(text)) or _PROMO.search(f.words):
         return _reject("promo")
-    return text
+    if f.cls is not None and f.sym.count("d") < 9:
+        return text
+    return _reject("promo") if _phone(text, f.words) else text
 
 
 # Every price holds a currency sign or one of these (lowercased; "euros" holds "eur").
@@ -862,14 +896,16 @@ def hashtags(text, ctx=None):
 # a digit or an opening quote; "Dr. Smith" and "U.S. Army" end no sentence.
 _SENTENCE_END_RE = re.compile(r"(?<!\b[A-Z])(?<!\b(?:Dr|Mr|Ms|St|Jr|Sr|vs|No|Mt|Ft))"
                               r"(?<!\b(?:Mrs|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Oct|Nov|Dec|Gov|Sen"
-                              r"|Rep|Gen|Col|Lt\.|Inc|Ltd|Ave))(?<!\b(?:Sept|Capt|Sgt\.))"
+                              r"|Rep|Gen|Col|Lt\.|Inc|Ltd|Ave|Rev))(?<!\b(?:Sept|Capt|Sgt\.))"
                               r"[.!?][\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])")
 
 
 def lead(text, ctx):
     cfg = ctx.config
     n = ctx.norm_words if text is ctx.norm else len(text.split())
-    if n <= cfg.max_words and len(text) <= cfg.max_chars:
+    # A text ending in a comma was cut mid-sentence (twenty-eighth pass, rule F): its whole
+    # sentences are kept as a long text's are; with none, lead_in drops it.
+    if n <= cfg.max_words and len(text) <= cfg.max_chars and text[-1:] != ",":
         return text
     out, words, chars = [], 0, 0
     at = 0
@@ -966,6 +1002,10 @@ def lead_in(text, ctx=None):
         return _reject("lead_in")
     if end == "…" or (end == "." and text.endswith("...")):
         return _reject("lead_in" if text.rstrip(" .…").endswith(":") else "truncated")
+    # One ending in a comma is a fragment (lead kept its whole sentences if it had any):
+    # "Plus, Stephen Amell," (twenty-eighth pass, rule F).
+    if end == ",":
+        return _reject("truncated")
     # One ending in "here" points at a link ("please click here.", "See who's on the hot seat
     # HERE."): dev, 4 junk, nothing else (fifth pass).
     if end in "eE.!" and text[-6:].lower().endswith((" here", " here.", " here!")):
@@ -1203,6 +1243,10 @@ _PHRASE_KEYS = _PROMO.keys | _ADULT.keys | _SPAM.keys
 # "photograph", "image" or "picture" (_PHOTO_BY_RE), so the gate asks for both.
 _BY_WORDS = frozenset("by courtesy via credit".split())
 _PHOTO_WORDS = frozenset("photo photograph image picture illustration".split())
+# ... or after these at a sentence's start (_MEDIA_BY_RE).
+_MEDIA_WORDS = frozenset("animation animations graphic graphics video videos photos photography "
+                         "illustrations map maps chart charts infographic infographics "
+                         "artwork".split())
 _TRIGGER_WORDS = _CREDIT_WORDS | _PRICE_WORDS | _PHRASE_KEYS | _BY_WORDS
 
 
@@ -1255,9 +1299,14 @@ def may_fire(f) -> int:
         bits |= BIT["dimension"]
     if digits and rare and ("$" in text or "€" in text or "£" in text or "¥" in text):
         bits |= BIT["price"]
+    if digits >= 9 and not _PHONE_WORDS.isdisjoint(words):
+        bits |= BIT["promo"]  # a phone number (_phone)
+    if digits and "lu" in cls and ("dl" in cls or "du" in cls):
+        bits |= BIT["filename"]  # an image id (_ID_RE)
     if not _TRIGGER_WORDS.isdisjoint(words):
         if not _CREDIT_WORDS.isdisjoint(words) or words[0] == "courtesy" or (
-                not _BY_WORDS.isdisjoint(words) and not _PHOTO_WORDS.isdisjoint(words)):
+                not _BY_WORDS.isdisjoint(words) and not (_PHOTO_WORDS.isdisjoint(words)
+                                                         and _MEDIA_WORDS.isdisjoint(words))):
             bits |= BIT["credit"]
         if digits and not _PRICE_WORDS.isdisjoint(words):
             bits |= BIT["price"]
