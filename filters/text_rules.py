@@ -18,12 +18,14 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 | 2  | email          | edit       | e-mail addresses (also `name [at] host [dot] com`)            | text_email              |
 | 3  | url            | edit       | URLs, `www.` hosts, bare domains with common TLDs             | text_url                |
 | 4  | filename       | edit       | file names (`IMG_2041.JPG`), camera names (`DSC0001`,         | text_filename           |
-|    |                |            | `P1010001`), hashes/UUIDs; a whole-text slug (`red-car_final`)|                         |
+|    |                |            | `P1010001`), hashes/UUIDs, image ids (`71attMcKIYS`); a       |                         |
+|    |                |            | whole-text slug (`red-car_final`)                             |                         |
 | 5  | dimension      | edit       | `800x600`, `1920 × 1080 px`, `300px` (not `100 x 80 cm`)      | text_dimension          |
 | 6  | credit         | edit       | photo credits: `© ...`, `Photo: J. Doe/AP`, `Photo by ... on  | text_credit             |
 |    |                |            | Unsplash`, a final `(DW/J. Hitz)`, stock agencies; a whole    |                         |
 |    |                |            | text `Courtesy of X` (<= 6 words) or a bare credit line       |                         |
-|    |                |            | `Spencer Platt/Getty`, `Andrew A. Nelles/AP`; not a label     |                         |
+|    |                |            | `Spencer Platt/Getty`, `Andrew A. Nelles/AP`; `Animation by X`|                         |
+|    |                |            | where a sentence starts; not a label                          |                         |
 |    |                |            | with nothing after it (`... the following photo:`)            |                         |
 | 7  | boilerplate    | drop       | the whole text is `logo`, `image`, `click here`, `photo of`,  | text_boilerplate        |
 |    |                |            | `ACME logo`, `search icon`, `Powered by ...` (wordlist), a    |                         |
@@ -34,7 +36,7 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | from The Star-Ledger`), or it holds site furniture (`we use   |                         |
 |    |                |            | cookies`, `privacy policy`, `is a registered trademark`)      |                         |
 | 8  | promo          | drop       | `buy now`, `add to cart`, `free shipping`, `20% off`,         | text_promo              |
-|    |                |            | coupon / promo codes                                          |                         |
+|    |                |            | coupon / promo codes, a phone number to call                  |                         |
 | 9  | price          | drop       | prices (`$19.99`, `19,99 €`, `EUR 20`; not `$5 million`)      | text_price              |
 | 10 | adult          | drop       | a word or phrase of `wordlists/adult_en.txt`                  | text_adult              |
 | 11 | spam           | drop       | a word or phrase of `wordlists/spam_en.txt`                   | text_spam               |
@@ -52,7 +54,8 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | of the words and occurs >= 3 times                            |                         |
 | 17 | lead           | edit       | a text over max_words / max_chars keeps its leading whole     | text_lead               |
 |    |                |            | sentences that fit (agency captions: the first sentence says  |                         |
-|    |                |            | what the picture shows, the rest tells the story)             |                         |
+|    |                |            | what the picture shows, the rest tells the story); so does a  |                         |
+|    |                |            | text ending in a comma (cut mid-sentence)                     |                         |
 | 18 | exclamation    | drop       | a question or an exclamation of <= 8 words: teasers, comments | text_exclamation        |
 |    |                |            | and buttons ("Trying for a baby?", "WOW!", "Let's Go Devils!")|                         |
 | 19 | dateline       | drop       | a text opening with a date (`Apr 7, 2009 This week's ...`,    | text_dateline           |
@@ -63,7 +66,7 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | `... By Louis Keene 3 min read`)                              |                         |
 | 20 | lead_in        | drop       | a text ending in a colon: a label (`Share this on:`), or in   | text_lead_in,           |
 |    |                |            | "here" (`... click here.`); one ending in an ellipsis: a      | text_truncated          |
-|    |                |            | teaser cut short (`Signs point...`)                           |                         |
+|    |                |            | teaser cut short (`Signs point...`), or in a comma: a fragment|                         |
 | 21 | length         | drop       | words outside [min_words, max_words] or chars outside         | text_too_short,         |
 |    |                |            | [min_chars, max_chars]; from min_words_own words for a        | text_too_long           |
 |    |                |            | picture's own text outside the page's furniture (see below)   |                         |
@@ -409,10 +412,11 @@ _PHOTO_BY_RE = re.compile(r"\b(?:photo(?:graph)?|image|picture|illustration)\s+"
                           r"(?:by|courtesy of|via|credit:?)\s+.*$", re.I)
 # Other media credited the same way (twenty-eighth pass, rule A): "Animation by Lisa
 # Larson-Walker.", "Graphic by ...", "Video via ...", only where a sentence or a text starts or
-# after a dash or bar; inside a sentence ("A video by the BBC shows ...") they are its words.
+# after a dash or bar, before a name (a capital or a digit); inside a sentence ("A video by the
+# BBC shows ...") or before a lower-case word ("Maps by hand: ...") they are a text's words.
 _MEDIA_BY_RE = re.compile(r"(?:^|(?<=[.!?]\s)|(?<=\s[-|–—]\s))(?:animations?|graphics?|videos?|"
                           r"photos|photography|illustrations|maps?|charts?|infographics?|"
-                          r"artwork)\s+(?:by|courtesy of|via|credit:?)\s+.*$", re.I)
+                          r"artwork)\s+(?:by|courtesy of|via|credit:?)\s+(?-i:[A-Z\d]).*$", re.I)
 _AGENCY_RE = re.compile(r"[\s/|(]*\b(?:getty images|shutterstock(?:\.com)?|istock(?:photo)?|"
                         r"adobe stock|unsplash|pexels|pixabay|dreamstime|alamy|ap photo|"
                         r"reuters|afp|dpa|picture[ -]alliance)\b\)?", re.I)
@@ -1209,11 +1213,13 @@ RULE_NAMES = [r.name for r in RULES]
 # | email          | "@", "[at]" or "(at)"                                                     |
 # | url            | a period before a letter, "www." or "://"                                 |
 # | filename       | a period before a letter, three digits in a row, or one token with "_"/"-"|
+# |                | ; a digit before a letter and a lower-case letter before a capital (an id)|
 # | dimension      | two digits in a row and an "x" or "×"                                     |
 # | credit         | "©", "(c)", a final ")", a colon with a label word (photo, credit, ...),  |
 # |                | one of its words ("by", "via", "courtesy" only beside "photo", "image"    |
-# |                | or "picture")                                                             |
-# | promo          | "%" or the key word of a promo, adult or spam phrase                      |
+# |                | or "picture", or a medium: "animation", "graphic", "video", ...)          |
+# | promo          | "%" or the key word of a promo, adult or spam phrase; nine digits and a    |
+# |                | phone word ("phone", "call", "tel", ...)                                  |
 # | price          | a digit and a currency word or sign ($ € £ ¥)                             |
 # | adult, spam    | the key word (PhraseSet.keys) of a promo, adult or spam phrase            |
 # | punctuation    | an emoji, three symbols in a row or "!!"-like, "...", or letters under     |
