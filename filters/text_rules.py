@@ -18,12 +18,14 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 | 2  | email          | edit       | e-mail addresses (also `name [at] host [dot] com`)            | text_email              |
 | 3  | url            | edit       | URLs, `www.` hosts, bare domains with common TLDs             | text_url                |
 | 4  | filename       | edit       | file names (`IMG_2041.JPG`), camera names (`DSC0001`,         | text_filename           |
-|    |                |            | `P1010001`), hashes/UUIDs; a whole-text slug (`red-car_final`)|                         |
+|    |                |            | `P1010001`), hashes/UUIDs, image ids (`71attMcKIYS`); a       |                         |
+|    |                |            | whole-text slug (`red-car_final`)                             |                         |
 | 5  | dimension      | edit       | `800x600`, `1920 × 1080 px`, `300px` (not `100 x 80 cm`)      | text_dimension          |
 | 6  | credit         | edit       | photo credits: `© ...`, `Photo: J. Doe/AP`, `Photo by ... on  | text_credit             |
 |    |                |            | Unsplash`, a final `(DW/J. Hitz)`, stock agencies; a whole    |                         |
 |    |                |            | text `Courtesy of X` (<= 6 words) or a bare credit line       |                         |
-|    |                |            | `Spencer Platt/Getty`, `Andrew A. Nelles/AP`; not a label     |                         |
+|    |                |            | `Spencer Platt/Getty`, `Andrew A. Nelles/AP`; `Animation by X`|                         |
+|    |                |            | where a sentence starts; not a label                          |                         |
 |    |                |            | with nothing after it (`... the following photo:`)            |                         |
 | 7  | boilerplate    | drop       | the whole text is `logo`, `image`, `click here`, `photo of`,  | text_boilerplate        |
 |    |                |            | `ACME logo`, `search icon`, `Powered by ...` (wordlist), a    |                         |
@@ -34,7 +36,7 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | from The Star-Ledger`), or it holds site furniture (`we use   |                         |
 |    |                |            | cookies`, `privacy policy`, `is a registered trademark`)      |                         |
 | 8  | promo          | drop       | `buy now`, `add to cart`, `free shipping`, `20% off`,         | text_promo              |
-|    |                |            | coupon / promo codes                                          |                         |
+|    |                |            | coupon / promo codes, a phone number to call                  |                         |
 | 9  | price          | drop       | prices (`$19.99`, `19,99 €`, `EUR 20`; not `$5 million`)      | text_price              |
 | 10 | adult          | drop       | a word or phrase of `wordlists/adult_en.txt`                  | text_adult              |
 | 11 | spam           | drop       | a word or phrase of `wordlists/spam_en.txt`                   | text_spam               |
@@ -52,7 +54,8 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | of the words and occurs >= 3 times                            |                         |
 | 17 | lead           | edit       | a text over max_words / max_chars keeps its leading whole     | text_lead               |
 |    |                |            | sentences that fit (agency captions: the first sentence says  |                         |
-|    |                |            | what the picture shows, the rest tells the story)             |                         |
+|    |                |            | what the picture shows, the rest tells the story); so does a  |                         |
+|    |                |            | text ending in a comma (cut mid-sentence)                     |                         |
 | 18 | exclamation    | drop       | a question or an exclamation of <= 8 words: teasers, comments | text_exclamation        |
 |    |                |            | and buttons ("Trying for a baby?", "WOW!", "Let's Go Devils!")|                         |
 | 19 | dateline       | drop       | a text opening with a date (`Apr 7, 2009 This week's ...`,    | text_dateline           |
@@ -63,7 +66,7 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | `... By Louis Keene 3 min read`)                              |                         |
 | 20 | lead_in        | drop       | a text ending in a colon: a label (`Share this on:`), or in   | text_lead_in,           |
 |    |                |            | "here" (`... click here.`); one ending in an ellipsis: a      | text_truncated          |
-|    |                |            | teaser cut short (`Signs point...`)                           |                         |
+|    |                |            | teaser cut short (`Signs point...`), or in a comma: a fragment|                         |
 | 21 | length         | drop       | words outside [min_words, max_words] or chars outside         | text_too_short,         |
 |    |                |            | [min_chars, max_chars]; from min_words_own words for a        | text_too_long           |
 |    |                |            | picture's own text outside the page's furniture (see below)   |                         |
@@ -335,6 +338,13 @@ def _camera_hint(low: str, cls: str) -> bool:
             or "pxl" in low or "dji" in low or "mvc" in low or "pict" in low or "imag" in low
             or "vid" in low or "pano" in low or "mg_" in low or "screen" in low)
 _HEX12_RE = re.compile(r"[0-9a-fA-F]{12}")
+# An image id (twenty-eighth pass, rule I): 8+ letters, digits and "+" opening with 1-4 digits,
+# a lower-case letter directly before an upper-case one inside, any "-X" tails: Amazon's
+# "71attMcKIYS" (shown as "71attMcKIYS. SL1500"), "81ajCDAbs-L", Unsplash's "8bPqxyodoUk".  No
+# word is written so; "15-Minute", "3-Cheese" and "2,500-Year-Old" have a hyphen after the
+# digits, "3DPrinting" no lower-case letter before a capital.
+_ID_RE = re.compile(r"(?<![\w+-])(?=[A-Za-z\d+]{8})\d{1,4}[A-Za-z\d+]*?[a-z][A-Z][A-Za-z\d+]*"
+                    r"(?:-[A-Za-z\d]+)*(?![\w+-])")
 
 
 def filename(text, ctx=None):
@@ -353,6 +363,9 @@ def filename(text, ctx=None):
             text = _CAMERA_RE.sub(" ", text)
         if _HEX12_RE.search(text):
             text = _HASH_RE.sub(" ", text)
+    # An image id holds a digit before a letter and a lower-case letter before a capital.
+    if cls is None or ("lu" in cls and ("dl" in cls or "du" in cls)):
+        text = _ID_RE.sub(" ", text)
     return text
 
 
@@ -397,6 +410,13 @@ _CREDIT_LABEL_RE = re.compile(r"\b(?:photo|image|picture|pic|foto|bild|credit|cr
 _COURTESY_RE = re.compile(r"courtesy(?: of\b|\s*:)\s*\w")
 _PHOTO_BY_RE = re.compile(r"\b(?:photo(?:graph)?|image|picture|illustration)\s+"
                           r"(?:by|courtesy of|via|credit:?)\s+.*$", re.I)
+# Other media credited the same way (twenty-eighth pass, rule A): "Animation by Lisa
+# Larson-Walker.", "Graphic by ...", "Video via ...", only where a sentence or a text starts or
+# after a dash or bar, before a name (a capital or a digit); inside a sentence ("A video by the
+# BBC shows ...") or before a lower-case word ("Maps by hand: ...") they are a text's words.
+_MEDIA_BY_RE = re.compile(r"(?:^|(?<=[.!?]\s)|(?<=\s[-|–—]\s))(?:animations?|graphics?|videos?|"
+                          r"photos|photography|illustrations|maps?|charts?|infographics?|"
+                          r"artwork)\s+(?:by|courtesy of|via|credit:?)\s+(?-i:[A-Z\d]).*$", re.I)
 _AGENCY_RE = re.compile(r"[\s/|(]*\b(?:getty images|shutterstock(?:\.com)?|istock(?:photo)?|"
                         r"adobe stock|unsplash|pexels|pixabay|dreamstime|alamy|ap photo|"
                         r"reuters|afp|dpa|picture[ -]alliance)\b\)?", re.I)
@@ -492,6 +512,8 @@ def credit(text, ctx=None):
         text = text[: m.start()] + " " + rest[len(cut):]
     if " by " in low or " courtesy " in low or " via " in low or " credit" in low:
         text = _PHOTO_BY_RE.sub("", text)
+        if not _MEDIA_WORDS.isdisjoint(f.words):
+            text = _MEDIA_BY_RE.sub("", text)
     if f.cls is not None and _AGENCY_KEYS.isdisjoint(f.words):
         return text
     return _AGENCY_RE.sub(" ", text) if _has_agency(low) else text
@@ -657,10 +679,26 @@ _PRICE_RE = re.compile(r"[$€£¥₹]\s?\d[\d.,]*" + _BIG + r"|\b\d[\d.,]*\s?(?
                        r"|\b(?:USD|EUR|GBP|CHF|US\$)\s?\d[\d.,]*" + _BIG, re.I)
 
 
+# A phone number after a word that asks to call it (twenty-eighth pass, rule P): "Order online
+# now or free phone 08000 111 083", "Call 1-800-555-0199": an advertisement.
+_PHONE_WORDS = frozenset("phone freephone call tel telephone hotline".split())
+_PHONE_RE = re.compile(r"\b(?:free ?phone|phone|call|tel|telephone|hotline)\b\.?:?"
+                       r"(?:\s+[^\W\d]+){0,2}\s+(\+?\(?\d[\d\s().-]*\d)", re.I)
+
+
+def _phone(text: str, words: list[str]) -> bool:
+    if _PHONE_WORDS.isdisjoint(words):
+        return False
+    return any(sum(map(str.isdigit, m.group(1))) >= 9 for m in _PHONE_RE.finditer(text))
+
+
 def promo(text, ctx=None):
-    if ("%" in text and _PERCENT_RE.search(text)) or _PROMO.search(facts(text, ctx).words):
+    f = facts(text, ctx)
+    if ("%" in text and _PERCENT_RE.search(text)) or _PROMO.search(f.words):
         return _reject("promo")
-    return text
+    if f.cls is not None and f.sym.count("d") < 9:
+        return text
+    return _reject("promo") if _phone(text, f.words) else text
 
 
 # Every price holds a currency sign or one of these (lowercased; "euros" holds "eur").
@@ -862,14 +900,16 @@ def hashtags(text, ctx=None):
 # a digit or an opening quote; "Dr. Smith" and "U.S. Army" end no sentence.
 _SENTENCE_END_RE = re.compile(r"(?<!\b[A-Z])(?<!\b(?:Dr|Mr|Ms|St|Jr|Sr|vs|No|Mt|Ft))"
                               r"(?<!\b(?:Mrs|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Oct|Nov|Dec|Gov|Sen"
-                              r"|Rep|Gen|Col|Lt\.|Inc|Ltd|Ave))(?<!\b(?:Sept|Capt|Sgt\.))"
+                              r"|Rep|Gen|Col|Lt\.|Inc|Ltd|Ave|Rev))(?<!\b(?:Sept|Capt|Sgt\.))"
                               r"[.!?][\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])")
 
 
 def lead(text, ctx):
     cfg = ctx.config
     n = ctx.norm_words if text is ctx.norm else len(text.split())
-    if n <= cfg.max_words and len(text) <= cfg.max_chars:
+    # A text ending in a comma was cut mid-sentence (twenty-eighth pass, rule F): its whole
+    # sentences are kept as a long text's are; with none, lead_in drops it.
+    if n <= cfg.max_words and len(text) <= cfg.max_chars and text[-1:] != ",":
         return text
     out, words, chars = [], 0, 0
     at = 0
@@ -966,6 +1006,10 @@ def lead_in(text, ctx=None):
         return _reject("lead_in")
     if end == "…" or (end == "." and text.endswith("...")):
         return _reject("lead_in" if text.rstrip(" .…").endswith(":") else "truncated")
+    # One ending in a comma is a fragment (lead kept its whole sentences if it had any):
+    # "Plus, Stephen Amell," (twenty-eighth pass, rule F).
+    if end == ",":
+        return _reject("truncated")
     # One ending in "here" points at a link ("please click here.", "See who's on the hot seat
     # HERE."): dev, 4 junk, nothing else (fifth pass).
     if end in "eE.!" and text[-6:].lower().endswith((" here", " here.", " here!")):
@@ -1169,11 +1213,13 @@ RULE_NAMES = [r.name for r in RULES]
 # | email          | "@", "[at]" or "(at)"                                                     |
 # | url            | a period before a letter, "www." or "://"                                 |
 # | filename       | a period before a letter, three digits in a row, or one token with "_"/"-"|
+# |                | ; a digit before a letter and a lower-case letter before a capital (an id)|
 # | dimension      | two digits in a row and an "x" or "×"                                     |
 # | credit         | "©", "(c)", a final ")", a colon with a label word (photo, credit, ...),  |
 # |                | one of its words ("by", "via", "courtesy" only beside "photo", "image"    |
-# |                | or "picture")                                                             |
-# | promo          | "%" or the key word of a promo, adult or spam phrase                      |
+# |                | or "picture", or a medium: "animation", "graphic", "video", ...)          |
+# | promo          | "%" or the key word of a promo, adult or spam phrase; nine digits and a    |
+# |                | phone word ("phone", "call", "tel", ...)                                  |
 # | price          | a digit and a currency word or sign ($ € £ ¥)                             |
 # | adult, spam    | the key word (PhraseSet.keys) of a promo, adult or spam phrase            |
 # | punctuation    | an emoji, three symbols in a row or "!!"-like, "...", or letters under     |
@@ -1203,6 +1249,10 @@ _PHRASE_KEYS = _PROMO.keys | _ADULT.keys | _SPAM.keys
 # "photograph", "image" or "picture" (_PHOTO_BY_RE), so the gate asks for both.
 _BY_WORDS = frozenset("by courtesy via credit".split())
 _PHOTO_WORDS = frozenset("photo photograph image picture illustration".split())
+# ... or after these at a sentence's start (_MEDIA_BY_RE).
+_MEDIA_WORDS = frozenset("animation animations graphic graphics video videos photos photography "
+                         "illustrations map maps chart charts infographic infographics "
+                         "artwork".split())
 _TRIGGER_WORDS = _CREDIT_WORDS | _PRICE_WORDS | _PHRASE_KEYS | _BY_WORDS
 
 
@@ -1255,9 +1305,14 @@ def may_fire(f) -> int:
         bits |= BIT["dimension"]
     if digits and rare and ("$" in text or "€" in text or "£" in text or "¥" in text):
         bits |= BIT["price"]
+    if digits >= 9 and not _PHONE_WORDS.isdisjoint(words):
+        bits |= BIT["promo"]  # a phone number (_phone)
+    if digits and "lu" in cls and ("dl" in cls or "du" in cls):
+        bits |= BIT["filename"]  # an image id (_ID_RE)
     if not _TRIGGER_WORDS.isdisjoint(words):
         if not _CREDIT_WORDS.isdisjoint(words) or words[0] == "courtesy" or (
-                not _BY_WORDS.isdisjoint(words) and not _PHOTO_WORDS.isdisjoint(words)):
+                not _BY_WORDS.isdisjoint(words) and not (_PHOTO_WORDS.isdisjoint(words)
+                                                         and _MEDIA_WORDS.isdisjoint(words))):
             bits |= BIT["credit"]
         if digits and not _PRICE_WORDS.isdisjoint(words):
             bits |= BIT["price"]

@@ -27,7 +27,9 @@ DROPS = {
     "url": ["https://example.com/images/photo.jpg", "www.example.org", "example.com/about"],
     "filename": ["Red Plate.png", "Penny Dress Blush.png", "IMG_2041.JPG", "DSC0001", "DSC_0001.jpg", "P1010001", "_MG_4711", "GOPR0042",
                  "hero_banner_final", "red-car-on-street", "Screenshot 2020-01-01 at 10.22.33",
-                 "3f2504e0-4f89-11d3-9a0c-0305e82c3301", "photo-1519681393784.jpeg"],
+                 "3f2504e0-4f89-11d3-9a0c-0305e82c3301", "photo-1519681393784.jpeg",
+                 # twenty-eighth pass: an image id (rule I)
+                 "71attMcKIYS", "81ajCDAbs-L"],
     "dimension": ["800x600", "1920 × 1080 px", "300px"],
     "credit": ["Courtesy of TeleGeography.", "Courtesy: NASA/JPL",
                "Photo by Jane Doe on Unsplash", "© 2019 Jane Doe", "Photo: Jane Doe/AP",
@@ -35,7 +37,10 @@ DROPS = {
                # twentieth pass: a bare credit line, whole
                "Spencer Platt/Getty", "Andrew A. Nelles/AP", "AP Photo/Evan Vucci",
                "Paul Moseley/Fort Worth Star-Telegram/TNS via Getty Images",
-               "- Sean Gallup/Getty Images News", "Odd Andersen /AFP"],
+               "- Sean Gallup/Getty Images News", "Odd Andersen /AFP",
+               # twenty-eighth pass: other media credited the same way (rule A)
+               "Animation by Lisa Larson-Walker.", "Graphic by The Washington Post",
+               "Photos by Jane Doe", "Video courtesy of NASA"],
     "boilerplate": ["logo", "Logo", "image", "click here", "photo of", "Image 3", "ACME Corp logo",
                     "search icon", "article image", "lifebuzz newsletter", "Pin Print",
                     "Bookmark and Share", "Jump to Recipe", "Follow via Facebook",
@@ -94,9 +99,14 @@ DROPS = {
                 "If you are using Pinterest, feel free to pin the following photo:", "CAPS Rating:", "Boomer & Carton Photos:...",
                 "Teilen mit:", "For a complete list of delays, please click here.",
                 "See who's in, who's out and who's on the hot seat HERE."],
+    # a fragment ending in a comma is lead_in's text_truncated (twenty-eighth pass, rule F):
+    # see test_a_fragment_ending_in_a_comma_is_dropped_as_truncated
     "promo": ["Buy now and save!", "Add to cart", "Free shipping on all orders",
               "Get 20% off your first order", "Use code SUMMER20 at checkout",
-              "Promo code inside", "Limited time offer on sofas"],
+              "Promo code inside", "Limited time offer on sofas",
+              # twenty-eighth pass: a phone number to call (rule P)
+              "Order online now or free phone 08000 111 083",
+              "Call 1-800-555-0199 for a free quote", "Hotline: +49 (0)30 1234 5678"],
     "price": ["Nike Air Max 90 only $120", "Sofa for 499,00 €", "Just 19.99 USD today",
               "EUR 25 per night", "Only £9.99"],
     "adult": ["Hot milf pics", "free porn videos", "XXX movies", "Leaked nudes of the star"],
@@ -122,6 +132,11 @@ EDITS = {
               "travel days of the year, with millions of people on the road and in the air and "
               "more rain on the way tonight.",
               "Passengers wait for a bus in the rain in New York."),
+             # twenty-eighth pass: a text cut after a comma keeps its whole sentences
+             # (rule F); "Rev." ends no sentence
+             ("Bronx Borough President Ruben Diaz Jr. celebrates his victory in The Bronx. "
+              "Here, his father State Senator Rev. Ruben Diaz (r) and his chief of staff (l),",
+              "Bronx Borough President Ruben Diaz Jr. celebrates his victory in The Bronx."),
              ("Dr. Ana Lima speaks at the U.S. Capitol in Washington on Nov. 9, 2023. " + "She "
               "said the new rules would change the way doctors and nurses across the whole "
               "country work with patients every day, and that her team would keep pushing for them "
@@ -135,7 +150,8 @@ EDITS = {
             ("Sunset at the pier via www.example.com", "Sunset at the pier via")],
     "filename": [("Sunset over the bay - IMG_2041.JPG", "Sunset over the bay"),
                  ("A cat on a sofa (cat.png)", "A cat on a sofa"),
-                 ("Lake view DSC_0042", "Lake view")],
+                 ("Lake view DSC_0042", "Lake view"),
+                 ("Echo Dot smart speaker 81ajCDAbs-L", "Echo Dot smart speaker")],
     "dimension": [("Mountain lake 1920x1080 wallpaper", "Mountain lake wallpaper"),
                   ("Team photo (800 x 600)", "Team photo")],
     "credit": [("A dog on the beach. Photo: Jane Doe/AP", "A dog on the beach."),
@@ -158,6 +174,8 @@ EDITS = {
                ("Exhibition on German colonialism (DW/J. Hitz)", "Exhibition on German colonialism"),
                ("Tahir Della (picture-alliance/dpa/L. Schwedes)", "Tahir Della"),
                ("Surviving Herero after their flight (public domain)", "Surviving Herero after their flight"),
+               ("Sunset over the bay. Graphic by Jane Doe", "Sunset over the bay."),
+               ("The flooded square - Video via Reuters TV", "The flooded square"),
                ("© UNOCHA Ebola has claimed over 2,000 lives in the eastern DR Congo.",
                 "Ebola has claimed over 2,000 lives in the eastern DR Congo.")],
     "punctuation": [("Amazing view!!!!! of the mountains", "Amazing view! of the mountains"),
@@ -181,7 +199,11 @@ KEEPS = {
     "url": ["The cafe on 5th Avenue, e.g. near the park", "Node and Python meetups",
             "Smith & Co. opened a new office"],
     "filename": ["A photo from 2019 in Paris", "Well-known bridge in London",
-                 "The IMG Academy in Florida", "Our dog Sam at the lake"],
+                 "The IMG Academy in Florida", "Our dog Sam at the lake",
+                 # no image id (rule I): a hyphen after the digits, no lower-case letter
+                 # before a capital, too short
+                 "15-Minute Honey Garlic Chicken", "A 2,500-Year-Old Lost City",
+                 "3DPrinting at the fair", "The new iPhone15 on a table", "Samsung LE37B550"],
     "dimension": ["Oil on canvas, 100 x 80 cm", "A 2x4 board on the floor", "Over 1000 people came"],
     "credit": ["courtesy fees at the hotel desk", "A photographer at work in the studio",
                "Courtesy of the artist, a bronze horse in the hall of the museum",
@@ -190,6 +212,9 @@ KEEPS = {
                "A credit card on a wooden table",
                "Sunday Express/ Trinidad Express Newspaper", "Trump/Pence signs on a lawn in Ohio",
                "AC/DC live at Wembley",
+               # a medium inside a sentence is its words (rule A)
+               "A video by the BBC shows the flood in the town",
+               "Maps by hand: a cartographer at her desk",
                # a name and its writing (twenty-seventh pass, rule E)
                "Sichuan Dumplings (Zhong Dumplings/钟水饺)", "A dumpling tray (Jiaozi/饺子)"],
     "boilerplate": ["Logo design for a small bakery in Berlin", "A photo of my grandmother",
@@ -220,7 +245,10 @@ KEEPS = {
                     "News of the day in pictures", "News Corp chairman Rupert Murdoch at a hearing",
                     "World Trade Center Memorial at Night", "Food Network Star Guy Fieri Cooks",
                     "Politics aside, the two leaders shake hands", "Fashion Week in Paris"],
-    "promo": ["The shop on the corner sells fresh bread", "Children playing in the snow"],
+    "promo": ["The shop on the corner sells fresh bread", "Children playing in the snow",
+              # no phone number after the word (rule P)
+              "Call of Duty 2 was released in 2005 with 100 maps",
+              "A phone from 1999 beside a 2020 model", "Call the midwife, 2012"],
     "price": ["The villa sold for $5 million last year", "The bridge cost €2.5 billion",
               "Telescope needs to hit US$1-billion target",
               "Page 19 of the report", "Dollars and cents in a jar"],
@@ -245,7 +273,8 @@ KEEPS = {
                  "A notice posted on 5th Avenue", "Published authors at a book fair in 2019"],
     "lead_in": ["Pictured: the harbour at dawn", "A map of the route: from Kiel to Oslo",
                 "The old town hall, 1890.", "Boats moored where the river meets the sea",
-                "Here the harbour at dawn", "The sphere"],
+                "Here the harbour at dawn", "The sphere",
+                "Anna, Tom and Max at the lake, 2019"],
     "exclamation": ["This simple spinach, broccoli and cheddar frittata is packed with veggies!",
                     "A boy asks: where is the sea? at the harbour in Kiel",
                     "A sign reading Stop! on a rural road", "The caption ends here."],
@@ -290,6 +319,16 @@ def test_keeps(rule, text):
                                   "7 Interesting facts about the Irish Influence in..."])
 def test_a_teaser_cut_short_is_dropped_as_truncated(text):
     out, reason, meta, _ = only("lead_in").clean(text)
+    assert (out, reason) == (None, "text_truncated")
+
+
+@pytest.mark.parametrize("text", ["Plus, Stephen Amell,",
+                                  "They were both really huge fans of Cisco Ramon, [also known as] Vibe,"])
+def test_a_fragment_ending_in_a_comma_is_dropped_as_truncated(text):
+    # twenty-eighth pass, rule F: lead finds no whole sentence to keep, lead_in drops it
+    cleaner = TextCleaner(TextCleanerConfig(
+        disabled_rules=[r for r in RULE_NAMES if r not in ("lead", "lead_in")]))
+    out, reason, meta, _ = cleaner.clean(text)
     assert (out, reason) == (None, "text_truncated")
 
 

@@ -3,12 +3,13 @@ straightforward code that the tests hold the fast versions to (same output on th
 pages' texts and their mutations).  Patterns and word lists are the rules' own.  Issue 14
 changed credit on purpose (a final [bracketed] credit, "Photo credit X" without a colon; a bare
 credit line "Spencer Platt/Getty", twentieth pass) and repeated_words (a reduplicated name
-"Pichi Pichi" is not collapsed, twenty-fifth pass), here as in the rule."""
+"Pichi Pichi" is not collapsed, twenty-fifth pass); filename and credit learnt image ids and
+"Animation by X" (twenty-eighth pass, rules I and A), here as in the rules."""
 from filters.text_facts import facts, letter_words
 from filters.text_rules import (_AGENCY_RE, _AGENCY_WORDS, _CAMERA_HINTS, _CAMERA_RE,
                                 _COPYRIGHT_RE, _CREDIT_LABEL_RE, _DIGITS3_RE, _DUP_OK, _DUP_RE,
-                                _EXT_HINT_RE, _FILE_RE, _HASH_RE, _HASHTAG_RE, _HEX12_RE,
-                                _LIST_JOINERS,
+                                _EXT_HINT_RE, _FILE_RE, _HASH_RE, _HASHTAG_RE, _HEX12_RE, _ID_RE,
+                                _LIST_JOINERS, _MEDIA_BY_RE,
                                 _WHOLE_FILE_RE, _LABEL_HINTS, _PAREN_CREDIT_RE, _PHOTO_BY_RE, _SEP_RE, _SLUG_RE,
                                 _UPPER2_RE, STOPWORDS, Reject, _dot_letter, bare_credit,
                                 lower_words)
@@ -85,7 +86,7 @@ def filename(text, ctx=None):
             text = _CAMERA_RE.sub(" ", text)
         if _HEX12_RE.search(text):
             text = _HASH_RE.sub(" ", text)
-    return text
+    return _ID_RE.sub(" ", text)
 
 
 def credit(text, ctx=None):
@@ -105,7 +106,7 @@ def credit(text, ctx=None):
         cut = rest if len(rest.split()) <= 5 else ""
         text = text[: m.start()] + " " + rest[len(cut):]
     if " by " in low or " courtesy " in low or " via " in low or " credit" in low:
-        text = _PHOTO_BY_RE.sub("", text)
+        text = _MEDIA_BY_RE.sub("", _PHOTO_BY_RE.sub("", text))
     return _AGENCY_RE.sub(" ", text) if any(w in low for w in _AGENCY_WORDS) else text
 
 

@@ -53,21 +53,22 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in range(2, 24)
+        assert lab.get("sample", 2) in range(2, 25)
         # samples 5, 10, 12 are stratified by region (header / footer / menu images), sample 11
         # and 13 by a stratum of their own ("larger": thumbnails naming a larger version;
-        # "resize": thumbnails a resizing CDN serves small), samples 14 to 23 are random draws
+        # "resize": thumbnails a resizing CDN serves small), samples 14 to 24 are random draws
         # capped at 3 items a site ("capped": no plain random draw, so reported on its own): they say so
         # and name each item's stratum, so that measure() keeps them out of the split's figures
         assert (lab.get("sample") in (5, 10, 12)) == (lab.get("stratified") == "region"), lab
-        assert (lab.get("sample") in (11, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23)) == (lab.get("stratified") == "stratum"), lab
+        assert (lab.get("sample") in (11, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24)) == (lab.get("stratified") == "stratum"), lab
         if lab.get("stratified") == "region":
             assert lab["region"] in ("nav", "header", "footer") and lab["split"] == "dev"
         if lab.get("stratified") == "stratum":
             assert lab["stratum"] == {11: "larger", 13: "resize", 14: "capped",
                                       15: "capped", 16: "capped", 17: "capped",
                                       18: "capped", 19: "capped", 20: "capped",
-                                      21: "capped", 22: "capped", 23: "capped"}[lab["sample"]] \
+                                      21: "capped", 22: "capped", 23: "capped",
+                                      24: "capped"}[lab["sample"]] \
                 and lab["split"] == "dev"
     counts = Counter(lab["label"] for lab in labels)
     assert len(labels) >= 200 and min(counts.values()) >= 35, counts
@@ -228,7 +229,16 @@ def test_the_fresh_dev_sample_14(english):
 # is cut, leaving two words as surrounding text, text_too_short), the pass's fresh estimate.
 # Both of the issue's targets are missed (xfails below).  Mined after that, with samples 14-22
 # (twenty-sixth pass, rule K: a section's name glued to its teaser's headline, "News Photos of
-# the Year", is boilerplate): 0.100 (8 of 80), still over 0.08.
+# the Year", is boilerplate): 0.100 (8 of 80), still over 0.08; 0.075 (6 of 80) after the
+# twenty-eighth pass's rules I (an image id) and F (a comma fragment), the issue's 0.08 met.
+# Sample 24 (twenty-eighth pass): 130 more English dev items nobody had read (seed 20261149, at
+# most 3 a site, 94 sites: 23 good, 79 junk, 28 vague), labelled by eye and committed (371716a)
+# before anything was measured on them, then measured once on main's rules (25c7113): junk
+# kept 0.051 (4 of 79: an about-me portrait's title, a shop's logo with its slogan, "Animation
+# by ...", an ad's phone number), good lost 0.087 (2 of 23: a comma list of names read as tags,
+# text_keyword_list, and a one-word "Obama" on a 320x140 picture, text_too_short; lost >100
+# 0.087), the pass's fresh estimate.  Junk kept meets the issue's 0.08; good lost does not
+# (xfail below).  Mined after that (rules A and P: 0.025, 2 of 79).
 @pytest.mark.parametrize("sample,max_junk_kept,max_good_lost", [(15, 0.08, 0.07),
                                                                 (16, 0.04, 0.07),
                                                                 (17, 0.08, 0.18),
@@ -237,7 +247,8 @@ def test_the_fresh_dev_sample_14(english):
                                                                 (20, 0.08, 0.02),
                                                                 (21, 0.07, 0.15),
                                                                 (22, 0.05, 0.12),
-                                                                (23, 0.12, 0.09)])
+                                                                (23, 0.12, 0.09),
+                                                                (24, 0.06, 0.09)])
 def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
     fresh = english[f"dev-s{sample}"]["all"]
     assert fresh["n_good"] >= 19 and fresh["n_junk"] >= 74
@@ -285,28 +296,25 @@ def _missed(sample: int, why: str):
         "measured once on main's rules at ace7d12: an undeclared menu photograph, a 75 px "
         "photo title and a recipe name cut to two words as surrounding text; lost >100 0.062; "
         "0.059 after the twenty-seventh pass's rule E kept the recipe name, mined; "
-        "docs/captions.md)"))])
+        "docs/captions.md)")),
+    _missed(24, (
+        "good lost <= 0.05 is not met on the fresh dev sample 24 (0.087, 2 of 23, "
+        "measured once on main's rules at 25c7113: a comma list of names read as tags and a "
+        "one-word alt 'Obama' on a 320x140 picture; lost >100 0.087; docs/captions.md)"))])
 def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
     assert english[f"dev-s{sample}"]["all"]["good_lost"] <= 0.05
 
 
-@pytest.mark.parametrize("sample", [15, 16, 17, _missed(18, (
-        "junk kept <= 0.08 is not met on the fresh dev sample 18 (0.110, 9 of 82, "
-        "measured once after the nineteenth pass's rule W: a promo, an image id, two CMS "
-        "titles with a running number, a quoted teaser, a section flag, a rating, a native ad, "
-        "a quote fragment; 0.085, 7 of 82, after the twentieth pass's rules R and S; "
-        "docs/captions.md)")), 19, 20, 21, 22,
-    _missed(23, (
-        "junk kept <= 0.08 is not met on the fresh dev sample 23 (0.113, 9 of 80, "
-        "measured once on main's rules at ace7d12: promo and directory alts, a next-story line, "
-        "a nutrition panel, an ad's copy, a section-led teaser, an image id, a quote fragment; "
-        "0.100, 8 of 80, after the twenty-sixth pass's rule K, mined; docs/captions.md)"))])
+@pytest.mark.parametrize("sample", [15, 16, 17, 18, 19, 20, 21, 22, 23, 24])
 def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
     # samples 15 to 17 meet it after their passes' changes (0.048, 0.026, 0.065); sample 19
     # as first measured (0.071) and after the twentieth pass (0.059); sample 20 not as first
     # measured (0.094), after the twenty-first pass's rules (mined) 0.071; sample 21 as
     # measured once on them (0.068; 0.041 after the twenty-fourth pass's, mined); sample 22
-    # as measured once on the twenty-fourth pass's rules (0.038)
+    # as measured once on the twenty-fourth pass's rules (0.038); samples 18 and 23 not as
+    # first measured (0.110, 0.113), after the twenty-eighth pass's rules I and F (mined) 0.073
+    # and 0.075 (an image id, a quote fragment ending in a comma); sample 24 as measured once
+    # on main's rules (0.051)
     assert english[f"dev-s{sample}"]["all"]["junk_kept"] <= 0.08
 
 
