@@ -31,7 +31,8 @@ from importlib.util import find_spec
 from wordfreq import available_languages, zipf_frequency
 from wordfreq.language_info import get_language_info
 
-from filters.file_names import named_by_file, named_by_image, names_in_one_word, titled_by_file
+from filters.file_names import (OWN_REGIONS, named_by_file, named_by_image, names_in_one_word,
+                                titled_by_file)
 from filters.language import LanguageId, check_targets, primary_subtag
 from filters.sentences import sentences_next_to_image
 from filters.text_facts import TextFacts
@@ -145,10 +146,6 @@ ONE_WORD_PX = 150
 # "Director, Damien Chazelle, Ryan Gosling" a content picture's at 1024x681.
 NAME_LIST_PX = 300
 
-# The regions (pipeline/steps/regions.py; "content" outside them) where a picture's own text may
-# be as short as ``min_words_own``: two-word alts in the header, footer, navigation or an author
-# box are brand, station and author names ("Purina Beyond", "Rooster 101.9", "Daniel Bader").
-OWN_REGIONS = frozenset(("content", "aside", "related"))
 
 
 class _Ctx:
