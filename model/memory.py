@@ -233,6 +233,13 @@ def activation_bytes(cfg: Config, batch: int, act_bytes: float = 4.0,
         per_token = f * (ACT_H * m.hidden + ACT_I * m.intermediate) + attn * f * m.heads * L
         enc += rows * L * layers * per_token
         emb += rows * L * EMB_H * f * m.hidden
+    if task == "eval" and px is not None:
+        # no_grad: the CNN's layer tensors are freed before the Transformer runs, so the peak
+        # is the larger stage; the part is what the CNN stage adds beyond the Transformer's
+        # (whose stage holds every row's gathered tokens too).
+        trans = SCALE * (enc + emb)
+        stage = CNN_SCALE * max(images * px.per_image(task, f), uses * px.per_row(task, f) + trans)
+        cnn = {"CNN activations": stage - trans}
     if task != "train":  # the ITM head on [CLS] only
         return {"activations": SCALE * (enc + emb), **cnn}
     masked_text = p.mlm_prob * batch * T          # matched rows only (the conditional mask)
