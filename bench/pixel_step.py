@@ -32,6 +32,7 @@ import numpy as np
 import torch
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)  # this checkout's model/, not an installed one
 
 # Run by --against inside the other checkout (its own model/): the losses and gradients of one
 # forward + backward of the per-row batch with the given weights and seed.
@@ -52,7 +53,6 @@ torch.save({'losses': {k: v.detach() for k, v in out.items()},
 
 
 def build(args):
-    sys.path.insert(0, REPO)
     from model.config import load_config
     sets = ["model.visual=pixels", "pretrain.moc_weight=0", "pretrain.mrfr_weight=0",
             "model.hidden=128", "model.layers=2", "model.heads=2", "model.intermediate=512",
@@ -130,12 +130,25 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", type=int, default=224)
     ap.add_argument("--batch", type=int, default=4)
-    ap.add_argument("--backbone", default="efficientnet_lite0")
+    ap.add_argument("--backbone", default="efficientnet_lite0", choices=("efficientnet_lite0", "tiny"))
     ap.add_argument("--pairs", type=int, default=7)
     ap.add_argument("--against", help="a checkout (e.g. /work/main) whose code the step is checked against")
     ap.add_argument("--set", action="append", default=[], help="config override KEY=VALUE")
     args = ap.parse_args()
-    cfg = build(args)
+    # Bad arguments fail before any work (tests/bench/test_bench_args.py).
+    if args.pairs < 1:
+        ap.error(f"--pairs must be >= 1, got {args.pairs}")
+    if args.batch < 2:
+        ap.error(f"--batch must be >= 2 (the ITM negatives are other pairs), got {args.batch}")
+    if args.size < 32:
+        ap.error(f"--size must be >= 32 (the CNN's stride), got {args.size}")
+    if args.against and not os.path.isfile(os.path.join(args.against, "model", "pretrain.py")):
+        ap.error(f"--against {args.against}: not a checkout (no model/pretrain.py)")
+    from model.config import ConfigError
+    try:
+        cfg = build(args)
+    except ConfigError as e:
+        ap.error(f"--set: {e}")
     from model.pretrain import ImageBERT
     from model.train import build_optimizers
     torch.manual_seed(cfg.seed)
@@ -164,8 +177,10 @@ def main() -> None:
               flush=True)
     ratio = statistics.median(r["new"] / r["old"] for r in rows)
     print(json.dumps({"size": args.size, "batch": args.batch, "backbone": args.backbone,
-                      "threads": torch.get_num_threads(), "images_old": 4 * args.batch,
-                      "images_new": args.batch,
+                      "threads": torch.get_num_threads(),
+                      # the CNN's images a step: a copy per joint row and per ITC row, or each once
+                      "images_old": len(new["image_rows"]) + (args.batch if "itc_group" in new else 0),
+                      "images_new": len(new["images"]),
                       "old_median_s": statistics.median(r["old"] for r in rows),
                       "new_median_s": statistics.median(r["new"] for r in rows),
                       "median_ratio_new_over_old": ratio, "checks": checks}))

@@ -100,7 +100,8 @@ class ImageBERT(nn.Module):
             return None
         return self.pixels.feature_map(batch["images"])
 
-    def _visual_tokens(self, batch: dict, fmap: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def _visual_tokens(self, batch: dict,
+                       fmap: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """Visual token embeddings [N,R,H] and their mask [N,R]."""
         if self.pixels is not None:
             rows = batch.get("image_rows")
@@ -124,7 +125,8 @@ class ImageBERT(nn.Module):
             vmask = torch.cat([vmask.new_ones(vmask.shape[0], 1), vmask], 1)
         return self.visual(feats, boxes.to(feats.dtype), self.text.segment.weight[1]), vmask
 
-    def _itc(self, batch: dict, fmap: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def _itc(self, batch: dict,
+             fmap: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
         """In-batch contrastive loss between the text alone ([CLS] text [SEP]) and the image
         alone ([CLS] + visual tokens), both through the same encoder, over the B positive rows.
         Rows whose captions are the same text are all targets (a soft label), not negatives.

@@ -82,14 +82,24 @@ def test_the_cnn_term_counts_the_images_each_pass_runs(monkeypatch):
 
 
 def test_eval_and_cuda_scale_the_cnn_term():
-    """Eval: no_grad, so one layer's input + output (and the normalised image) per distinct
-    image of a scoring pass, and each row's tokens; under CUDA's bf16 the float parts halve,
-    integer ones do not."""
+    """Eval: no_grad, so the larger of the CNN stage (one layer's input + output and the
+    normalised image per distinct image of a scoring pass) and the Transformer stage (its
+    layer and each row's gathered tokens); under CUDA's bf16 the float parts halve, integer
+    ones do not."""
     cfg = _pixels()
     px = memory.pixel_path(cfg.model)
-    ev = memory.estimate(cfg, 1, task="eval", samples=16).parts["CNN activations"]
-    # 256 pairs of 16 x 16: all 16 images in one pass
-    assert ev == pytest.approx(16 * (px.widest + px.normalised) + memory.EVAL_ROWS * px.eval_row)
+    for size in (224, 448):  # the Transformer's stage is the larger at 224, the CNN's at 448
+        cfg = _pixels(size=size)
+        px = memory.pixel_path(cfg.model)
+        est = memory.estimate(cfg, 1, task="eval", samples=16).parts
+        # 256 pairs of 16 x 16: all 16 images in one pass
+        cnn_stage = 16 * (px.widest + px.normalised)
+        trans_stage = memory.EVAL_ROWS * px.eval_row + est["activations"]
+        assert est["CNN activations"] + est["activations"] == pytest.approx(max(cnn_stage, trans_stage))
+        assert est["CNN activations"] >= memory.EVAL_ROWS * px.eval_row
+        assert (trans_stage > cnn_stage) == (size == 224)
+    cfg = _pixels()
+    px = memory.pixel_path(cfg.model)
     # image-major pairs: a pass of 256 rows spans at most 256 / n + 1 images
     assert [memory.eval_images(n, 256) for n in (1, 2, 16, 17, 100, 256, 1000)] == [1, 2, 16, 17, 4, 2, 2]
     cpu = memory.estimate(cfg, 1).parts["CNN activations"]
