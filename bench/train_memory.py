@@ -261,7 +261,12 @@ PIXELS = [
     ("pix eval n16", dict(PIX, config="configs/imagebert.yaml", task="eval", n=16,
                           sets=PIXEL_SETS + ["model.image_size=224"])),
 ]
-PIXELS_HELD_OUT = [("pix 320 b4", dict(PIX, batch=4, sets=PIXEL_SETS + ["model.image_size=320"]))]
+PIXELS_HELD_OUT = [("pix 320 b4", dict(PIX, batch=4, sets=PIXEL_SETS + ["model.image_size=320"])),
+                   # speed3's eval rule v2 (the CNN once per image): run once each, named
+                   ("pix eval n32", dict(PIX, config="configs/imagebert.yaml", task="eval", n=32,
+                                         sets=PIXEL_SETS + ["model.image_size=224"])),
+                   ("pix eval 320 n16", dict(PIX, config="configs/imagebert.yaml", task="eval", n=16,
+                                             sets=PIXEL_SETS + ["model.image_size=320"]))]
 
 
 def _config(r: dict):

@@ -214,7 +214,8 @@ def read_samples(spec: str, cfg: Config, tok: Tokenizer, limit: int | None = Non
 class PretrainCollator:
     """Samples -> one padded batch with ITM negatives and ImageBERT's masking.
 
-    Row layout: B positives, then (neg_text) B rows of image i with a caption of another
+    Row layout (Pixel-BERT: ``images`` holds each distinct image once, ``image_rows`` the image
+    of each row): B positives, then (neg_text) B rows of image i with a caption of another
     sample, then (neg_image) B rows of caption i with another sample's image. Text: 15% of
     tokens chosen, 80% [MASK] / 10% random / 10% kept. Regions: 15% chosen, 90% zeroed / 10%
     kept. Every row is masked alike (so ITM cannot spot positives by their masks), but the
@@ -280,8 +281,13 @@ class PretrainCollator:
 
     def _visual(self, samples, vi, match) -> dict:
         if self.cfg.model.visual == "pixels":
-            imgs = np.stack([samples[i]["image"] for i in vi])
-            return {"images": torch.from_numpy(imgs).float().div_(255.0)}
+            # Each distinct image once, and the image of each row: the ITM negatives re-use the
+            # batch's own images, so the CNN runs once an image (model/pretrain.py), not once a
+            # row (3B rows + ITC's B of B images in pre-training; P an image in fine-tuning).
+            used, rows = np.unique(np.asarray(vi), return_inverse=True)
+            imgs = np.stack([samples[i]["image"] for i in used])
+            return {"images": torch.from_numpy(imgs).float().div_(255.0),
+                    "image_rows": torch.from_numpy(rows.reshape(-1).astype(np.int64))}
         R = self.cfg.data.max_regions if self.cfg.compile else max(len(samples[i]["feats"]) for i in vi)
         D = self.cfg.model.region_dim
         N = len(vi)

@@ -111,18 +111,33 @@ class PixelEncoder(nn.Module):
                 m.eval()
         return self
 
-    def forward(self, images: torch.Tensor):
-        """images [B,3,H,W] in [0,1] -> feats [B,k,C], boxes [B,k,5]."""
+    def feature_map(self, images: torch.Tensor) -> torch.Tensor:
+        """images [K,3,H,W] in [0,1] -> the pooled feature map [K,C,h,w] (no randomness: BN is
+        frozen and the CNN has no dropout, so an image's map does not depend on its batch)."""
         if hasattr(self.cnn, "normalize"):
             images = self.cnn.normalize(images)
         fmap = self.cnn.forward_features(images)
         if self.pool > 1:
             fmap = F.max_pool2d(fmap, self.pool, ceil_mode=True)
-        b, c, h, w = fmap.shape
-        feats = fmap.flatten(2).transpose(1, 2)                       # [B, h*w, C]
+        return fmap
+
+    def tokens(self, fmap: torch.Tensor, rows: torch.Tensor | None = None):
+        """Feature map [K,C,h,w] -> feats [N,k,C], boxes [N,k,5] for the N rows that use the
+        images ``rows`` [N] (indices into K; None: one row per image).  In training each row
+        draws its own `pixel_sample` feature pixels, as a row did when it had its own copy."""
+        k, c, h, w = fmap.shape
+        feats = fmap.flatten(2).transpose(1, 2)                       # [K, h*w, C]
+        if rows is not None:
+            feats = feats.index_select(0, rows)                       # [N, h*w, C]
+        b = feats.shape[0]
         boxes = grid_boxes(h, w, fmap.device).expand(b, -1, -1)
         if self.training and self.sample and self.sample < h * w:
             idx = torch.rand(b, h * w, device=fmap.device).argsort(-1)[:, : self.sample]
             feats = feats.gather(1, idx[..., None].expand(-1, -1, c))
             boxes = boxes.gather(1, idx[..., None].expand(-1, -1, 5))
         return feats, boxes
+
+    def forward(self, images: torch.Tensor, rows: torch.Tensor | None = None):
+        """images [K,3,H,W] in [0,1] (and ``rows`` [N], the image of each row; None: one row an
+        image) -> feats [N,k,C], boxes [N,k,5]."""
+        return self.tokens(self.feature_map(images), rows)

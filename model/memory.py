@@ -21,7 +21,9 @@ up what a training step keeps alive at its peak, in bytes:
 - Pixel-BERT (``model.visual: pixels``): the CNN's activations, counted off the network itself
   on the meta device (`pixel_path`: what autograd saves for one image, or under no_grad the
   largest layer's input + output; in training with that layer's gradients too), times the
-  images it sees in a step; a buffered image decoded, not its JPEG's bytes; and the visual tokens
+  distinct images it runs on in a step (once each: the ITM negatives and ITC gather from the
+  same map), plus each row's gathered tokens; a buffered image decoded, not its JPEG's
+  bytes; and the visual tokens
   it really yields, not ``pixel_sample`` (docs/trainer.md "Pixel-BERT's CNN in the memory
   check");
 - the process as it is when the check runs (torch loaded), and ``RUNTIME`` for what the run
@@ -102,13 +104,16 @@ def count_parameters(cfg: Config) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class PixelPath:
-    """Pixel-BERT's CNN for one image of the configured size, counted on the meta device:
-    ``saved`` the float bytes autograd keeps for its backward (fp32; with the output tokens
-    the visual projection saves), ``saved_int`` the integer ones (the sampling's gather
-    index), ``widest`` the largest input + output of one layer (alive at once under no_grad;
+    """Pixel-BERT's CNN for one image of the configured size, counted on the meta device.
+    Per image (the CNN runs once an image of a step, since speed3): ``saved`` the float bytes
+    autograd keeps for the CNN's backward (fp32), ``saved_int`` the integer ones (the max-pool's
+    indices), ``widest`` the largest input + output of one layer (alive at once under no_grad;
     in training their gradients, when the backward reaches that layer, beside the saved
-    tensors of the layers under it), ``normalised`` the normalised image the encoder holds,
-    ``tokens`` / ``eval_tokens`` the visual tokens of a training / eval pass
+    tensors of the layers under it), ``normalised`` the normalised image the encoder holds.
+    Per row that reads the image's map (the joint rows with the ITM negatives, ITC's): ``row``
+    the float bytes of its tokens (saved by the visual projection), ``row_int`` the integer
+    ones its gather keeps (the row's index, the sampling's draw), ``eval_row`` its tokens in
+    eval.  ``tokens`` / ``eval_tokens`` the visual tokens of a training / eval pass
     (min(pixel_sample, cells) / every cell of the pooled map)."""
     saved: float
     saved_int: float
@@ -116,12 +121,21 @@ class PixelPath:
     normalised: float
     tokens: int
     eval_tokens: int
+    row: float = 0.0
+    row_int: float = 0.0
+    eval_row: float = 0.0
 
     def per_image(self, task: str, f: float = 1.0) -> float:
         """Bytes one image costs at the step's peak (``f``: the float parts' scale)."""
         if task == "eval":  # no_grad: one layer's tensors alive at a time
             return f * (self.widest + self.normalised)
         return f * (self.saved + self.widest) + self.saved_int
+
+    def per_row(self, task: str, f: float = 1.0) -> float:
+        """Bytes one row's use of an image's map costs (``f`` as above)."""
+        if task == "eval":
+            return f * self.eval_row
+        return f * self.row + self.row_int
 
 
 def pixel_path(m: ModelConfig) -> PixelPath:
@@ -146,11 +160,20 @@ def _pixel_path(backbone: str, size: int, pool: int, sample: int) -> PixelPath:
         return t
     image = torch.zeros(1, 3, size, size, device="meta")
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        feats, _ = enc.train()(image)
-    kept.append(feats)  # the visual projection's saved input
+        fmap = enc.train().feature_map(image)       # once an image
     nbytes = lambda ts: float(sum(t.numel() * t.element_size() for t in ts))  # noqa: E731
     saved = nbytes(t for t in kept if t.is_floating_point())
     saved_int = nbytes(t for t in kept if not t.is_floating_point())
+    own += kept
+    kept.clear()
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):   # once a row
+        feats, _ = enc.tokens(fmap, torch.zeros(1, dtype=torch.long, device="meta"))
+    kept.append(feats)  # the visual projection's saved input
+    # an expanded index is a view: count what it holds, not its shape
+    held = lambda ts: float(sum(min(t.numel() * t.element_size(), t.untyped_storage().nbytes())  # noqa: E731
+                                for t in ts))
+    row = held(t for t in kept if t.is_floating_point())
+    row_int = held(t for t in kept if not t.is_floating_point())
     widest = [0.0]
 
     def layer(mod, args, out):
@@ -161,17 +184,27 @@ def _pixel_path(backbone: str, size: int, pool: int, sample: int) -> PixelPath:
     for h in hooks:
         h.remove()
     normalised = nbytes([image]) if hasattr(enc.cnn, "normalize") else 0.0
-    return PixelPath(saved, saved_int, widest[0], normalised, feats.shape[1], eval_feats.shape[1])
+    return PixelPath(saved, saved_int, widest[0], normalised, feats.shape[1], eval_feats.shape[1],
+                     row, row_int, nbytes([eval_feats]))
+
+
+def eval_images(n: int, rows: int) -> int:
+    """The distinct images in one scoring pass of ``rows`` consecutive pairs of an n x n eval
+    (pairs image-major: retrieval.score_matrix), which the CNN runs on once each."""
+    return max(1, min(n, -(-rows // n) + 1))
 
 
 def activation_bytes(cfg: Config, batch: int, act_bytes: float = 4.0,
-                     fused_attention: bool = False, task: str = "train") -> dict[str, float]:
+                     fused_attention: bool = False, task: str = "train",
+                     images: int | None = None) -> dict[str, float]:
     """The activations of one micro-batch of ``batch`` pairs, by part (``act_bytes``: 4 in
     fp32; the float parts halve under bf16 autocast; ``fused_attention``: CUDA's SDPA kernels
     keep no attention matrix, with or without dropout).  ``task`` "finetune": the scored
     rows only (1 + negatives a pair, the ITM logit); "eval": ``batch`` rows under no_grad, where
     autograd keeps nothing: one layer's tensors are alive at a time, and eval mode has no
-    dropout, so SDPA keeps no attention matrix."""
+    dropout, so SDPA keeps no attention matrix.  Pixel-BERT's CNN runs once per distinct
+    image (``images``: eval's per scoring pass, `eval_images`; else the ``batch`` pairs'), and
+    each row gathers its tokens from that image's map."""
     m, d, p = cfg.model, cfg.data, cfg.pretrain
     f = act_bytes / 4.0
     T, V = cfg.text_len(), cfg.num_visual_tokens()
@@ -183,20 +216,30 @@ def activation_bytes(cfg: Config, batch: int, act_bytes: float = 4.0,
         paired = p.itm and batch > 1
         n_joint = batch * (1 + int(p.neg_text) + int(p.neg_image)) if paired else batch
         passes = [(n_joint, T + V)]
-        images = n_joint  # the collator repeats an image for each of its rows
+        uses = n_joint  # rows that read an image's map: the joint rows ...
         if p.itc_weight and batch > 1:
             passes += [(batch, T), (batch, 1 + V)]
-            images += batch  # ITC's image-only pass runs the CNN again on the B positives
+            uses += batch  # ... and ITC's image-only rows, the B positives again
     else:
         passes = [(batch * (1 + cfg.retrieval.negatives) if task == "finetune" else batch, T + V)]
-        images = passes[0][0]
-    cnn = {"CNN activations": CNN_SCALE * images * px.per_image(task, f)} if px is not None else {}
+        uses = passes[0][0]
+    if images is None:  # the CNN runs once per distinct image: the batch's pairs
+        images = batch
+    cnn = {"CNN activations": CNN_SCALE * (images * px.per_image(task, f) + uses * px.per_row(task, f))
+           } if px is not None else {}
     attn = ACT_ATTN if m.dropout > 0 and not fused_attention and task != "eval" else 0
     enc = emb = 0.0
     for rows, L in passes:
         per_token = f * (ACT_H * m.hidden + ACT_I * m.intermediate) + attn * f * m.heads * L
         enc += rows * L * layers * per_token
         emb += rows * L * EMB_H * f * m.hidden
+    if task == "eval" and px is not None:
+        # no_grad: the CNN's layer tensors are freed before the Transformer runs, so the peak
+        # is the larger stage; the part is what the CNN stage adds beyond the Transformer's
+        # (whose stage holds every row's gathered tokens too).
+        trans = SCALE * (enc + emb)
+        stage = CNN_SCALE * max(images * px.per_image(task, f), uses * px.per_row(task, f) + trans)
+        cnn = {"CNN activations": stage - trans}
     if task != "train":  # the ITM head on [CLS] only
         return {"activations": SCALE * (enc + emb), **cnn}
     masked_text = p.mlm_prob * batch * T          # matched rows only (the conditional mask)
@@ -209,9 +252,10 @@ def activation_bytes(cfg: Config, batch: int, act_bytes: float = 4.0,
     return {"activations": SCALE * (enc + emb), "heads": SCALE * heads, **cnn}
 
 
-def batch_bytes(cfg: Config, batch: int, task: str = "train") -> float:
+def batch_bytes(cfg: Config, batch: int, task: str = "train", images: int | None = None) -> float:
     """One collated batch: region features and MRFR targets (fp32), boxes, ids and masks
-    (``task`` as in `activation_bytes`: the rows a batch of ``batch`` has)."""
+    (``task`` as in `activation_bytes`: the rows a batch of ``batch`` has); Pixel-BERT's holds
+    each distinct image once (``images``, default ``batch``) and the image of each row."""
     m, p = cfg.model, cfg.pretrain
     if task == "train":
         n = batch * (1 + int(p.neg_text) + int(p.neg_image)) if p.itm and batch > 1 else batch
@@ -219,7 +263,7 @@ def batch_bytes(cfg: Config, batch: int, task: str = "train") -> float:
         n = batch * (1 + cfg.retrieval.negatives) if task == "finetune" else batch
     V = cfg.num_visual_tokens()
     if m.visual == "pixels":
-        return n * 3 * m.image_size ** 2 * 4.0
+        return (batch if images is None else images) * 3 * m.image_size ** 2 * 4.0 + 8.0 * n
     return n * (V * (2 * 4 * m.region_dim + 5 * 4 + 8 + 8 + 2) + cfg.text_len() * 8 * 3)
 
 
@@ -360,11 +404,13 @@ def _inference(cfg: Config, n: int, n_all: int, cuda: bool, process_bytes: float
     scoring pass of `EVAL_ROWS` pairs under no_grad, the n samples read (at most the shards'
     bytes) and the n x n scores it ranks."""
     rows = max(1, min(EVAL_ROWS, n * n))
-    act = activation_bytes(cfg, rows, 2.0 if cuda else 4.0, fused_attention=cuda, task="eval")
+    images = eval_images(n, rows)
+    act = activation_bytes(cfg, rows, 2.0 if cuda else 4.0, fused_attention=cuda, task="eval",
+                           images=images)
     held = n * one_sample
     if data_bytes is not None:
         held = min(held, data_bytes + one_sample)
-    device = {"model": 4.0 * n_all, **act, "batches": 2 * batch_bytes(cfg, rows, "eval")}
+    device = {"model": 4.0 * n_all, **act, "batches": 2 * batch_bytes(cfg, rows, "eval", images)}
     host = {"process": process_bytes + RUNTIME, "samples": held, "ranking": RANK_BYTES * n * n}
     est = Estimate(params=n_all)
     if cuda:

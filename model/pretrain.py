@@ -26,7 +26,8 @@ class ImageBERT(nn.Module):
     """The ImageBERT network with MLM / MOC / MRFR / ITM heads.
 
     batch keys: input_ids [N,T], text_mask [N,T]; regions: feats [N,R,D], boxes [N,R,5],
-    vis_mask [N,R]; or pixels: images [N,3,H,W]; labels: mlm_labels [N,T], moc_labels [N,R],
+    vis_mask [N,R]; or pixels: images [K,3,H,W] (each distinct image once) and image_rows [N]
+    (the image of each row; absent: one row an image); labels: mlm_labels [N,T], moc_labels [N,R],
     mrfr_mask [N,R], mrfr_targets [N,R,D], itm_labels [N]. A text-only batch (VL-BERT) has no
     visual keys and no itm_labels.
     """
@@ -46,6 +47,10 @@ class ImageBERT(nn.Module):
             self.heads["itc"] = ITCHead(m, cfg.pretrain.itc_dim)
         self.apply(self._init)
         self.match_keep = 1.0   # set per stage by the trainer (stages.N.match_keep)
+        # Pixel-BERT: the CNN runs once per distinct image of a forward and every use (the
+        # joint rows with their ITM negatives, ITC's image-only pass) reads that map.  False is
+        # the reference (bench/pixel_step.py, tests): the CNN over each row's own copy, as before.
+        self.share_cnn = True
 
     @staticmethod
     def _init(mod: nn.Module):
@@ -74,22 +79,39 @@ class ImageBERT(nn.Module):
         return missing
 
     # --- the network --------------------------------------------------------------------
-    def encode(self, batch: dict) -> tuple[torch.Tensor, torch.Tensor, int]:
-        """Returns hidden states [N,L,H], the key mask [N,L] and where visual tokens start."""
+    def encode(self, batch: dict, fmap: torch.Tensor | None = None) -> tuple[torch.Tensor, int]:
+        """Returns hidden states [N,L,H] and where visual tokens start (``fmap``: the CNN's map
+        of batch["images"], when the caller has it)."""
         ids, text_mask = batch["input_ids"], batch["text_mask"]
         parts, masks = [self.text(ids)], [text_mask]
         vis_start = ids.shape[1]
         if "feats" in batch or "images" in batch:
-            emb, vmask = self._visual_tokens(batch)
+            emb, vmask = self._visual_tokens(batch, fmap)
             parts.append(emb)
             masks.append(vmask)
         h = self.encoder(torch.cat(parts, 1), torch.cat(masks, 1))
         return h, vis_start
 
-    def _visual_tokens(self, batch: dict) -> tuple[torch.Tensor, torch.Tensor]:
+    def feature_map(self, batch: dict) -> torch.Tensor | None:
+        """Pixel-BERT: the CNN's map of each distinct image in the batch (None: no images, or
+        the per-row reference).  The CNN is a function of each image alone (BN frozen, no
+        dropout), so one map serves every row of that image."""
+        if self.pixels is None or "images" not in batch or not self.share_cnn:
+            return None
+        return self.pixels.feature_map(batch["images"])
+
+    def _visual_tokens(self, batch: dict,
+                       fmap: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """Visual token embeddings [N,R,H] and their mask [N,R]."""
         if self.pixels is not None:
-            feats, boxes = self.pixels(batch["images"])
+            rows = batch.get("image_rows")
+            if fmap is None and not self.share_cnn:
+                # The reference: every row's own copy through the CNN (4 copies an image a step).
+                images = batch["images"] if rows is None else batch["images"].index_select(0, rows)
+                fmap, rows = self.pixels.feature_map(images), None
+            elif fmap is None:
+                fmap = self.pixels.feature_map(batch["images"])
+            feats, boxes = self.pixels.tokens(fmap, rows)
             vmask = torch.ones(feats.shape[:2], dtype=torch.bool, device=feats.device)
         else:
             feats, boxes, vmask = batch["feats"], batch["boxes"], batch["vis_mask"]
@@ -103,7 +125,8 @@ class ImageBERT(nn.Module):
             vmask = torch.cat([vmask.new_ones(vmask.shape[0], 1), vmask], 1)
         return self.visual(feats, boxes.to(feats.dtype), self.text.segment.weight[1]), vmask
 
-    def _itc(self, batch: dict) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def _itc(self, batch: dict,
+             fmap: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
         """In-batch contrastive loss between the text alone ([CLS] text [SEP]) and the image
         alone ([CLS] + visual tokens), both through the same encoder, over the B positive rows.
         Rows whose captions are the same text are all targets (a soft label), not negatives.
@@ -113,9 +136,13 @@ class ImageBERT(nn.Module):
         g = batch["itc_group"]
         B = len(g)
         one = {k: v[:B] for k, v in batch.items() if k in ("input_ids", "text_mask", "feats", "boxes",
-                                                             "vis_mask", "images")}
+                                                             "vis_mask")}
+        if "images" in batch:  # the positives' images: rows 0..B-1 of the joint pass
+            rows = batch.get("image_rows")
+            one["images"] = batch["images"]
+            one["image_rows"] = rows[:B] if rows is not None else torch.arange(B, device=g.device)
         ht = self.encoder(self.text(one["input_ids"]), one["text_mask"])
-        emb, vmask = self._visual_tokens(one)
+        emb, vmask = self._visual_tokens(one, fmap)
         cls = self.text(one["input_ids"][:, :1])          # [CLS] opens the image-only sequence
         hv = self.encoder(torch.cat([cls, emb], 1), torch.cat([one["text_mask"][:, :1], vmask], 1))
         if self.cfg.pretrain.itc_pool == "mean":
@@ -149,7 +176,8 @@ class ImageBERT(nn.Module):
     def forward(self, batch: dict) -> dict[str, torch.Tensor]:
         """All pre-training losses, their weighted sum under "loss", and accuracies."""
         p = self.cfg.pretrain
-        h, vs = self.encode(batch)
+        fmap = self.feature_map(batch)   # once a step; the joint rows and ITC gather from it
+        h, vs = self.encode(batch, fmap)
         out: dict[str, torch.Tensor] = {}
         total = h.new_zeros(())
 
@@ -178,7 +206,7 @@ class ImageBERT(nn.Module):
 
         pair_w = None
         if "itc_group" in batch and p.itc_weight:
-            out["itc"], pair_w = self._itc(batch)
+            out["itc"], pair_w = self._itc(batch, fmap)
             total = total + p.itc_weight * out["itc"]
         if "itm_labels" in batch and p.itm:
             logit = self.heads["itm"](self.pooled(h)).float()

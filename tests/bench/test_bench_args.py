@@ -39,6 +39,11 @@ BAD = [
     ("train_memory.py", ["--work", "{tmp}", "--fit", "{tmp}/none.txt"], "none.txt"),
     ("train_memory.py", ["--work", "{tmp}", "--loader", "--loader-batches", "0"], "--loader-batches"),
     ("train_memory.py", ["--work", "{tmp}", "--loader", "--baseline", "{tmp}/none"], "none"),
+    ("pixel_step.py", ["--pairs", "0"], "--pairs"),
+    ("pixel_step.py", ["--batch", "1"], "--batch"),
+    ("pixel_step.py", ["--size", "16"], "--size"),
+    ("pixel_step.py", ["--against", "{tmp}/none"], "none"),
+    ("pixel_step.py", ["--set", "model.no_such_key=1"], "no_such_key"),
 ]
 
 

@@ -53,16 +53,19 @@ def test_the_cnn_term_grows_with_the_batch_and_the_image_size(backbone):
 
 
 def test_the_cnn_term_counts_the_images_each_pass_runs(monkeypatch):
-    """Train: the joint pass's rows (3B with both ITM negatives) and ITC's image-only pass
-    (B); finetune: B x (1 + negatives); the estimate is the CNN-free one plus that term."""
+    """The CNN runs once per distinct image (speed3): B images a step, however many rows use
+    them; each use, the joint pass's rows (3B with both ITM negatives) and ITC's image-only
+    pass (B), gathers its tokens; finetune: B images, B x (1 + negatives) rows; the estimate
+    is the CNN-free one plus that term."""
     px = memory.pixel_path(_pixels().model)
-    one = px.per_image("train")
+    one, row = px.per_image("train"), px.per_row("train")
     assert px.saved > 0 and px.widest > 0 and one > px.saved
-    for pretrain, images in [({"itc_weight": 1.0}, 4 * 4), ({"itc_weight": 0.0}, 3 * 4),
-                             ({"itc_weight": 0.0, "neg_image": False}, 2 * 4), ({"itm": False, "itc_weight": 1.0}, 4 + 4)]:
+    assert 0 < row < 0.01 * one    # a row's tokens are a sliver of the CNN's activations
+    for pretrain, uses in [({"itc_weight": 1.0}, 4 * 4), ({"itc_weight": 0.0}, 3 * 4),
+                           ({"itc_weight": 0.0, "neg_image": False}, 2 * 4), ({"itm": False, "itc_weight": 1.0}, 4 + 4)]:
         cfg = _pixels(**pretrain)
         est = memory.estimate(cfg, 1, process_bytes=0.0)
-        assert est.parts["CNN activations"] == pytest.approx(images * one)
+        assert est.parts["CNN activations"] == pytest.approx(4 * one + uses * row)
         monkeypatch.setattr(memory, "CNN_SCALE", 0.0)
         free = memory.estimate(cfg, 1, process_bytes=0.0)
         monkeypatch.undo()
@@ -73,19 +76,36 @@ def test_the_cnn_term_counts_the_images_each_pass_runs(monkeypatch):
     cfg = _pixels()
     cfg.retrieval.batch_size = 5
     ft = memory.estimate(cfg, 1, task="finetune").parts["CNN activations"]
-    assert ft == pytest.approx(5 * (1 + cfg.retrieval.negatives) * one)
+    assert ft == pytest.approx(5 * one + 5 * (1 + cfg.retrieval.negatives) * row)
+    # the batch holds each image once (and an int64 image index a row)
+    assert memory.batch_bytes(cfg, 4) == 4 * 3 * 224 ** 2 * 4 + 8 * 3 * 4
 
 
 def test_eval_and_cuda_scale_the_cnn_term():
-    """Eval: no_grad, so one layer's input + output (and the normalised image) per row of a
-    scoring pass; under CUDA's bf16 the float parts halve, the gather index does not."""
+    """Eval: no_grad, so the larger of the CNN stage (one layer's input + output and the
+    normalised image per distinct image of a scoring pass) and the Transformer stage (its
+    layer and each row's gathered tokens); under CUDA's bf16 the float parts halve, integer
+    ones do not."""
     cfg = _pixels()
     px = memory.pixel_path(cfg.model)
-    ev = memory.estimate(cfg, 1, task="eval", samples=16).parts["CNN activations"]
-    assert ev == pytest.approx(memory.EVAL_ROWS * (px.widest + px.normalised))
+    for size in (224, 448):  # the Transformer's stage is the larger at 224, the CNN's at 448
+        cfg = _pixels(size=size)
+        px = memory.pixel_path(cfg.model)
+        est = memory.estimate(cfg, 1, task="eval", samples=16).parts
+        # 256 pairs of 16 x 16: all 16 images in one pass
+        cnn_stage = 16 * (px.widest + px.normalised)
+        trans_stage = memory.EVAL_ROWS * px.eval_row + est["activations"]
+        assert est["CNN activations"] + est["activations"] == pytest.approx(max(cnn_stage, trans_stage))
+        assert est["CNN activations"] >= memory.EVAL_ROWS * px.eval_row
+        assert (trans_stage > cnn_stage) == (size == 224)
+    cfg = _pixels()
+    px = memory.pixel_path(cfg.model)
+    # image-major pairs: a pass of 256 rows spans at most 256 / n + 1 images
+    assert [memory.eval_images(n, 256) for n in (1, 2, 16, 17, 100, 256, 1000)] == [1, 2, 16, 17, 4, 2, 2]
     cpu = memory.estimate(cfg, 1).parts["CNN activations"]
     gpu = memory.estimate(cfg, 1, cuda=True).parts["CNN activations"]
-    assert gpu == pytest.approx(3 * 4 * (0.5 * (px.saved + px.widest) + px.saved_int))
+    assert gpu == pytest.approx(4 * (0.5 * (px.saved + px.widest) + px.saved_int)
+                                + 3 * 4 * (0.5 * px.row + px.row_int))  # ITC off
     assert 0.5 * cpu < gpu < cpu
 
 

@@ -23,11 +23,13 @@ def test_pixel_bert_mode(data_dir, tmp_path):
     assert [type(o).__name__ for o, _ in opts] == ["AdamW", "SGD"]  # the CNN has its own optimiser
     assert opts[1][1] == cfg.stage(1).cnn_lr
     batch = next(iter(make_loader(cfg, data_dir + "/shards", 2, tokenizer_for(cfg))))
-    assert batch["images"].shape == (6, 3, 128, 128)
-    feats, _ = model.pixels(batch["images"])
-    assert feats.shape[1] == 8          # random sampling in pre-training
+    # Each of the 2 images once; the 6 rows (positives + both ITM negatives) index them.
+    assert batch["images"].shape == (2, 3, 128, 128)
+    assert batch["image_rows"].tolist()[:2] == [0, 1] and len(batch["image_rows"]) == 6
+    feats, _ = model.pixels(batch["images"], batch["image_rows"])
+    assert feats.shape[:2] == (6, 8)    # random sampling in pre-training, per row
     model.eval()
-    feats, boxes = model.pixels(batch["images"])
+    feats, boxes = model.pixels(batch["images"], batch["image_rows"])
     assert feats.shape[1] == 16 and boxes.shape == (6, 16, 5)  # every feature pixel at eval
     rec = train(cfg, 1, progress=False)
     assert np.isfinite(rec["loss"]) and "moc" not in rec
