@@ -120,6 +120,13 @@ def titled_by_file(text: str, name: str) -> bool:
 
 # Sixteenth pass (docs/captions.md): the words of a surrounding text and of its picture's own
 # texts, read as the text step reads a name (letters, apostrophes inside a word).
+# The regions (pipeline/steps/regions.py; "content" outside them) where a picture's own text may
+# be as short as ``min_words_own`` (filters/text.TextCleaner.own_text): two-word alts in the
+# header, footer, navigation or an author box are brand, station and author names ("Purina
+# Beyond", "Rooster 101.9", "Daniel Bader"), unless the picture's other own texts name them
+# too (named_by_image; the extract step hands them over there, twenty-ninth pass, rule M).
+OWN_REGIONS = frozenset(("content", "aside", "related"))
+
 _TEXT_WORD_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 
 

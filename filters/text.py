@@ -31,7 +31,8 @@ from importlib.util import find_spec
 from wordfreq import available_languages, zipf_frequency
 from wordfreq.language_info import get_language_info
 
-from filters.file_names import named_by_file, named_by_image, names_in_one_word, titled_by_file
+from filters.file_names import (OWN_REGIONS, named_by_file, named_by_image, names_in_one_word,
+                                titled_by_file)
 from filters.language import LanguageId, check_targets, primary_subtag
 from filters.sentences import sentences_next_to_image
 from filters.text_facts import TextFacts
@@ -44,6 +45,7 @@ from filters.text_rules import (
     RULES,
     Reject,
     may_fire,
+    name_list,
     tidy,
 )
 from pipeline.core.errors import ConfigError
@@ -137,20 +139,23 @@ class TextCleanerConfig:
 # 300x125, "Unknown" at 210x106).
 ONE_WORD_PX = 150
 
-# The regions (pipeline/steps/regions.py; "content" outside them) where a picture's own text may
-# be as short as ``min_words_own``: two-word alts in the header, footer, navigation or an author
-# box are brand, station and author names ("Purina Beyond", "Rooster 101.9", "Daniel Bader").
-OWN_REGIONS = frozenset(("content", "aside", "related"))
+# A picture's own text that the short-list test reads as tags is judged again as a list of
+# names on a picture declared at this size or more both ways (the image step's 300 px:
+# twenty-ninth pass, rule N): de-dev's tag lists ("Burger King, Instagram, Pablo Rochat,
+# Rache") are the alts of teaser thumbnails (380 px wide, no height or 260), the English dev's
+# "Director, Damien Chazelle, Ryan Gosling" a content picture's at 1024x681.
+NAME_LIST_PX = 300
+
 
 
 class _Ctx:
     """What the rules see of the cleaner and of the text being cleaned, one per text."""
 
     __slots__ = ("cleaner", "config", "meta", "page_lang", "facts", "ft", "text", "norm",
-                 "norm_words", "named")
+                 "norm_words", "named", "names")
 
     def __init__(self, cleaner: "TextCleaner", page_lang: str, norm: str = "",
-                 norm_words: int = 0, named: int = False):
+                 norm_words: int = 0, named: int = False, names: bool = False):
         self.cleaner = cleaner
         self.config: TextCleanerConfig = cleaner.config  # an attribute: rules read it often
         self.meta: dict = {"text_edits": []}
@@ -165,6 +170,9 @@ class _Ctx:
         # (title-cased) and out of vocabulary; ONE_WORD: it is one word (the length rule lets
         # it by).
         self.named = named
+        # The text is a list of names on a large picture (TextCleaner._name_list): the
+        # keyword_list rule does not ask its short-list test.
+        self.names = names
 
     @property
     def lid(self) -> LanguageId:
@@ -248,6 +256,7 @@ class TextCleaner(BatchMapStage):
                                                                  "not_target"))
         self._not_target = self.reason("not_target")
         self._too_short = self.reason("too_short")
+        self._keyword_list = self.reason("keyword_list")
         self._drops: dict[str, Drop] = {}
         self._cache: OrderedDict = OrderedDict()
 
@@ -323,6 +332,8 @@ class TextCleaner(BatchMapStage):
             return _fresh(self._named(text, page_lang))
         if own and result[0] is None and file_name:
             result = self._word_name(result, text, page_lang, file_name, width, height)
+        if own and result[1] == self._keyword_list:
+            result = self._name_list(result, text, page_lang, width, height)
         result = self._titled(result, text, file_name)  # a drop passes _short unchanged
         if not own and image_text and result[0] is not None:
             own = named_by_image(text, image_text)
@@ -362,6 +373,23 @@ class TextCleaner(BatchMapStage):
                 or self.zipf_for(page_lang)[text.lower()] <= 0:
             return result
         return self._named(text, page_lang, ONE_WORD)
+
+    def _name_list(self, result: tuple, text: str, page_lang: str, width: int | None,
+                   height: int | None) -> tuple:
+        """A picture's own text dropped as a keyword list, on a picture declared at
+        ``NAME_LIST_PX`` or more both ways, whose items read as people's names
+        (:func:`filters.text_rules.name_list`): the rules run again without the short-list
+        test ("Director, Damien Chazelle, Ryan Gosling"; the hashtag and five-segment tests
+        still drop).  Any other result as it is (twenty-ninth pass, rule N)."""
+        if not width or not height or width < NAME_LIST_PX or height < NAME_LIST_PX \
+                or not name_list(text):
+            return result
+        key = (text, page_lang, "names")
+        hit = self._cached(key)
+        if hit is None:
+            hit = self._begin(text, page_lang, len(self.rules), names=True)
+            self._store(key, hit)
+        return hit
 
     def _named(self, text: str, page_lang: str, named: int = True) -> tuple:
         """The result of a text that names its picture's file (filters/file_names.py): the
@@ -417,16 +445,17 @@ class TextCleaner(BatchMapStage):
                 except KeyError:
                     break
 
-    def _begin(self, text: str, page_lang: str, stop: int, named: int = False):
+    def _begin(self, text: str, page_lang: str, stop: int, named: int = False,
+               names: bool = False):
         """Normalises ``text`` and runs the rules before index ``stop``: a result tuple when
         that decides the text, else the ``_Ctx`` (holding the text) to go on from ``stop``."""
         parts = text[: self.config.max_input_chars].split()
         text = " ".join(parts)
         if text.isascii():
-            ctx = _Ctx(self, page_lang, text, len(parts), named)
+            ctx = _Ctx(self, page_lang, text, len(parts), named, names)
         else:
             text = unicodedata.normalize("NFC", text)
-            ctx = _Ctx(self, page_lang, named=named)
+            ctx = _Ctx(self, page_lang, named=named, names=names)
         if not (text[:1].isalpha() or HAS_LETTER.search(text)):  # isalpha: a letter to HAS_LETTER
             return None, self._reason("empty"), ctx.meta, -1
         text, reason, at = self._run(text, ctx, 0, stop)
@@ -555,6 +584,10 @@ class TextCleaner(BatchMapStage):
                     meta = cand.meta
                     result = self._word_name(result, sentence, page_lang, meta["file_name"],
                                              meta.get("img_width"), meta.get("img_height"))
+                elif result[1] == self._keyword_list and self.own_text(cand):
+                    result = self._name_list(result, sentence, page_lang,
+                                             cand.meta.get("img_width"),
+                                             cand.meta.get("img_height"))
             elif result[2].get("n_words", min_words) < min_words:
                 if own is None:
                     own = self.own_text(cand)

@@ -817,11 +817,41 @@ def short_list(text: str) -> bool:
     return not text.rstrip().endswith((".", "!", "?", ":"))
 
 
+def _name_word(word: str) -> bool:
+    """A word written as a name: a capital, then lower-case letters (a hyphen or apostrophe
+    inside: "Larson-Walker", "O'Neil")."""
+    rest = word[1:]
+    return len(word) >= 2 and word[0].isupper() and rest.islower() \
+        and rest.replace("-", "").replace("'", "").replace("’", "").isalpha()
+
+
+def name_list(text: str) -> bool:
+    """Whether a short comma list reads as people's names, not as a topic's tags (twenty-ninth
+    pass, rule N): 3 or 4 items, at least two written as a person's name (two or three name
+    words: "Damien Chazelle"), and no item holding another item's first word ("Netflix,
+    Netflix-Zentrale", "Facebook Libra, Facebook", "Hashtag, Hashtags": tags of one topic)."""
+    items = [item.split() for item in text.split(",")]
+    if not 3 <= len(items) <= 4:
+        return False
+    if sum(1 for words in items if 2 <= len(words) <= 3 and all(map(_name_word, words))) < 2:
+        return False
+    lows = [" ".join(words).lower() for words in items]
+    for i, words in enumerate(items):
+        if not words:
+            return False
+        first = words[0].lower()
+        if any(first in low for j, low in enumerate(lows) if j != i):
+            return False
+    return True
+
+
 def keyword_list(text, ctx=None):
     if "#" in text and len(_HASHTAG_RE.findall(text)) >= 3:
         return _reject("keyword_list")
     cls = facts(text, ctx).cls  # every separator is a symbol of class "p"
-    if text.count(",") >= 2 and short_list(text):
+    # ``ctx.names``: a list of names on a picture declared at the image step's size
+    # (TextCleaner._name_list, twenty-ninth pass, rule N): the short-list test is not asked.
+    if text.count(",") >= 2 and short_list(text) and (ctx is None or not ctx.names):
         return _reject("keyword_list")
     if cls is not None and cls.count("p") < 4:
         return text

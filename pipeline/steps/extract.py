@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from filters.file_names import named_by_file
+from filters.file_names import OWN_REGIONS, named_by_file
 from pipeline.core.errors import ConfigError
 from pipeline.core.records import Candidate, Page
 from pipeline.core.stage import Drop, Keep, MapStage
@@ -200,6 +200,16 @@ class Extractor(MapStage):
                     # (filters/file_names.named_by_image, sixteenth pass)
                     m["image_text"] = " ".join(t for t in (img.alt, img.caption, img.title)
                                                if t)
+                elif meta["region"] not in OWN_REGIONS:
+                    # the picture's other own texts, in the furniture (elsewhere its own text
+                    # is kept from min_words_own anyway): a two-word alt in a menu that its
+                    # own headline names ("Alice Waters" under "Legendary Chef Alice Waters
+                    # Comes To LA ...") is its name too (twenty-ninth pass, rule M); a text
+                    # repeated verbatim (a logo's alt and title alike) names nothing
+                    other = " ".join(t for s2, t in texts[:3]
+                                     if t and s2 != source and t.casefold() != norm)
+                    if other:
+                        m["image_text"] = other
                 out.append(Candidate(page_url, img_url, source, value, value, found.title,
                                      page_lang, img.index, m))
             units["image_kept" if len(out) > n_out else "extract_image_no_text"] += 1

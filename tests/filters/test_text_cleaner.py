@@ -484,6 +484,38 @@ def test_one_word_naming_its_declared_pictures_file_is_kept(cleaner):
         == Drop("text_boilerplate")
 
 
+def test_a_list_of_names_on_a_large_picture_is_no_tag_list(cleaner):
+    # twenty-ninth pass, rule N: a picture's own short comma list of people's names, on a
+    # picture declared at 300 px or more both ways, is judged without the short-list test
+    # (the batch path and clean() alike); not on a teaser thumbnail (380 px wide, no height;
+    # 380x260), not in the furniture, not as surrounding text, not a topic's tags
+    names = "Director, Damien Chazelle, Ryan Gosling"
+    big = {"img_width": 1024, "img_height": 681}
+    ev = run(cleaner, cand(names, **big))
+    assert isinstance(ev, Keep) and ev.outputs[0].text == names
+    assert cleaner.clean(names, "en", True, width=1024, height=681)[0] == names
+    for meta in ({}, {"img_width": 380}, {"img_width": 380, "img_height": 260},
+                 {**big, "region": "nav"}):
+        assert run(cleaner, cand(names, **meta)) == Drop("text_keyword_list"), meta
+    assert cleaner.clean(names, "en", False, width=1024, height=681)[1] == "text_keyword_list"
+    for tags in ("Netflix, Netflix-Zentrale, Los Gatos", "Burger King, Instagram, Rache",
+                 "Facebook Libra, Facebook, Payment, Blockchain"):
+        assert run(cleaner, cand(tags, **big)) == Drop("text_keyword_list"), tags
+
+
+def test_a_two_word_name_in_a_menu_its_headline_repeats_is_kept(cleaner):
+    # twenty-ninth pass, rule M: a two-word alt in the furniture is kept when the picture's
+    # other own texts (meta "image_text", handed over by the extract step) hold its words;
+    # without them, or when they do not name it, it stays too short there
+    head = "Legendary Chef Alice Waters Comes To LA For Dinner And A Movie 10"
+    ev = run(cleaner, cand("Alice Waters", region="nav", image_text=head))
+    assert isinstance(ev, Keep) and ev.outputs[0].text == "Alice Waters"
+    assert run(cleaner, cand("Alice Waters", region="nav")) == Drop("text_too_short")
+    assert run(cleaner, cand("Purina Beyond", region="header",
+                             image_text="Natural pet food")) == Drop("text_too_short")
+    assert cleaner.clean("Alice Waters", "en", False, image_text=head)[0] == "Alice Waters"
+
+
 def test_a_cms_title_of_the_file_name_with_its_number_is_a_file_name(cleaner):
     # seventh pass: "Half Life Alyx 1" on Half-Life-Alyx-1-300x200.jpg is the upload's name,
     # dropped as text_filename by the batch path and clean() alike; not beside another file

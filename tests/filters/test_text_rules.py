@@ -9,7 +9,7 @@ import functools
 import pytest
 
 from filters.text import TextCleaner, TextCleanerConfig
-from filters.text_rules import RULE_NAMES, RULES
+from filters.text_rules import RULE_NAMES, RULES, name_list
 
 
 @functools.lru_cache(maxsize=None)
@@ -330,6 +330,45 @@ def test_a_fragment_ending_in_a_comma_is_dropped_as_truncated(text):
         disabled_rules=[r for r in RULE_NAMES if r not in ("lead", "lead_in")]))
     out, reason, meta, _ = cleaner.clean(text)
     assert (out, reason) == (None, "text_truncated")
+
+
+@pytest.mark.parametrize("text", ["Director, Damien Chazelle, Ryan Gosling",
+                                  "Anna Schmidt, Tom Berger, Lisa Wong, Max Mustermann",
+                                  "Ryan Gosling, Emma Stone, Damien Chazelle",
+                                  "Bruce Springsteen, Patti Scialfa, Asbury Park"])
+def test_a_short_list_of_peoples_names_reads_as_names(text):
+    # twenty-ninth pass, rule N: 3 or 4 items, two written as a person's name, no item
+    # holding another's first word
+    assert name_list(text)
+
+
+@pytest.mark.parametrize("text", ["Netflix, Netflix-Zentrale, Los Gatos",
+                                  "Facebook Libra, Facebook, Payment, Blockchain",
+                                  "Hashtag, Hashtags, Raute, Twitter",
+                                  "Sexismus, Rüdisühli, Werbung",
+                                  "Paris, London, Rome",
+                                  "Director, Damien Chazelle, Ryan Gosling, Emma Stone, Los Angeles",
+                                  "Damien Chazelle, Oscars, Hollywood",
+                                  "Ryan Gosling, Ryan Reynolds, Hollywood"])
+def test_tags_of_one_topic_do_not_read_as_names(text):
+    assert not name_list(text)
+
+
+def test_the_short_list_test_is_skipped_only_for_a_list_of_names():
+    # twenty-ninth pass, rule N: with ctx.names the short-list test is not asked; the
+    # hashtag and five-segment tests still are
+    from filters.text_rules import keyword_list
+
+    names = "Director, Damien Chazelle, Ryan Gosling"
+    assert keyword_list(names) != names
+    assert keyword_list(names, None) != names
+    c = TextCleaner()
+    c.setup()
+    assert c.clean(names, "en", True)[1] == "text_keyword_list"
+    assert c.clean(names, "en", True, width=1024, height=681)[0] == names
+    for tags in ("shoes, cheap shoes, nike shoes, red shoes, running shoes",
+                 "#travel #beach #sunset Damien Chazelle, Ryan Gosling, Emma Stone"):
+        assert c.clean(tags, "en", True, width=1024, height=681)[1] == "text_keyword_list"
 
 
 def test_rule_order_is_the_documented_one():

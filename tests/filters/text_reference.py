@@ -4,7 +4,9 @@ pages' texts and their mutations).  Patterns and word lists are the rules' own. 
 changed credit on purpose (a final [bracketed] credit, "Photo credit X" without a colon; a bare
 credit line "Spencer Platt/Getty", twentieth pass) and repeated_words (a reduplicated name
 "Pichi Pichi" is not collapsed, twenty-fifth pass); filename and credit learnt image ids and
-"Animation by X" (twenty-eighth pass, rules I and A), here as in the rules."""
+"Animation by X" (twenty-eighth pass, rules I and A), and keyword_list skips its short-list
+test for a list of names on a large picture (twenty-ninth pass, rule N), here as in the
+rules."""
 from filters.text_facts import facts, letter_words
 from filters.text_rules import (_AGENCY_RE, _AGENCY_WORDS, _CAMERA_HINTS, _CAMERA_RE,
                                 _COPYRIGHT_RE, _CREDIT_LABEL_RE, _DIGITS3_RE, _DUP_OK, _DUP_RE,
@@ -22,8 +24,11 @@ def keyword_list(text, ctx=None):
     if 3 <= len(items) <= 6 and len(text.split()) <= 12 and not text.rstrip().endswith(
             (".", "!", "?", ":")) and all(
             1 <= len(i.split()) <= 3 and (i.split()[0][0].isupper() or i.split()[0][0].isdigit())
-            and not any(w.lower() in _LIST_JOINERS for w in i.split()) for i in items):
-        return Reject("keyword_list")  # seventh pass: a short comma list
+            and not any(w.lower() in _LIST_JOINERS for w in i.split()) for i in items) \
+            and not getattr(ctx, "names", False):
+        # seventh pass: a short comma list; not asked of a list of names on a large picture
+        # (twenty-ninth pass, rule N: ctx.names)
+        return Reject("keyword_list")
     cls = facts(text, ctx).cls
     if (cls is not None and cls.count("p") < 4) or sum(map(text.count, ",;|/•·-–—")) < 4:
         return text

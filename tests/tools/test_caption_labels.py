@@ -53,14 +53,14 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in range(2, 25)
+        assert lab.get("sample", 2) in range(2, 26)
         # samples 5, 10, 12 are stratified by region (header / footer / menu images), sample 11
         # and 13 by a stratum of their own ("larger": thumbnails naming a larger version;
-        # "resize": thumbnails a resizing CDN serves small), samples 14 to 24 are random draws
+        # "resize": thumbnails a resizing CDN serves small), samples 14 to 25 are random draws
         # capped at 3 items a site ("capped": no plain random draw, so reported on its own): they say so
         # and name each item's stratum, so that measure() keeps them out of the split's figures
         assert (lab.get("sample") in (5, 10, 12)) == (lab.get("stratified") == "region"), lab
-        assert (lab.get("sample") in (11, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24)) == (lab.get("stratified") == "stratum"), lab
+        assert (lab.get("sample") in (11, 13, *range(14, 26))) == (lab.get("stratified") == "stratum"), lab
         if lab.get("stratified") == "region":
             assert lab["region"] in ("nav", "header", "footer") and lab["split"] == "dev"
         if lab.get("stratified") == "stratum":
@@ -68,7 +68,7 @@ def test_the_labels_are_well_formed(path):
                                       15: "capped", 16: "capped", 17: "capped",
                                       18: "capped", 19: "capped", 20: "capped",
                                       21: "capped", 22: "capped", 23: "capped",
-                                      24: "capped"}[lab["sample"]] \
+                                      24: "capped", 25: "capped"}[lab["sample"]] \
                 and lab["split"] == "dev"
     counts = Counter(lab["label"] for lab in labels)
     assert len(labels) >= 200 and min(counts.values()) >= 35, counts
@@ -238,7 +238,19 @@ def test_the_fresh_dev_sample_14(english):
 # by ...", an ad's phone number), good lost 0.087 (2 of 23: a comma list of names read as tags,
 # text_keyword_list, and a one-word "Obama" on a 320x140 picture, text_too_short; lost >100
 # 0.087), the pass's fresh estimate.  Junk kept meets the issue's 0.08; good lost does not
-# (xfail below).  Mined after that (rules A and P: 0.025, 2 of 79).
+# (xfail below).  Mined after that (rules A and P: 0.025, 2 of 79); good lost 0.043 (1 of 23)
+# after the twenty-ninth pass's rule N (a list of names on a large picture is no tag list),
+# the issue's 0.05 met (plain assertion below).
+# Sample 25 (twenty-ninth pass): 130 more English dev items nobody had read (seed 20261150, at
+# most 3 a site, 90 sites: 24 good, 81 junk, 25 vague), labelled by eye and committed (c565eff)
+# before anything was measured on them, then measured once on main's rules (d677113): junk
+# kept 0.099 (8 of 81: a UI title, a related line beside an icon, a shop promo, a magazine
+# cover, a case-study card, a sponsored tile, an about-me portrait, an ad banner's alt), good
+# lost 0.083 (2 of 24: a two-word name in a menu, text_too_short, and a Pinterest blurb opening
+# "Try this", text_boilerplate; lost >100 0.083), the pass's fresh estimate.  Both of the
+# issue's targets are missed (xfails below).  Mined after that: good lost 0.042 (1 of 24) after
+# the twenty-ninth pass's rule M (a two-word name in a menu that its picture's headline
+# repeats), the issue's 0.05 met (plain assertion below); junk kept unchanged.
 @pytest.mark.parametrize("sample,max_junk_kept,max_good_lost", [(15, 0.08, 0.07),
                                                                 (16, 0.04, 0.07),
                                                                 (17, 0.08, 0.18),
@@ -248,7 +260,8 @@ def test_the_fresh_dev_sample_14(english):
                                                                 (21, 0.07, 0.15),
                                                                 (22, 0.05, 0.12),
                                                                 (23, 0.12, 0.09),
-                                                                (24, 0.06, 0.09)])
+                                                                (24, 0.06, 0.05),
+                                                                (25, 0.11, 0.05)])
 def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
     fresh = english[f"dev-s{sample}"]["all"]
     assert fresh["n_good"] >= 19 and fresh["n_junk"] >= 74
@@ -297,15 +310,21 @@ def _missed(sample: int, why: str):
         "photo title and a recipe name cut to two words as surrounding text; lost >100 0.062; "
         "0.059 after the twenty-seventh pass's rule E kept the recipe name, mined; "
         "docs/captions.md)")),
-    _missed(24, (
-        "good lost <= 0.05 is not met on the fresh dev sample 24 (0.087, 2 of 23, "
-        "measured once on main's rules at 25c7113: a comma list of names read as tags and a "
-        "one-word alt 'Obama' on a 320x140 picture; lost >100 0.087; docs/captions.md)"))])
+    # sample 24: 0.087 (2 of 23) when measured once on main's rules at 25c7113; 0.043 after
+    # the twenty-ninth pass's rule N kept "Director, Damien Chazelle, Ryan Gosling" (mined)
+    24,
+    # sample 25: 0.083 (2 of 24) when measured once on main's rules at d677113 (a two-word
+    # name in a menu, a Pinterest blurb opening "Try this"); 0.042 after the twenty-ninth
+    # pass's rule M kept the name its picture's headline repeats (mined)
+    25])
 def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
     assert english[f"dev-s{sample}"]["all"]["good_lost"] <= 0.05
 
 
-@pytest.mark.parametrize("sample", [15, 16, 17, 18, 19, 20, 21, 22, 23, 24])
+@pytest.mark.parametrize("sample", [15, 16, 17, 18, 19, 20, 21, 22, 23, 24, _missed(25, (
+        "junk kept <= 0.08 is not met on the fresh dev sample 25 (0.099, 8 of 81, measured "
+        "once on main's rules at d677113: one-site promos, ads and furniture; "
+        "docs/captions.md)"))])
 def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
     # samples 15 to 17 meet it after their passes' changes (0.048, 0.026, 0.065); sample 19
     # as first measured (0.071) and after the twentieth pass (0.059); sample 20 not as first
@@ -314,7 +333,7 @@ def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
     # as measured once on the twenty-fourth pass's rules (0.038); samples 18 and 23 not as
     # first measured (0.110, 0.113), after the twenty-eighth pass's rules I and F (mined) 0.073
     # and 0.075 (an image id, a quote fragment ending in a comma); sample 24 as measured once
-    # on main's rules (0.051)
+    # on main's rules (0.051); sample 25 not as measured once (0.099)
     assert english[f"dev-s{sample}"]["all"]["junk_kept"] <= 0.08
 
 

@@ -599,3 +599,26 @@ def test_subtree_walk_on_the_real_pages():
         assert part == whole, path.name
         took += sub
     assert took > len(files) // 2  # most pages' images sit in blocks of their own
+
+
+def test_a_furniture_pictures_own_text_gets_its_other_own_texts():
+    # twenty-ninth pass, rule M: an alt or title in the furniture gets the picture's other own
+    # texts (meta "image_text"), so the text step keeps a two-word name its headline repeats
+    # (filters/file_names.named_by_image); not a text repeated verbatim, not in the content
+    # (where a picture's own text is kept from two words anyway)
+    nav = ("<nav><a href='/story'><img src='/u/alice-360x240.jpg' width='360' height='240' "
+           "alt='Alice Waters' title='Legendary Chef Alice Waters Comes To LA'></a>"
+           "<a href='/shop'><img src='/u/logo-360x240.jpg' width='360' height='240' "
+           "alt='Rooster Radio' title='rooster radio'></a></nav>")
+    got = {(c.text_source, c.text): c for c in run(nav, page_roles=False)}
+    alt = got["alt", "Alice Waters"]
+    assert alt.meta["region"] == "nav"
+    assert alt.meta["image_text"] == "Legendary Chef Alice Waters Comes To LA"
+    assert got["title", "Legendary Chef Alice Waters Comes To LA"].meta["image_text"] \
+        == "Alice Waters"
+    assert "image_text" not in got["alt", "Rooster Radio"].meta
+    own = [c for c in run("<p>Text.</p><img src='/u/alice.jpg' width='360' height='240' "
+                          "alt='Alice Waters' title='Legendary Chef Alice Waters Comes To LA'>")
+           if c.text_source != "surrounding"]
+    assert len(own) == 2 and all(c.meta["region"] == "content" and "image_text" not in c.meta
+                                 for c in own)
