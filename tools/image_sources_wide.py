@@ -636,7 +636,7 @@ def val8_sources() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
              "morse_renders": morse_renders(), "propaganda_art": propaganda_art()})
 
 
-# --- the thirteenth round's train candidates (docs/images.md): in no split unless shipped ---
+# --- the thirteenth round's train sources (docs/images.md: shipped with its first head) ---
 # Packages no split, earlier round or relevance split holds, none of the 55 off-limits packages
 # nor in their Depends + Recommends closure; every file looked at on contact sheets.
 # Krank's level backgrounds (krank, 58 MB): 30 underwater photographs (coral close-ups, reef
@@ -673,8 +673,8 @@ RASTER3D_RENDERS = ["usr/share/doc/raster3d/examples/ex5.jpeg", "usr/share/doc/r
                     "usr/share/doc/raster3d/html/r3d_msms.png", "usr/share/doc/raster3d/html/rgb_black.jpeg"]
 
 
-def thirteenth_round_candidates() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """The thirteenth round's train candidates: (natural, non-natural) groups."""
+def thirteenth_round_sources() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The thirteenth round's train sources: (natural, non-natural) groups."""
     return ({"krank_photos": deb_files("krank", KRANK_PHOTOS)},
             {"trackballs_renders": deb_files("trackballs-data", TRACKBALLS_RENDERS),
              "megaglest_screens": deb_files("megaglest-data", MEGAGLEST_SCREENS),
