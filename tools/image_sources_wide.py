@@ -634,3 +634,49 @@ def val8_sources() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     return ({"freedombox_photos": freedombox_photos(), "libjxl_photos": libjxl_photos()},
             {"freedombox_screens": freedombox_screens(), "libjxl_graphics": libjxl_graphics(),
              "morse_renders": morse_renders(), "propaganda_art": propaganda_art()})
+
+
+# --- the thirteenth round's train sources (docs/images.md: shipped with its first head) ---
+# Packages no split, earlier round or relevance split holds, none of the 55 off-limits packages
+# nor in their Depends + Recommends closure; every file looked at on contact sheets.
+# Krank's level backgrounds (krank, 58 MB): 30 underwater photographs (coral close-ups, reef
+# walls against blue water, fish, a moray, a lionfish): dark and texture-like photos.  Out: its
+# menu screens (crops and copies of the same photos, one a byte copy).
+KRANK = "usr/share/games/krank/levels/unera-backgrounds/"
+KRANK_PHOTOS = [f"{KRANK}level-{i:02d}.jpg" for i in range(1, 31)]
+# Trackballs' level slides and previews (trackballs-data, 31 MB): lit, shaded 3D renders of
+# tiled ramps, towers and pits with a ball.  Out: its three procedural menu backgrounds.
+TRACKBALLS = "usr/share/games/trackballs/images/"
+TRACKBALLS_RENDERS = ([TRACKBALLS + n for n in (*[f"slide-{i:02d}.jpg" for i in range(1, 11)], "splashScreen.jpg")]
+                      + ["usr/share/games/trackballs/levels/" + n for n in (
+                          "bx.jpg", "castles.jpg", "child.jpg", "contrib.jpg", "dn.jpg", "ds.jpg", "elite.jpg",
+                          "fourSeasons.jpg", "frg.jpg", "jump.jpg", "ki.jpg", "lv.jpg", "mhm.jpg", "motion1.jpg",
+                          "sl.jpg")])
+# MegaGlest's scenario and tutorial loading screens (megaglest-data, 242 MB): rendered 3D game
+# scenes (armies on grass, a river, castles, sepia-toned and lettered), and the menu's
+# rendered hang-glider (intro14).  Out: the tech-tree graphs and model textures.
+MEGAGLEST = "usr/share/games/megaglest/"
+MEGAGLEST_SCENES = ("amazones", "amazones_light", "amazones_pro", "anarchy", "beehive_castle",
+                    "beginner_1", "duel", "egypt_mayhem", "indian_attack", "kill_the_magic", "lobby_access",
+                    "magic_can_do_it", "my_island", "norsemen_attack", "one_hope", "siege_of_despair",
+                    "storming", "tough_duel", "waterworld")
+MEGAGLEST_SCREENS = ([f"{MEGAGLEST}scenarios/{n}/loading_screen.jpg" for n in MEGAGLEST_SCENES]
+                     + [f"{MEGAGLEST}tutorials/{n}/loading_screen.jpg"
+                        for n in ("1_very_basic_tutorial", "2_basic_tutorial", "3_advanced_tutorial")]
+                     + [f"{MEGAGLEST}data/core/menu/textures/intro14.png"])
+# Warzone 2100's guide screenshots (warzone2100-data, 143 MB): the rendered 3D battlefield under
+# the game's panels.
+WARZONE = "usr/share/doc/warzone2100/images/"
+# Raster3D's example renders (raster3d-doc): a lit ribbon protein on black, a nucleic acid, a
+# molecular surface, the shaded colour-sphere chart (its white twin out).
+RASTER3D_RENDERS = ["usr/share/doc/raster3d/examples/ex5.jpeg", "usr/share/doc/raster3d/html/r3d_example6.jpeg",
+                    "usr/share/doc/raster3d/html/r3d_msms.png", "usr/share/doc/raster3d/html/rgb_black.jpeg"]
+
+
+def thirteenth_round_sources() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """The thirteenth round's train sources: (natural, non-natural) groups."""
+    return ({"krank_photos": deb_files("krank", KRANK_PHOTOS)},
+            {"trackballs_renders": deb_files("trackballs-data", TRACKBALLS_RENDERS),
+             "megaglest_screens": deb_files("megaglest-data", MEGAGLEST_SCREENS),
+             "warzone_screens": _big(deb_files("warzone2100-data", deb_names("warzone2100-data", WARZONE))),
+             "raster3d_renders": deb_files("raster3d-doc", RASTER3D_RENDERS)})
