@@ -197,7 +197,7 @@ def names_logo(value: str) -> bool:
     return hit
 
 
-# Thirtieth pass, rule L: an ad's click redirect.  Ad servers' click hosts, and path segments
+# Thirtieth pass, rule L': an ad's click redirect.  Ad servers' click hosts, and path segments
 # ad plugins and networks count clicks under ("/linkout/41977": a WordPress ad plugin's banner
 # slider; "/aclk", "/adclick"); "/go/..." is an affiliate or promo redirect (Conde Nast's
 # "/go/failsafe" subscribe promos, Adobe's "/go/getflashplayer").
@@ -224,15 +224,13 @@ def _href_parts(href: str) -> tuple[str, list[str]]:
 
 
 def ad_link(link) -> bool:
-    """Whether an image's innermost enclosing ``<a>`` (``ImageRef.link``) is a paid link: its
-    ``rel`` says "sponsored", or its href is an ad click redirect (rule L, thirtieth pass)."""
+    """Whether an image's innermost enclosing ``<a>`` (``ImageRef.link``) is an ad's click
+    redirect: an ad server's click host, an ad plugin's "/linkout/" (rule L', thirtieth pass)."""
     if link is None:
         return False
-    attrs = link.attributes
-    rel = attrs.get("rel")
-    if rel and "sponsored" in rel.lower():
-        return True
-    href = attrs.get("href")
+    # Not rel="sponsored": WordPress's affiliate plugins write it on a recipe's equipment cards
+    # ("OXO Large cookie scoop" linking to amzn.to), whose pictures are the products they name.
+    href = link.attributes.get("href")
     if not href:
         return False
     host, segs = _href_parts(href)

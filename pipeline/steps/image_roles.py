@@ -182,8 +182,8 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
         # TripleLift's img. / images. / ib.3lift.com, fifteenth pass)
         return "ad"
     if link is not None and ad_link(link):
-        # a paid link's picture is the advertiser's at any size (thirtieth pass, rule L: a
-        # banner slider's "/linkout/41977", an ad server's click URL, rel="sponsored")
+        # an ad's click redirect: the picture is the advertiser's at any size (thirtieth pass,
+        # rule L': a banner slider's "/linkout/41977", an ad server's click URL)
         return "ad"
     if region in _OWNER_REGIONS and (about_link(link) or _greets(attrs)):
         # the site owner's portrait beside the content (thirtieth pass, rule B): a sidebar
