@@ -234,7 +234,8 @@ def ad_link(link) -> bool:
     if not href:
         return False
     host, segs = _href_parts(href)
-    if host and (host.endswith(_AD_CLICK_HOSTS) or host.split(":")[0].endswith(_AD_CLICK_HOSTS)):
+    host = host.rpartition("@")[2].partition(":")[0]  # no userinfo, no port
+    if host and any(host == h or host.endswith("." + h) for h in _AD_CLICK_HOSTS):
         return True
     if segs and segs[0] == "go" and len(segs) > 1:
         return True

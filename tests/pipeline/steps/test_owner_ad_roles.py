@@ -57,6 +57,7 @@ def test_an_ad_click_redirect_is_an_ad_link(href):
     {"href": "https://example.com/2014/12/linkout-the-story-of-a-word/"},  # a word, no segment
     {"href": "/go"},  # "/go" alone is a page, not a redirect
     {"href": "/gone-fishing/"},
+    {"href": "https://notdoubleclick.net/story"},  # a host ending in the name is not it
     {"href": "https://example.com/about/"},
     {},
 ])
