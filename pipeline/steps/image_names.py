@@ -197,6 +197,63 @@ def names_logo(value: str) -> bool:
     return hit
 
 
+# Thirtieth pass, rule L': an ad's click redirect.  Ad servers' click hosts, and path segments
+# ad plugins and networks count clicks under ("/linkout/41977": a WordPress ad plugin's banner
+# slider; "/aclk", "/adclick"); "/go/..." is an affiliate or promo redirect (Conde Nast's
+# "/go/failsafe" subscribe promos, Adobe's "/go/getflashplayer").
+_AD_CLICK_HOSTS = ("doubleclick.net", "googleadservices.com")
+_AD_CLICK_SEGMENTS = frozenset(("linkout", "aclk", "adclick"))
+# Rule B: the site's about page, which a sidebar's portrait of the site's owner links to.
+_ABOUT_SEGMENTS = frozenset(("about", "about-me", "about-us", "aboutus", "who-we-are"))
+
+
+def _href_parts(href: str) -> tuple[str, list[str]]:
+    """An href's lower-case host and its non-empty path segments (query and fragment cut)."""
+    low = href.strip().lower()
+    for mark in ("#", "?"):
+        cut = low.find(mark)
+        if cut >= 0:
+            low = low[:cut]
+    host = ""
+    if "//" in low:
+        rest = low.split("//", 1)[1]
+        host, _, path = rest.partition("/")
+    else:
+        path = low
+    return host, [seg for seg in path.split("/") if seg]
+
+
+def ad_link(link) -> bool:
+    """Whether an image's innermost enclosing ``<a>`` (``ImageRef.link``) is an ad's click
+    redirect: an ad server's click host, an ad plugin's "/linkout/" (rule L', thirtieth pass)."""
+    if link is None:
+        return False
+    # Not rel="sponsored": WordPress's affiliate plugins write it on a recipe's equipment cards
+    # ("OXO Large cookie scoop" linking to amzn.to), whose pictures are the products they name.
+    href = link.attributes.get("href")
+    if not href:
+        return False
+    host, segs = _href_parts(href)
+    host = host.rpartition("@")[2].partition(":")[0]  # no userinfo, no port
+    if host and any(host == h or host.endswith("." + h) for h in _AD_CLICK_HOSTS):
+        return True
+    if segs and segs[0] == "go" and len(segs) > 1:
+        return True
+    return not _AD_CLICK_SEGMENTS.isdisjoint(segs)
+
+
+def about_link(link) -> bool:
+    """Whether an image's innermost enclosing ``<a>`` points at a site's about page (its
+    href's last path segment: "/about", "/about-me/"; rule B, thirtieth pass)."""
+    if link is None:
+        return False
+    href = link.attributes.get("href")
+    if not href or "about" not in href.lower() and "who-we-are" not in href.lower():
+        return False
+    segs = _href_parts(href)[1]
+    return bool(segs) and segs[-1] in _ABOUT_SEGMENTS
+
+
 def linked_logo(link) -> bool:
     """Whether an image's innermost enclosing ``<a>`` (``ImageRef.link``, a parser node), or
     the element around that link, names a logo by its class or id (:func:`names_logo`): a

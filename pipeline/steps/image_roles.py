@@ -24,7 +24,8 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from pipeline.steps.image_names import (TRACKER_URL_RE, class_roles, folder_role, linked_logo,
+from pipeline.steps.image_names import (TRACKER_URL_RE, about_link, ad_link, class_roles,
+                                        folder_role, linked_logo,
                                         name_facts, query_width, tracker_hint)
 
 _ALT_ROLE_RE = re.compile(r"^(?:\w+ )?(?:logo|icon|avatar|badge)$|^avatar\b|\blogo$"
@@ -43,6 +44,22 @@ _THUMB = 100
 # The regions whose images are the site's own furniture unless declared as large as a picture
 # the image step keeps (its minimum side, 300 px).
 _MASTHEAD_REGIONS = frozenset(("header", "footer", "nav"))
+# Regions where a picture linking to the site's about page, or greeting ("Meet Cheryl"), is the
+# site owner's portrait (rule B): outside the content, where an about page's own pictures and
+# headlines ("Meet the Swede who tattooed ...") sit.
+_OWNER_REGIONS = frozenset(("aside", "footer", "header", "nav", "related"))
+_GREETING_RE = re.compile(r"(?:About|Meet) [A-Z][a-z]+(?: (?:&|and) [A-Z][a-z]+)?")
+
+
+def _greets(attrs: dict) -> bool:
+    """Whether an image's alt or title is an about box's greeting: "About Jenna", "Meet
+    Cheryl", "Meet Kay & Luke" (a name or two, nothing else)."""
+    for key in ("alt", "title"):
+        value = attrs.get(key)
+        if value and (value[0] == "A" or value[0] == "M" or value[:1].isspace()) \
+                and _GREETING_RE.fullmatch(value.strip()):
+            return True
+    return False
 _PICTURE = PICTURE_PX = 300
 
 
@@ -164,6 +181,15 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
         # content-recommendation and native-ad networks' image hosts (thirteenth pass;
         # TripleLift's img. / images. / ib.3lift.com, fifteenth pass)
         return "ad"
+    if link is not None and ad_link(link):
+        # an ad's click redirect: the picture is the advertiser's at any size (thirtieth pass,
+        # rule L': a banner slider's "/linkout/41977", an ad server's click URL)
+        return "ad"
+    if region in _OWNER_REGIONS and (about_link(link) or _greets(attrs)):
+        # the site owner's portrait beside the content (thirtieth pass, rule B): a sidebar
+        # picture linking to the about page ("About Jenna", "Family photo"), or one whose
+        # alt or title greets ("Meet Cheryl"), is an author box's picture by another name
+        return "avatar"
     if "gravatar." in low or "/avatar" in low:
         return "avatar"  # gravatar.com/avatar/<hash>, /avatars/<user>.jpg: the name says nothing
     if low.endswith(".svg") or ".svg?" in low:

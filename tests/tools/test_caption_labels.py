@@ -53,14 +53,14 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in range(2, 26)
+        assert lab.get("sample", 2) in range(2, 27)
         # samples 5, 10, 12 are stratified by region (header / footer / menu images), sample 11
         # and 13 by a stratum of their own ("larger": thumbnails naming a larger version;
-        # "resize": thumbnails a resizing CDN serves small), samples 14 to 25 are random draws
+        # "resize": thumbnails a resizing CDN serves small), samples 14 to 26 are random draws
         # capped at 3 items a site ("capped": no plain random draw, so reported on its own): they say so
         # and name each item's stratum, so that measure() keeps them out of the split's figures
         assert (lab.get("sample") in (5, 10, 12)) == (lab.get("stratified") == "region"), lab
-        assert (lab.get("sample") in (11, 13, *range(14, 26))) == (lab.get("stratified") == "stratum"), lab
+        assert (lab.get("sample") in (11, 13, *range(14, 27))) == (lab.get("stratified") == "stratum"), lab
         if lab.get("stratified") == "region":
             assert lab["region"] in ("nav", "header", "footer") and lab["split"] == "dev"
         if lab.get("stratified") == "stratum":
@@ -68,7 +68,7 @@ def test_the_labels_are_well_formed(path):
                                       15: "capped", 16: "capped", 17: "capped",
                                       18: "capped", 19: "capped", 20: "capped",
                                       21: "capped", 22: "capped", 23: "capped",
-                                      24: "capped", 25: "capped"}[lab["sample"]] \
+                                      24: "capped", 25: "capped", 26: "capped"}[lab["sample"]] \
                 and lab["split"] == "dev"
     counts = Counter(lab["label"] for lab in labels)
     assert len(labels) >= 200 and min(counts.values()) >= 35, counts
@@ -261,7 +261,8 @@ def test_the_fresh_dev_sample_14(english):
                                                                 (22, 0.05, 0.12),
                                                                 (23, 0.12, 0.09),
                                                                 (24, 0.06, 0.05),
-                                                                (25, 0.11, 0.05)])
+                                                                (25, 0.11, 0.05),
+                                                                (26, 0.07, 0.07)])
 def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
     fresh = english[f"dev-s{sample}"]["all"]
     assert fresh["n_good"] >= 19 and fresh["n_junk"] >= 74
@@ -316,15 +317,17 @@ def _missed(sample: int, why: str):
     # sample 25: 0.083 (2 of 24) when measured once on main's rules at d677113 (a two-word
     # name in a menu, a Pinterest blurb opening "Try this"); 0.042 after the twenty-ninth
     # pass's rule M kept the name its picture's headline repeats (mined)
-    25])
+    25,
+    _missed(26, (
+        "good lost <= 0.05 is not met on the fresh dev sample 26 (0.061, 2 of 33, "
+        "measured once on main's rules at b9d50bd: an 80 px video-promo thumbnail's Getty "
+        "caption, a decided kind, and an 'Ingredients shown: ...' list read as tags; lost >100 "
+        "0.031; docs/captions.md, thirtieth pass)"))])
 def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
     assert english[f"dev-s{sample}"]["all"]["good_lost"] <= 0.05
 
 
-@pytest.mark.parametrize("sample", [15, 16, 17, 18, 19, 20, 21, 22, 23, 24, _missed(25, (
-        "junk kept <= 0.08 is not met on the fresh dev sample 25 (0.099, 8 of 81, measured "
-        "once on main's rules at d677113: one-site promos, ads and furniture; "
-        "docs/captions.md)"))])
+@pytest.mark.parametrize("sample", [15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26])
 def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
     # samples 15 to 17 meet it after their passes' changes (0.048, 0.026, 0.065); sample 19
     # as first measured (0.071) and after the twentieth pass (0.059); sample 20 not as first
@@ -333,7 +336,9 @@ def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
     # as measured once on the twenty-fourth pass's rules (0.038); samples 18 and 23 not as
     # first measured (0.110, 0.113), after the twenty-eighth pass's rules I and F (mined) 0.073
     # and 0.075 (an image id, a quote fragment ending in a comma); sample 24 as measured once
-    # on main's rules (0.051); sample 25 not as measured once (0.099)
+    # on main's rules (0.051); sample 25 not as measured once (0.099), after the thirtieth
+    # pass's rules L' and B (mined) 0.074 (an ad banner behind a "/linkout/" link, an about
+    # box's "About Jenna"); sample 26 as measured once on main's rules (0.064)
     assert english[f"dev-s{sample}"]["all"]["junk_kept"] <= 0.08
 
 
