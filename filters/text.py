@@ -395,16 +395,11 @@ class TextCleaner(BatchMapStage):
         :func:`filters.text_rules.labelled_list`), at any size, is judged without the list
         tests (thirty-first pass, rule A)."""
         if labelled_list(text):
-            return self._waived(text, page_lang, "list")
+            return self._again(text, page_lang, "list", waive="list")
         if not width or not height or width < NAME_LIST_PX or height < NAME_LIST_PX \
                 or not name_list(text):
             return result
-        key = (text, page_lang, "names")
-        hit = self._cached(key)
-        if hit is None:
-            hit = self._begin(text, page_lang, len(self.rules), names=True)
-            self._store(key, hit)
-        return hit
+        return self._again(text, page_lang, "names", names=True)
 
     def _own_exclaim(self, result: tuple, text: str, page_lang: str, width: int | None,
                      height: int | None) -> tuple:
@@ -415,15 +410,15 @@ class TextCleaner(BatchMapStage):
         if not width or not height or width < NAME_LIST_PX or height < NAME_LIST_PX \
                 or not own_exclamation(text):
             return result
-        return self._waived(text, page_lang, "exclaim")
+        return self._again(text, page_lang, "exclaim", waive="exclaim")
 
-    def _waived(self, text: str, page_lang: str, waive: str) -> tuple:
-        """The result of ``text`` with the rules run without the test ``waive`` names
-        (:class:`_Ctx`), cached apart."""
-        key = (text, page_lang, waive)
+    def _again(self, text: str, page_lang: str, tag, **flags) -> tuple:
+        """The result of ``text`` with the rules run again under ``flags`` (:class:`_Ctx`:
+        ``named``, ``names``, ``waive``), cached apart under ``tag``."""
+        key = (text, page_lang, tag)
         hit = self._cached(key)
         if hit is None:
-            hit = self._begin(text, page_lang, len(self.rules), waive=waive)
+            hit = self._begin(text, page_lang, len(self.rules), **flags)
             self._store(key, hit)
         return hit
 
@@ -433,12 +428,7 @@ class TextCleaner(BatchMapStage):
         edit), out of vocabulary and, of three words or fewer, of no target language; and it
         counts as the picture's own text wherever it sits (two words are enough: "Bourbon
         Balls" beside ``Bourbon-Balls-4-150x150.jpg``).  Rare; cached apart."""
-        key = (text, page_lang, named)
-        result = self._cached(key)
-        if result is None:
-            result = self._begin(text, page_lang, len(self.rules), named=named)
-            self._store(key, result)
-        return result
+        return self._again(text, page_lang, named, named=named)
 
     @staticmethod
     def own_text(cand: Candidate) -> bool:
