@@ -44,8 +44,10 @@ from filters.text_rules import (
     RULE_NAMES,
     RULES,
     Reject,
+    labelled_list,
     may_fire,
     name_list,
+    own_exclamation,
     tidy,
 )
 from pipeline.core.errors import ConfigError
@@ -152,10 +154,11 @@ class _Ctx:
     """What the rules see of the cleaner and of the text being cleaned, one per text."""
 
     __slots__ = ("cleaner", "config", "meta", "page_lang", "facts", "ft", "text", "norm",
-                 "norm_words", "named", "names")
+                 "norm_words", "named", "names", "waive")
 
     def __init__(self, cleaner: "TextCleaner", page_lang: str, norm: str = "",
-                 norm_words: int = 0, named: int = False, names: bool = False):
+                 norm_words: int = 0, named: int = False, names: bool = False,
+                 waive: str = ""):
         self.cleaner = cleaner
         self.config: TextCleanerConfig = cleaner.config  # an attribute: rules read it often
         self.meta: dict = {"text_edits": []}
@@ -173,6 +176,10 @@ class _Ctx:
         # The text is a list of names on a large picture (TextCleaner._name_list): the
         # keyword_list rule does not ask its short-list test.
         self.names = names
+        # A test the rules do not ask of a picture's own text (thirty-first pass): "list"
+        # (a labelled list, rule A: keyword_list's list tests), "exclaim" (an exclamation on
+        # a large picture, rule E: the exclamation test).
+        self.waive = waive
 
     @property
     def lid(self) -> LanguageId:
@@ -257,6 +264,7 @@ class TextCleaner(BatchMapStage):
         self._not_target = self.reason("not_target")
         self._too_short = self.reason("too_short")
         self._keyword_list = self.reason("keyword_list")
+        self._exclamation = self.reason("exclamation")
         self._drops: dict[str, Drop] = {}
         self._cache: OrderedDict = OrderedDict()
 
@@ -334,6 +342,8 @@ class TextCleaner(BatchMapStage):
             result = self._word_name(result, text, page_lang, file_name, width, height)
         if own and result[1] == self._keyword_list:
             result = self._name_list(result, text, page_lang, width, height)
+        elif own and result[1] == self._exclamation:
+            result = self._own_exclaim(result, text, page_lang, width, height)
         result = self._titled(result, text, file_name)  # a drop passes _short unchanged
         if not own and image_text and result[0] is not None:
             own = named_by_image(text, image_text)
@@ -380,14 +390,35 @@ class TextCleaner(BatchMapStage):
         ``NAME_LIST_PX`` or more both ways, whose items read as people's names
         (:func:`filters.text_rules.name_list`): the rules run again without the short-list
         test ("Director, Damien Chazelle, Ryan Gosling"; the hashtag and five-segment tests
-        still drop).  Any other result as it is (twenty-ninth pass, rule N)."""
+        still drop).  Any other result as it is (twenty-ninth pass, rule N).  A list led by
+        a label naming what the picture shows ("Ingredients shown: ...",
+        :func:`filters.text_rules.labelled_list`), at any size, is judged without the list
+        tests (thirty-first pass, rule A)."""
+        if labelled_list(text):
+            return self._again(text, page_lang, "list", waive="list")
         if not width or not height or width < NAME_LIST_PX or height < NAME_LIST_PX \
                 or not name_list(text):
             return result
-        key = (text, page_lang, "names")
+        return self._again(text, page_lang, "names", names=True)
+
+    def _own_exclaim(self, result: tuple, text: str, page_lang: str, width: int | None,
+                     height: int | None) -> tuple:
+        """A picture's own text dropped as an exclamation, on a picture declared at
+        ``NAME_LIST_PX`` or more both ways, in sentence case and speaking of no person
+        (:func:`filters.text_rules.own_exclamation`): judged without the exclamation test
+        (thirty-first pass, rule E).  Any other result as it is."""
+        if not width or not height or width < NAME_LIST_PX or height < NAME_LIST_PX \
+                or not own_exclamation(text):
+            return result
+        return self._again(text, page_lang, "exclaim", waive="exclaim")
+
+    def _again(self, text: str, page_lang: str, tag, **flags) -> tuple:
+        """The result of ``text`` with the rules run again under ``flags`` (:class:`_Ctx`:
+        ``named``, ``names``, ``waive``), cached apart under ``tag``."""
+        key = (text, page_lang, tag)
         hit = self._cached(key)
         if hit is None:
-            hit = self._begin(text, page_lang, len(self.rules), names=True)
+            hit = self._begin(text, page_lang, len(self.rules), **flags)
             self._store(key, hit)
         return hit
 
@@ -397,12 +428,7 @@ class TextCleaner(BatchMapStage):
         edit), out of vocabulary and, of three words or fewer, of no target language; and it
         counts as the picture's own text wherever it sits (two words are enough: "Bourbon
         Balls" beside ``Bourbon-Balls-4-150x150.jpg``).  Rare; cached apart."""
-        key = (text, page_lang, named)
-        result = self._cached(key)
-        if result is None:
-            result = self._begin(text, page_lang, len(self.rules), named=named)
-            self._store(key, result)
-        return result
+        return self._again(text, page_lang, named, named=named)
 
     @staticmethod
     def own_text(cand: Candidate) -> bool:
@@ -446,16 +472,16 @@ class TextCleaner(BatchMapStage):
                     break
 
     def _begin(self, text: str, page_lang: str, stop: int, named: int = False,
-               names: bool = False):
+               names: bool = False, waive: str = ""):
         """Normalises ``text`` and runs the rules before index ``stop``: a result tuple when
         that decides the text, else the ``_Ctx`` (holding the text) to go on from ``stop``."""
         parts = text[: self.config.max_input_chars].split()
         text = " ".join(parts)
         if text.isascii():
-            ctx = _Ctx(self, page_lang, text, len(parts), named, names)
+            ctx = _Ctx(self, page_lang, text, len(parts), named, names, waive)
         else:
             text = unicodedata.normalize("NFC", text)
-            ctx = _Ctx(self, page_lang, named=named, names=names)
+            ctx = _Ctx(self, page_lang, named=named, names=names, waive=waive)
         if not (text[:1].isalpha() or HAS_LETTER.search(text)):  # isalpha: a letter to HAS_LETTER
             return None, self._reason("empty"), ctx.meta, -1
         text, reason, at = self._run(text, ctx, 0, stop)
@@ -588,6 +614,10 @@ class TextCleaner(BatchMapStage):
                     result = self._name_list(result, sentence, page_lang,
                                              cand.meta.get("img_width"),
                                              cand.meta.get("img_height"))
+                elif result[1] == self._exclamation and self.own_text(cand):
+                    result = self._own_exclaim(result, sentence, page_lang,
+                                               cand.meta.get("img_width"),
+                                               cand.meta.get("img_height"))
             elif result[2].get("n_words", min_words) < min_words:
                 if own is None:
                     own = self.own_text(cand)

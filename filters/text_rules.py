@@ -845,9 +845,28 @@ def name_list(text: str) -> bool:
     return True
 
 
+# A list led by a label saying it is what the picture shows ("Ingredients shown: mushrooms,
+# breadcrumbs, ...", "From left: ..."): its lead, before the first colon, of one to four words
+# holding one of these (thirty-first pass, rule A).  Tag leads ("Tags:", "Keywords:") and a
+# model's guess ("Image may contain:") hold none of them.
+_LIST_LEAD_RE = re.compile(r"((?:[^\W\d_][\w'’-]* ){0,3}[^\W\d_][\w'’-]*): *\S")
+_LIST_LEADS = frozenset(("shown", "pictured", "ingredients", "left", "clockwise"))
+
+
+def labelled_list(text: str) -> bool:
+    """Whether ``text`` is a comma list led by a label naming what the picture shows."""
+    m = _LIST_LEAD_RE.match(text)
+    return m is not None and "," in text[m.end():] \
+        and not _LIST_LEADS.isdisjoint(m.group(1).lower().split())
+
+
 def keyword_list(text, ctx=None):
     if "#" in text and len(_HASHTAG_RE.findall(text)) >= 3:
         return _reject("keyword_list")
+    if ctx is not None and ctx.waive == "list":
+        # a picture's own labelled list (TextCleaner._name_list, thirty-first pass, rule A):
+        # the list tests below are not asked
+        return text
     cls = facts(text, ctx).cls  # every separator is a symbol of class "p"
     # ``ctx.names``: a list of names on a picture declared at the image step's size
     # (TextCleaner._name_list, twenty-ninth pass, rule N): the short-list test is not asked.
@@ -963,6 +982,8 @@ _EXCLAIM_TAIL = "\"'”’»)] "
 def exclamation(text, ctx=None):
     # A caption says what a picture shows; a short question or exclamation beside one is a
     # teaser ("Trying for a baby?"), a comment ("This is so delicious!") or a button.
+    if ctx is not None and ctx.waive == "exclaim":
+        return text  # a large picture's own exclamation (TextCleaner._own_exclaim, rule E)
     end = text[-1:]
     if end in _EXCLAIM_TAIL:  # "'What happened?'"
         end = text.rstrip(_EXCLAIM_TAIL)[-1:]
@@ -973,6 +994,24 @@ def exclamation(text, ctx=None):
 
 
 _EXCLAIM_WORDS = 8
+# Words of the first or second person: an exclamation holding one speaks to the reader or
+# for the writer ("meine Eindrücke!"), not of the picture (thirty-first pass, rule E).
+_PERSON_WORDS = frozenset("i me my we our you your ich wir du je mon ma mes nous vous votre "
+                          "tu".split())
+_PERSON_PREFIXES = ("mein", "unser", "dein")
+
+
+def own_exclamation(text: str) -> bool:
+    """Whether ``text``, a picture's own text, is an exclamation in sentence case that speaks
+    of no person ("Vegetable-packed spinach, broccoli and cheddar frittata!"): on a large
+    picture a recipe blog's alt, not a teaser ("Don't Mess With The Johan!") nor a comment."""
+    if text.rstrip(_EXCLAIM_TAIL)[-1:] != "!":
+        return False
+    words = [w.strip(".,;:!?\"'“”‘’()«»").lower() for w in text.split()]
+    if any(w in _PERSON_WORDS or w.startswith(_PERSON_PREFIXES) for w in words):
+        return False
+    return any(w[:1].islower() and w.isalpha() for w in
+               (w.strip(".,;:!?\"'“”‘’()«»") for w in text.split()[1:]))
 
 
 # 18b. datelines and lead-ins ---------------------------------------------------------------------

@@ -133,12 +133,15 @@ _DIR_ROLES = {"themes": "furniture", "theme": "furniture", "logo": "logo", "logo
               # charger.png"); image_role makes "partner" an "ad" unless the picture is
               # declared at the image step's size both ways
               "partner": "partner", "partners": "partner", "sponsor": "partner",
-              "sponsors": "partner"}
+              "sponsors": "partner",
+              # thirty-first pass, rule C: cost-per-click tiles ("aoldotcom-releases/cpc/
+              # boredom-therapy.png"), a partner's paid link
+              "cpc": "ad"}
 # A word of a folder's name that names its role ("site-header", "oth_banner"); the other roles
 # take the whole name only ("theme-park" is no theme).
 _DIR_WORD_ROLES = {"header": "furniture", "banner": "ad"}
 _DIR_HINTS = ("theme", "logo", "promo", "gravatar", "icons", "buttons", "badges", "/head",
-              "header", "sprite", "banner", "/svg", "partner", "sponsor")
+              "header", "sprite", "banner", "/svg", "partner", "sponsor", "/cpc")
 _DIR_SPLIT_RE = re.compile(r"[_-]")
 _DIR_CACHE: dict[str, str] = {}
 
@@ -149,7 +152,7 @@ def folder_role(low: str) -> str:
     if not ("theme" in low or "logo" in low or "promo" in low or "gravatar" in low
             or "icons" in low or "buttons" in low or "badges" in low or "/head" in low
             or "header" in low or "sprite" in low or "banner" in low or "/svg" in low
-            or "partner" in low or "sponsor" in low):
+            or "partner" in low or "sponsor" in low or "/cpc/" in low):
         return ""
     path = low.split("?", 1)[0].split("#", 1)[0]
     start = path.find("//")

@@ -37,7 +37,7 @@ for _region, _words in {
                "outbrain taboola teasers morestories revcontent rcjsload",
     "share": "share sharing sharebar social sociable follow addthis sharedaddy",
     "ad": "ad ads advert adverts advertisement advertising sponsor sponsored dfp adslot "
-          "adunit gpt",
+          "adunit gpt cpc",
     "newsletter": "newsletter subscribe subscription signup optin",
     "cookie": "cookie cookies consent gdpr",
     "author": "author authors byline avatar bio profile",

@@ -503,6 +503,42 @@ def test_a_list_of_names_on_a_large_picture_is_no_tag_list(cleaner):
         assert run(cleaner, cand(tags, **big)) == Drop("text_keyword_list"), tags
 
 
+def test_a_list_led_by_what_the_picture_shows_is_no_tag_list(cleaner):
+    # thirty-first pass, rule A: a picture's own comma list whose lead, before the first
+    # colon, says it lists what is shown is judged without the list tests (batch path and
+    # clean() alike, at any size); not as surrounding text or in the furniture, not a tag
+    # lead nor a model's guess
+    shown = ("Ingredients shown: mushrooms, breadcrumbs, worcestershire sauce, thyme, garlic, "
+             "Dijon mustard, onion, flour, butter, beef broth, ground beef, egg")
+    ev = run(cleaner, cand(shown))
+    assert isinstance(ev, Keep) and ev.outputs[0].text == shown
+    assert cleaner.clean(shown, "en", True)[0] == shown
+    assert run(cleaner, cand(shown, region="nav")) == Drop("text_keyword_list")
+    assert cleaner.clean(shown, "en", False)[1] == "text_keyword_list"
+    for tags in ("Tags: mushrooms, breadcrumbs, thyme, garlic, onion, flour, butter",
+                 "Image may contain: Human, Person, Sunglasses, Accessories, and Accessory",
+                 "Burger King, Instagram, Pablo Rochat, Rache"):
+        assert run(cleaner, cand(tags)) == Drop("text_keyword_list"), tags
+
+
+def test_a_large_pictures_own_exclamation_in_sentence_case_is_kept(cleaner):
+    # thirty-first pass, rule E: a picture's own text ending in "!" on a picture declared at
+    # 300 px or more both ways, in sentence case and speaking of no person, is judged without
+    # the exclamation test; a question, a title-case teaser, a first-person line, a small or
+    # undeclared picture, surrounding text still drop
+    big = {"img_width": 1100, "img_height": 1513}
+    dish = "Vegetable-packed spinach, broccoli and cheddar frittata!"
+    ev = run(cleaner, cand(dish, **big))
+    assert isinstance(ev, Keep) and ev.outputs[0].text == dish
+    assert cleaner.clean(dish, "en", True, width=1100, height=1513)[0] == dish
+    for meta in ({}, {"img_width": 280, "img_height": 210}, {**big, "region": "nav"}):
+        assert run(cleaner, cand(dish, **meta)) == Drop("text_exclamation"), meta
+    assert cleaner.clean(dish, "en", False, width=1100, height=1513)[1] == "text_exclamation"
+    for text in ("Don't Mess With The Johan!", "Is this the best frittata ever?",
+                 "You will love this frittata!", "Wir lieben diese Frittata!"):
+        assert run(cleaner, cand(text, **big)) == Drop("text_exclamation"), text
+
+
 def test_a_two_word_name_in_a_menu_its_headline_repeats_is_kept(cleaner):
     # twenty-ninth pass, rule M: a two-word alt in the furniture is kept when the picture's
     # other own texts (meta "image_text", handed over by the extract step) hold its words;

@@ -9,7 +9,7 @@ import functools
 import pytest
 
 from filters.text import TextCleaner, TextCleanerConfig
-from filters.text_rules import RULE_NAMES, RULES, name_list
+from filters.text_rules import RULE_NAMES, RULES, labelled_list, name_list, own_exclamation
 
 
 @functools.lru_cache(maxsize=None)
@@ -377,3 +377,36 @@ def test_rule_order_is_the_documented_one():
     table_rows = [ln.split("|")[2].strip() for ln in tr.__doc__.splitlines()
                   if ln.startswith("| ") and ln.split("|")[1].strip().isdigit()]
     assert table_rows == [r.name for r in RULES]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Ingredients shown: mushrooms, breadcrumbs, thyme", True),
+    ("Pictured: Anna, Tom, their dog", True),
+    ("From left: John Smith, Ann Lee, Bob Hart", True),
+    ("Clockwise from top left: bread, cheese, olives", True),
+    ("Ingredients: flour, sugar, eggs", True),
+    ("Tags: mushrooms, breadcrumbs, thyme", False),
+    ("Image may contain: Human, Person, Sunglasses", False),
+    ("Ingredients shown: mushrooms", False),  # no list after the lead
+    ("Burger King, Instagram, Pablo Rochat, Rache", False),
+    ("The ingredients we used for this recipe were shown to us: a, b", False),  # lead too long
+])
+def test_labelled_list(text, expected):
+    # thirty-first pass, rule A
+    assert labelled_list(text) is expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Vegetable-packed spinach, broccoli and cheddar frittata!", True),
+    ("Rice Crispy Peanut Butter Balls are a hit!", True),
+    ("Roll the dough in sugar and bake!", True),
+    ("Spinach frittata!\u201d", True),
+    ("Don't Mess With The Johan!", False),  # title case: a teaser
+    ("Wellness Gesichtsbehandlung: Plaisir D'Aromes - meine Eindrücke!", False),
+    ("You will love this frittata!", False),
+    ("Is this the best frittata?", False),
+    ("A frittata.", False),
+])
+def test_own_exclamation(text, expected):
+    # thirty-first pass, rule E
+    assert own_exclamation(text) is expected

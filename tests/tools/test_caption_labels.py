@@ -53,14 +53,14 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in range(2, 27)
+        assert lab.get("sample", 2) in range(2, 28)
         # samples 5, 10, 12 are stratified by region (header / footer / menu images), sample 11
         # and 13 by a stratum of their own ("larger": thumbnails naming a larger version;
-        # "resize": thumbnails a resizing CDN serves small), samples 14 to 26 are random draws
+        # "resize": thumbnails a resizing CDN serves small), samples 14 to 27 are random draws
         # capped at 3 items a site ("capped": no plain random draw, so reported on its own): they say so
         # and name each item's stratum, so that measure() keeps them out of the split's figures
         assert (lab.get("sample") in (5, 10, 12)) == (lab.get("stratified") == "region"), lab
-        assert (lab.get("sample") in (11, 13, *range(14, 27))) == (lab.get("stratified") == "stratum"), lab
+        assert (lab.get("sample") in (11, 13, *range(14, 28))) == (lab.get("stratified") == "stratum"), lab
         if lab.get("stratified") == "region":
             assert lab["region"] in ("nav", "header", "footer") and lab["split"] == "dev"
         if lab.get("stratified") == "stratum":
@@ -68,7 +68,8 @@ def test_the_labels_are_well_formed(path):
                                       15: "capped", 16: "capped", 17: "capped",
                                       18: "capped", 19: "capped", 20: "capped",
                                       21: "capped", 22: "capped", 23: "capped",
-                                      24: "capped", 25: "capped", 26: "capped"}[lab["sample"]] \
+                                      24: "capped", 25: "capped", 26: "capped",
+                                      27: "capped"}[lab["sample"]] \
                 and lab["split"] == "dev"
     counts = Counter(lab["label"] for lab in labels)
     assert len(labels) >= 200 and min(counts.values()) >= 35, counts
@@ -251,6 +252,20 @@ def test_the_fresh_dev_sample_14(english):
 # issue's targets are missed (xfails below).  Mined after that: good lost 0.042 (1 of 24) after
 # the twenty-ninth pass's rule M (a two-word name in a menu that its picture's headline
 # repeats), the issue's 0.05 met (plain assertion below); junk kept unchanged.
+# Sample 26 (thirtieth pass): measured once on main's rules (b9d50bd): junk kept 0.064 (5 of
+# 78), good lost 0.061 (2 of 33: an 80 px thumbnail's Getty caption, a decided kind, and
+# "Ingredients shown: mushrooms, ..." read as tags).  Mined after that: good lost 0.030 (1 of
+# 33) after the thirty-first pass's rule A (a list led by a label naming what the picture shows
+# is no tag list), the issue's 0.05 met (plain assertion below).
+# Sample 27 (thirty-first pass): 130 more English dev items nobody had read (seed 20261152, at
+# most 3 a site, 93 sites: 33 good, 73 junk, 24 vague), labelled by eye and committed (6d49363)
+# before anything was measured on them, then measured once on main's rules (8d68619): junk
+# kept 0.055 (4 of 73: a related story's kicker "You can do this.", a case-study card, a link
+# list's logo, a site owner's portrait), good lost 0.061 (2 of 33: a 74 px related thumbnail's
+# "Elizabeth Warren", a decided kind, and a recipe alt ending in "!", text_exclamation; lost
+# >100 0.031), the pass's fresh estimate.  Junk kept meets the issue's 0.08, good lost did not;
+# mined after that: 0.030 (1 of 33) after the thirty-first pass's rule E (a large picture's own
+# exclamation in sentence case), the issue's 0.05 met (plain assertion below).
 @pytest.mark.parametrize("sample,max_junk_kept,max_good_lost", [(15, 0.08, 0.07),
                                                                 (16, 0.04, 0.07),
                                                                 (17, 0.08, 0.18),
@@ -262,10 +277,11 @@ def test_the_fresh_dev_sample_14(english):
                                                                 (23, 0.12, 0.09),
                                                                 (24, 0.06, 0.05),
                                                                 (25, 0.11, 0.05),
-                                                                (26, 0.07, 0.07)])
+                                                                (26, 0.07, 0.04),
+                                                                (27, 0.06, 0.04)])
 def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
     fresh = english[f"dev-s{sample}"]["all"]
-    assert fresh["n_good"] >= 19 and fresh["n_junk"] >= 74
+    assert fresh["n_good"] >= 19 and fresh["n_junk"] >= 73
     assert fresh["junk_kept"] <= max_junk_kept
     assert fresh["good_lost"] <= max_good_lost
 
@@ -318,16 +334,19 @@ def _missed(sample: int, why: str):
     # name in a menu, a Pinterest blurb opening "Try this"); 0.042 after the twenty-ninth
     # pass's rule M kept the name its picture's headline repeats (mined)
     25,
-    _missed(26, (
-        "good lost <= 0.05 is not met on the fresh dev sample 26 (0.061, 2 of 33, "
-        "measured once on main's rules at b9d50bd: an 80 px video-promo thumbnail's Getty "
-        "caption, a decided kind, and an 'Ingredients shown: ...' list read as tags; lost >100 "
-        "0.031; docs/captions.md, thirtieth pass)"))])
+    # sample 26: 0.061 (2 of 33) when measured once on main's rules at b9d50bd (an 80 px
+    # thumbnail's Getty caption, an "Ingredients shown: ..." list read as tags); 0.030 after
+    # the thirty-first pass's rule A kept the labelled list (mined)
+    26,
+    # sample 27: 0.061 (2 of 33) when measured once on main's rules at 8d68619 (a 74 px
+    # thumbnail's name, a recipe alt ending in "!"); 0.030 after the thirty-first pass's
+    # rule E kept the alt (mined)
+    27])
 def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
     assert english[f"dev-s{sample}"]["all"]["good_lost"] <= 0.05
 
 
-@pytest.mark.parametrize("sample", [15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26])
+@pytest.mark.parametrize("sample", [15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27])
 def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
     # samples 15 to 17 meet it after their passes' changes (0.048, 0.026, 0.065); sample 19
     # as first measured (0.071) and after the twentieth pass (0.059); sample 20 not as first
@@ -338,7 +357,7 @@ def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
     # and 0.075 (an image id, a quote fragment ending in a comma); sample 24 as measured once
     # on main's rules (0.051); sample 25 not as measured once (0.099), after the thirtieth
     # pass's rules L' and B (mined) 0.074 (an ad banner behind a "/linkout/" link, an about
-    # box's "About Jenna"); sample 26 as measured once on main's rules (0.064)
+    # box's "About Jenna"); samples 26 and 27 as measured once on main's rules (0.064, 0.055)
     assert english[f"dev-s{sample}"]["all"]["junk_kept"] <= 0.08
 
 

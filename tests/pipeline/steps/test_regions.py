@@ -484,6 +484,20 @@ def test_a_partners_or_sponsors_folder_names_an_ad(url):
     assert image_role("https://e.com/sponsored-posts/cake.jpg", {}, 640, 400, "") == ""
 
 
+def test_cost_per_click_tiles_are_ads():
+    # thirty-first pass, rule C: a "cpc" folder holds a partner's paid tiles (aol's
+    # "aoldotcom-releases/cpc/boredom-therapy.png"), at any size; "cpc" in a class or id
+    # names an ad region; a folder merely holding the letters is none
+    url = "https://o.aolcdn.com/aoldotcom-releases/cpc/boredom-therapy.png"
+    assert image_role(url, {"alt": "Boredom Therapy"}, None, None, "content") == "ad"
+    assert image_role(url, {}, 640, 400, "content") == "ad"
+    for other in ("https://e.com/cpcs/boredom.png", "https://e.com/uploads/cpc-meeting.jpg"):
+        assert image_role(other, {}, 640, 400, "content") == "", other
+    assert class_region("cpc-items subitem") == "ad"
+    assert class_region("module-cpc") == "ad"
+    assert class_region("with-fourth-cpc") == ""  # a page state, as before
+
+
 def test_a_bio_picture_is_an_avatar():
     # eighteenth pass: a byline's or a site owner's bio picture, named so
     for url in ("https://cdn.abcotvs.com/dip/images/13718537_KTRK-Alex-Bozarjian-BIO-IMG.png",
