@@ -27,6 +27,7 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
+import signal  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 
@@ -45,7 +46,7 @@ def families() -> dict:
     return mod.FAMILIES
 
 
-def measure(lengths, reps: int, only: str = "") -> dict:
+def measure(lengths, reps: int, only: str = "", limit: float = 10.0) -> dict:
     """``{family: {"clean_ms", "clean_len", "rule_ms", "rule", "rule_len"}}`` plus
     ``"_typical"``: this process's tree (cwd first on sys.path)."""
     from filters.text import TextCleaner, TextCleanerConfig, _Ctx
@@ -57,11 +58,24 @@ def measure(lengths, reps: int, only: str = "") -> dict:
     lang_at = [r.name for r in RULES].index("lang")
     cap = cleaner.config.max_input_chars
 
+    def on_alarm(*_):
+        raise TimeoutError
+
+    signal.signal(signal.SIGALRM, on_alarm)
+
     def best(fn, *args):
+        """Best of ``reps`` seconds; ``limit`` (a lower bound) for a call stopped there (a
+        hang: the slug and shortcode patterns before the fix)."""
         t_best = float("inf")
         for _ in range(reps):
             t0 = time.perf_counter()
-            fn(*args)
+            signal.setitimer(signal.ITIMER_REAL, limit)
+            try:
+                fn(*args)
+            except TimeoutError:
+                return limit
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
             t_best = min(t_best, time.perf_counter() - t0)
         return t_best
 
@@ -72,7 +86,7 @@ def measure(lengths, reps: int, only: str = "") -> dict:
         row = {"clean_ms": 0.0, "clean_len": 0, "rule_ms": 0.0, "rule": "", "rule_len": 0}
         for n in lengths:
             text = make(n)
-            cleaner.clean(text, "en")  # wordfreq's words of this text looked up once
+            best(cleaner.clean, text, "en")  # wordfreq's words of this text looked up once
             t = best(cleaner.clean, text, "en")
             if t * 1e3 > row["clean_ms"]:
                 row.update(clean_ms=t * 1e3, clean_len=n)
@@ -99,6 +113,8 @@ def main() -> None:
     ap.add_argument("--family", default="", help="only families whose name holds this")
     ap.add_argument("--against", default="", help="a git revision to compare with")
     ap.add_argument("--json", default="", help="also write the result here")
+    ap.add_argument("--limit", type=float, default=10.0,
+                    help="seconds after which one call is stopped and counted as this (a hang)")
     ap.add_argument("--_child", default="", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.reps < 1:
@@ -115,11 +131,11 @@ def main() -> None:
         pass
     if args._child:  # the other tree's run: its filters/ first on sys.path, families from ours
         sys.path.insert(0, args._child)
-        res = measure(lengths, args.reps, args.family)
+        res = measure(lengths, args.reps, args.family, args.limit)
         print(json.dumps(res))
         return
     sys.path.insert(0, HERE)
-    here = measure(lengths, args.reps, args.family)
+    here = measure(lengths, args.reps, args.family, args.limit)
     result = {"lengths": lengths, "reps": args.reps, "tree": here}
     if args.against:
         with tempfile.TemporaryDirectory() as tmp:
@@ -139,7 +155,8 @@ def main() -> None:
                             os.symlink(os.path.join(HERE, "filters", name), dst)
                 proc = subprocess.run(
                     [sys.executable, os.path.abspath(__file__), "--lengths", args.lengths,
-                     "--reps", str(args.reps), "--family", args.family, "--_child", tmp],
+                     "--reps", str(args.reps), "--family", args.family, "--limit",
+                     str(args.limit), "--_child", tmp],
                     cwd=tmp, capture_output=True, text=True, check=True)
                 other = json.loads(proc.stdout.strip().splitlines()[-1])
             finally:
@@ -147,7 +164,8 @@ def main() -> None:
         result["against"] = {"ref": args.against, "tree": other}
     width = max(len(f) for f in here)
     print(f"{'family':<{width}}  clean ms (len)   worst rule ms (rule, len)"
-          + ("   | REF clean ms  REF rule ms  ratio clean  ratio rule" if args.against else ""))
+          + ("   | REF clean ms  REF rule ms (rule)  ratio clean  ratio rule" if args.against
+             else ""))
     for fam, row in here.items():
         if fam == "_typical":
             continue
@@ -155,7 +173,7 @@ def main() -> None:
                 f"   {row['rule_ms']:8.3f} ({row['rule']}, {row['rule_len']})")
         if args.against and fam in other:
             o = other[fam]
-            line += (f"   | {o['clean_ms']:10.3f}  {o['rule_ms']:10.3f}"
+            line += (f"   | {o['clean_ms']:10.3f}  {o['rule_ms']:10.3f} ({o['rule']})"
                      f"  {o['clean_ms'] / max(row['clean_ms'], 1e-6):10.1f}x"
                      f"  {o['rule_ms'] / max(row['rule_ms'], 1e-6):9.1f}x")
         print(line)
