@@ -739,9 +739,14 @@ def boilerplate(text, ctx=None):
 _PROMO = PhraseSet(load_wordlists("promo"))
 _PERCENT_RE = re.compile(r"\b\d{1,2}\s?% off\b|\bsave (?:up to )?\d{1,2}\s?%", re.I)
 _BIG = r"(?![\d.,]|[\s-]?(?:million|billion|trillion|bn|mn|m|k)\b)"
-# Possessive number runs: what may follow one is never a digit, "." or ",".
-_PRICE_RE = re.compile(r"[$€£¥₹]\s?\d[\d.,]*+" + _BIG + r"|\b\d[\d.,]*+\s?(?:€|£|¥|₹)"
-                       r"|\b\d[\d.,]*+\s?(?:USD|EUR|GBP|CHF|dollars?|euros?|bucks)\b"
+# Possessive number runs: what may follow one is never a digit, "." or ",".  A number before
+# its currency ("19,99 €") is tried once per run of digits, "." and ",", from the run's first
+# digit at a word boundary (atomic): every such digit of the run reaches the same run end, so
+# the first one decides; the older "\b\d[\d.,]*" tried each of them ("1,1,1,...,1 dollarz":
+# quadratic).  The rule asks only whether the pattern is found, which is unchanged.
+_PRICE_RE = re.compile(r"[$€£¥₹]\s?\d[\d.,]*+" + _BIG
+                       + r"|(?<![\d.,])(?>[\d.,]*?\b\d)[\d.,]*+\s?(?:€|£|¥|₹"
+                       r"|(?:USD|EUR|GBP|CHF|dollars?|euros?|bucks)\b)"
                        r"|\b(?:USD|EUR|GBP|CHF|US\$)\s?\d[\d.,]*+" + _BIG, re.I)
 
 

@@ -124,6 +124,7 @@ FAMILIES = {
     "price_digits": lambda n: _fill("1.,", n, "$"),                # [\d.,]* + _BIG lookahead
     "price_dotted": lambda n: _fill("1.", n, "", " €x"),
     "price_words": lambda n: _fill("1,", n, "", " dollarz"),
+    "price_words_gated": lambda n: _fill("1,", n, "dollars ", " dollarz"),  # the gate passed
     # --- punctuation / caps / lists / repeats ---------------------------------------------
     "punct_runs": lambda n: _fill("!!a", n),
     "punct_same": lambda n: _fill("*", n, "a"),
