@@ -954,6 +954,29 @@ def repeated_words(text, ctx=None):
 # 14. trailing hashtags ---------------------------------------------------------------------------
 # Started where a whitespace run starts, possessive: the same match as "(?:\s+#\w+)+\s*$".
 _TRAILING_TAGS_RE = re.compile(r"(?<!\s)(?:\s++#\w++)++\s*+$")
+# _trailing_tags's parts: where a run of tags may start, the run, and what may end the text.
+_TAGS_START_RE = re.compile(r"(?<!\s)\s+#")
+_TAGS_RUN_RE = re.compile(r"(?:\s++#\w++)++")
+_SPACES_END_RE = re.compile(r"\s*+$")
+
+
+def _trailing_tags(text: str) -> int:
+    """Where ``_TRAILING_TAGS_RE.search(text)`` starts, or -1, in linear time: its search
+    reads every tag run to its end from each of the run's tags ("a #a #a ... #a ." costs
+    the square of the tags); a tag inside a run already read ends where the run does, so it
+    is not tried again (docs/captions.md, "Worst-case cost")."""
+    covered = 0
+    for c in _TAGS_START_RE.finditer(text):
+        p = c.start()
+        if p < covered:
+            continue
+        run = _TAGS_RUN_RE.match(text, p)
+        if run is None:
+            continue
+        if _SPACES_END_RE.match(text, run.end()):
+            return p
+        covered = run.end()
+    return -1
 
 
 def hashtags(text, ctx=None):
@@ -961,10 +984,10 @@ def hashtags(text, ctx=None):
     # caption before them is kept when it holds words of its own (else keyword_list decides).
     if "#" not in text:
         return text
-    m = _TRAILING_TAGS_RE.search(text)
-    if m is None or m.start() == 0 or not HAS_LETTER.search(text[:m.start()]):
+    start = _trailing_tags(text)
+    if start <= 0 or not HAS_LETTER.search(text[:start]):
         return text
-    return text[:m.start()]
+    return text[:start]
 
 
 # 17. the leading sentences of a long text -------------------------------------------------------

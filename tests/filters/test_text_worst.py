@@ -138,3 +138,15 @@ def test_slug_and_shortcode_patterns_were_the_hangs():
     assert tr._SLUG_RE.match(slug) is None
     assert tr._SLUG_RE.match(slug[:-1]) is not None  # without the "." it is one
     assert tr._TAG_RE.search(FAMILIES["markup_shortcode"](2000)) is None
+
+
+def test_trailing_tags_start_where_the_plain_search_does():
+    """``_trailing_tags`` (the hashtags rule's linear search) starts where the plain
+    pattern's search does, on random strings, long joins of them and the families."""
+    old = OLD["_TRAILING_TAGS_RE"]
+    texts = list(_strings(11, 20_000, 16)) + [" ".join(_strings(s, 40, 8)) for s in range(300)]
+    texts += [make(n) for make in FAMILIES.values() for n in (60, 600)]
+    texts += ["a #b", "a #b ", "#a #b", "a # #b", "a #b #c.", "a  #b\t#c  ", "a #b\n"]
+    for s in texts:
+        m = old.search(s)
+        assert tr._trailing_tags(s) == (m.start() if m else -1), s
