@@ -79,6 +79,10 @@ def main() -> None:
         ap.error("--sizes: comma-separated integers")
     if not sizes or min(sizes) <= 0:
         ap.error("--sizes must be > 0")
+    if args.against and subprocess.run(
+            ["git", "-C", HERE, "rev-parse", "--verify", "-q", args.against + "^{commit}"],
+            capture_output=True).returncode != 0:
+        ap.error(f"--against: {args.against!r} is no commit of this repository")
     try:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     except (AttributeError, OSError):

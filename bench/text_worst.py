@@ -125,6 +125,12 @@ def main() -> None:
         ap.error("--lengths: comma-separated integers")
     if not lengths or min(lengths) <= 0:
         ap.error("--lengths must be > 0")
+    if args.limit <= 0:
+        ap.error("--limit must be > 0")
+    if args.against and subprocess.run(
+            ["git", "-C", HERE, "rev-parse", "--verify", "-q", args.against + "^{commit}"],
+            capture_output=True).returncode != 0:
+        ap.error(f"--against: {args.against!r} is no commit of this repository")
     try:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     except (AttributeError, OSError):
