@@ -46,8 +46,7 @@ FAMILIES = {
     "attr_title": lambda n: _one(b"title", b"aA", n, extra=b'src="a.jpg" '),
     "attr_href": lambda n: _one(b"href", b"a", n, tag=b"a",
                                 extra=b"") + b'<img src="a.jpg" alt="a red boat on a lake">',
-    "attr_many": lambda n: _one(b"x", b"", 0) if False else _many(
-        b'<img src="a.jpg" alt="boat" ' + b'a=b ' * 1000 + b">", n),
+    "attr_many": lambda n: _many(b'<img src="a.jpg" alt="boat" ' + b"a=b " * 1000 + b">", n),
     "images_many": lambda n: _many(b'<img src="a.jpg" alt="a red boat">', n),
     "images_distinct": lambda n: b"".join([_HEAD] + [
         b'<img src="i%d.jpg" alt="boat %d">' % (i, i) for i in range(n // 32)] + [_TAIL]),
