@@ -227,7 +227,10 @@ def tidy(text: str) -> str:
 
 
 # 1. markup ------------------------------------------------------------------------------
-_TAG_RE = re.compile(r"<[^<>]{0,300}>|\[/?\w+(?:\s+[\w-]+=[^\]]*)+\]|\[/\w+\]")
+# The shortcode's attributes are one run up to the first "]": every char of "\s+[\w-]+=" is
+# one of [^\]], so the older "(?:\s+[\w-]+=[^\]]*)+" matched the same spans in exponential time
+# ("[a a=a=a=..." with no "]" hung the step; docs/captions.md, "Worst-case cost").
+_TAG_RE = re.compile(r"<[^<>]{0,300}>|\[/?\w++\s++[\w-]++=[^\]]*+\]|\[/\w+\]")
 _MOJIBAKE_RE = re.compile("[ÃÂ][\u0080-\u00bf]|â€")
 _CONTROL_RE = re.compile("[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029]")
 _INVISIBLE_RE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060\ufeff]")
@@ -258,11 +261,60 @@ def markup(text, ctx=None):
 
 
 # 2-3. e-mail addresses and URLs -------------------------------------------------------------
-_EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[\w.+-]+\s*[\[(]at[\])]\s*[\w-]+"
-                       r"\s*[\[(]dot[\])]\s*\w+", re.I)
+# Possessive runs (what follows each is outside its set, so giving back never helps) and a
+# first run's start only where a run of its set starts (a later start in the run meets the
+# same "@"): the same matches as the plain pattern, without its quadratic backtracking.
+_EMAIL_RE = re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]++(?:\.[\w-]++)+"
+                       r"|\b[\w.+-]++\s*+[\[(]at[\])]\s*+[\w-]++"
+                       r"\s*+[\[(]dot[\])]\s*+\w+", re.I)
 _TLDS = "com|org|net|edu|gov|io|co|uk|de|fr|info|biz|me|tv|ly|us|ca|au|eu|ru|jp|cn|app|dev"
 _URL_RE = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"'()\[\]]*[^\s<>\"'()\[\].,;:!?]"
-                     r"|\b[a-z0-9][\w-]*(?:\.[\w-]+)*\.(?:" + _TLDS + r")\b(?:/[^\s<>\"'()\[\]]*)?", re.I)
+                     r"|\b[a-z0-9][\w-]*+(?:\.[\w-]++)*\.(?:" + _TLDS + r")\b"
+                     r"(?:/[^\s<>\"'()\[\]]*+)?", re.I)
+
+
+# Where each pattern's search can be quadratic, and how _sub_linear makes it linear: the
+# positions a match may start at (``starts``), and from a start where the pattern failed,
+# the run (``run``) within which one alternative is sure to fail at every later start too
+# (a later start in the same run reaches only the ends the first one did), leaving the others
+# (``rest``) to try there.
+_EMAIL_STARTS_RE = re.compile(r"(?<![\w.+-])[\w.+-]|\b[\w.+-]")
+_EMAIL_RUN_RE = re.compile(r"\b[\w.+-]*+")  # the second alternative's run (it starts at \b)
+_EMAIL_REST_RE = re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]++(?:\.[\w-]++)+", re.I)
+_URL_STARTS_RE = re.compile(r"\b[a-z0-9]", re.I)
+_URL_RUN_RE = re.compile(r"[\w-]*+(?:\.[\w-]++)*+")  # the host alternative's reach
+_URL_REST_RE = re.compile(r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"'()\[\]]*[^\s<>\"'()\[\].,;:!?]",
+                          re.I)
+# Up to this many characters the plain search is cheaper (its quadratic worst case is small).
+_LINEAR_FROM = 256
+
+
+def _sub_linear(rx, starts, run, rest, text: str, repl: str = " ") -> str:
+    """``rx.sub(repl, text)``, the same result, in time linear in the text where ``rx``'s
+    search is quadratic (a run that every start position reads to its end and fails):
+    ``rx`` is tried only where ``starts`` matches and, within the ``run`` of a start where it
+    failed, only its alternatives ``rest`` (docs/captions.md, "Worst-case cost")."""
+    out, last, pos, covered = [], 0, 0, 0
+    while True:
+        s = starts.search(text, pos)
+        if s is None:
+            break
+        p = s.start()
+        m = (rx if p >= covered else rest).match(text, p)
+        if m is None:
+            if p >= covered:
+                r = run.match(text, p)
+                if r is not None:
+                    covered = r.end()
+            pos = p + 1
+            continue
+        out.append(text[last:p])
+        out.append(repl)
+        last = pos = m.end()
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
 
 
 # What follows the "@" of every address _EMAIL_RE finds: a search that starts at the "@".
@@ -277,6 +329,8 @@ def email(text, ctx=None):
     low = facts(text, ctx).low
     if not _AT_HOST_RE.search(text) and "[at" not in low and "(at" not in low:
         return text
+    if len(text) > _LINEAR_FROM:
+        return _sub_linear(_EMAIL_RE, _EMAIL_STARTS_RE, _EMAIL_RUN_RE, _EMAIL_REST_RE, text)
     return _EMAIL_RE.sub(" ", text)
 
 
@@ -295,11 +349,17 @@ def url(text, ctx=None):
     f = facts(text, ctx)
     if not (_dot_letter(f.cls) or "://" in text or "www." in f.low):
         return text
-    return _URL_RE.sub(" ", text) if _URL_HINT_RE.search(text) else text
+    if not _URL_HINT_RE.search(text):
+        return text
+    if len(text) > _LINEAR_FROM:
+        return _sub_linear(_URL_RE, _URL_STARTS_RE, _URL_RUN_RE, _URL_REST_RE, text)
+    return _URL_RE.sub(" ", text)
 
 
 # 4. file names, camera names, hashes ---------------------------------------------------------
-_FILE_RE = re.compile(r"[\w\-.%~+]*\w\.(?:jpe?g|png|gif|webp|bmp|tiff?|svg|heic|heif|avif|ico|"
+# Started only where a run of the name's characters starts: a later start in the same run
+# can end only at the same extensions (the same matches, linear instead of quadratic).
+_FILE_RE = re.compile(r"(?<![\w\-.%~+])[\w\-.%~+]*\w\.(?:jpe?g|png|gif|webp|bmp|tiff?|svg|heic|heif|avif|ico|"
                       r"cr2|nef|dng|psd|pdf|mp4|mov|webm)\b", re.I)
 _CAMERA_RE = re.compile(r"\b(?:IMG|DSC[NF]?|GOPR|GH\d\d|PXL|DJI|MVC|CIMG|PICT|IMAG|VID|PANO)[ _-]?"
                         r"\d{3,}(?:[_-]\d+)*(?:_\w+)?\b|\bP\d{7}\b|\b_?MG_\d{3,}\b"
@@ -307,7 +367,10 @@ _CAMERA_RE = re.compile(r"\b(?:IMG|DSC[NF]?|GOPR|GH\d\d|PXL|DJI|MVC|CIMG|PICT|IM
 _HASH_RE = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"
                       r"|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}\b", re.I)
 # A whole text that is one token of parts joined by '_' or '-' is a file stem or a slug.
-_SLUG_RE = re.compile(r"^\w+(?:_\w+)+$|^\w+(?:-\w+){2,}$")
+# "^\w+(?:_\w+)+$" written so that it cannot backtrack (\w holds "_": that form took
+# exponential time on "a_a_a_..._a."): all word characters, and an "_" after the first one
+# with one more after it.
+_SLUG_RE = re.compile(r"^(?=\w+$)\w[^\W_]*+_\w|^\w+(?:-\w+){2,}$")
 
 
 # A short text ending in an image file's name is that name whole, its words the file's
@@ -343,8 +406,10 @@ _HEX12_RE = re.compile(r"[0-9a-fA-F]{12}")
 # "71attMcKIYS" (shown as "71attMcKIYS. SL1500"), "81ajCDAbs-L", Unsplash's "8bPqxyodoUk".  No
 # word is written so; "15-Minute", "3-Cheese" and "2,500-Year-Old" have a hyphen after the
 # digits, "3DPrinting" no lower-case letter before a capital.
-_ID_RE = re.compile(r"(?<![\w+-])(?=[A-Za-z\d+]{8})\d{1,4}[A-Za-z\d+]*?[a-z][A-Z][A-Za-z\d+]*"
-                    r"(?:-[A-Za-z\d]+)*(?![\w+-])")
+# Atomic up to the first "aB" and possessive after it: every later "aB" of the token leads
+# to the same end, so the first one decides (linear, not quadratic, in the token's length).
+_ID_RE = re.compile(r"(?<![\w+-])(?=[A-Za-z\d+]{8})(?>\d{1,4}[A-Za-z\d+]*?[a-z][A-Z])[A-Za-z\d+]*+"
+                    r"(?:-[A-Za-z\d]++)*+(?![\w+-])")
 
 
 def filename(text, ctx=None):
@@ -674,9 +739,15 @@ def boilerplate(text, ctx=None):
 _PROMO = PhraseSet(load_wordlists("promo"))
 _PERCENT_RE = re.compile(r"\b\d{1,2}\s?% off\b|\bsave (?:up to )?\d{1,2}\s?%", re.I)
 _BIG = r"(?![\d.,]|[\s-]?(?:million|billion|trillion|bn|mn|m|k)\b)"
-_PRICE_RE = re.compile(r"[$€£¥₹]\s?\d[\d.,]*" + _BIG + r"|\b\d[\d.,]*\s?(?:€|£|¥|₹)"
-                       r"|\b\d[\d.,]*\s?(?:USD|EUR|GBP|CHF|dollars?|euros?|bucks)\b"
-                       r"|\b(?:USD|EUR|GBP|CHF|US\$)\s?\d[\d.,]*" + _BIG, re.I)
+# Possessive number runs: what may follow one is never a digit, "." or ",".  A number before
+# its currency ("19,99 €") is tried once per run of digits, "." and ",", from the run's first
+# digit at a word boundary (atomic): every such digit of the run reaches the same run end, so
+# the first one decides; the older "\b\d[\d.,]*" tried each of them ("1,1,1,...,1 dollarz":
+# quadratic).  The rule asks only whether the pattern is found, which is unchanged.
+_PRICE_RE = re.compile(r"[$€£¥₹]\s?\d[\d.,]*+" + _BIG
+                       + r"|(?<![\d.,])(?>[\d.,]*?\b\d)[\d.,]*+\s?(?:€|£|¥|₹"
+                       r"|(?:USD|EUR|GBP|CHF|dollars?|euros?|bucks)\b)"
+                       r"|\b(?:USD|EUR|GBP|CHF|US\$)\s?\d[\d.,]*+" + _BIG, re.I)
 
 
 # A phone number after a word that asks to call it (twenty-eighth pass, rule P): "Order online
@@ -930,7 +1001,31 @@ def repeated_words(text, ctx=None):
 
 
 # 14. trailing hashtags ---------------------------------------------------------------------------
-_TRAILING_TAGS_RE = re.compile(r"(?:\s+#\w+)+\s*$")
+# Started where a whitespace run starts, possessive: the same match as "(?:\s+#\w+)+\s*$".
+_TRAILING_TAGS_RE = re.compile(r"(?<!\s)(?:\s++#\w++)++\s*+$")
+# _trailing_tags's parts: where a run of tags may start, the run, and what may end the text.
+_TAGS_START_RE = re.compile(r"(?<!\s)\s+#")
+_TAGS_RUN_RE = re.compile(r"(?:\s++#\w++)++")
+_SPACES_END_RE = re.compile(r"\s*+$")
+
+
+def _trailing_tags(text: str) -> int:
+    """Where ``_TRAILING_TAGS_RE.search(text)`` starts, or -1, in linear time: its search
+    reads every tag run to its end from each of the run's tags ("a #a #a ... #a ." costs
+    the square of the tags); a tag inside a run already read ends where the run does, so it
+    is not tried again (docs/captions.md, "Worst-case cost")."""
+    covered = 0
+    for c in _TAGS_START_RE.finditer(text):
+        p = c.start()
+        if p < covered:
+            continue
+        run = _TAGS_RUN_RE.match(text, p)
+        if run is None:
+            continue
+        if _SPACES_END_RE.match(text, run.end()):
+            return p
+        covered = run.end()
+    return -1
 
 
 def hashtags(text, ctx=None):
@@ -938,10 +1033,10 @@ def hashtags(text, ctx=None):
     # caption before them is kept when it holds words of its own (else keyword_list decides).
     if "#" not in text:
         return text
-    m = _TRAILING_TAGS_RE.search(text)
-    if m is None or m.start() == 0 or not HAS_LETTER.search(text[:m.start()]):
+    start = _trailing_tags(text)
+    if start <= 0 or not HAS_LETTER.search(text[:start]):
         return text
-    return text[:m.start()]
+    return text[:start]
 
 
 # 17. the leading sentences of a long text -------------------------------------------------------

@@ -110,7 +110,8 @@ EXACT = {
     "extract_undecodable": "the page's bytes could not be decoded in any charset tried",
     "extract_no_images": "the page holds no image",
     "extract_no_text": "the page's images have no text (alt, title, caption or surrounding)",
-    "extract_image_no_url": "an image element with no usable URL (data: URIs, empty src)",
+    "extract_image_no_url": "an image element with no usable URL (data: URIs, empty src, one over "
+                            "8,192 characters)",
     "extract_image_no_text": "an image with no usable text of its own or around it",
     "extract_side_region": "surrounding text in the page's furniture (menu, footer, sidebar)",
     "extract_side_links": "surrounding text that is a list of links",
