@@ -24,6 +24,7 @@ from pipeline.core import overrides as overrides_mod
 from pipeline.core import typed_config
 from pipeline.core.errors import ConfigError, yaml_problem
 from pipeline.steps.crawl import LINK_POLICIES
+from pipeline.steps.extract import MAX_IMAGES_PER_PAGE
 from pipeline.web.robots import OPT_OUT_TOKENS
 from pipeline.web.settings import USER_AGENT
 from scoring.score import ScorerConfig
@@ -75,10 +76,14 @@ class ExtractConfig:
     # Page regions and image roles (pipeline/steps/regions.py, image_roles.py): furniture gives no candidates.
     # false: every image and every side of surrounding text, as read (for comparisons).
     page_roles: bool = True
+    max_images_per_page: int = MAX_IMAGES_PER_PAGE
+    """images with a usable URL judged per page, in document order; later ones are dropped
+    unjudged (extract_image_over_page_cap): each would be a fetch to the same site"""
 
     def check(self):
         _positive("extract.surrounding_chars", self.surrounding_chars)
         _positive("extract.max_text_chars", self.max_text_chars)
+        _positive("extract.max_images_per_page", self.max_images_per_page)
         if not isinstance(self.page_roles, bool):
             raise ConfigError(f"extract.page_roles must be true or false (got {self.page_roles!r})")
 

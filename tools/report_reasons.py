@@ -113,6 +113,8 @@ EXACT = {
     "extract_image_no_url": "an image element with no usable URL (data: URIs, empty src, one over "
                             "8,192 characters)",
     "extract_image_no_text": "an image with no usable text of its own or around it",
+    "extract_image_over_page_cap": "an image past the first extract.max_images_per_page images "
+                                   "of its page (in document order), never judged nor fetched",
     "extract_side_region": "surrounding text in the page's furniture (menu, footer, sidebar)",
     "extract_side_links": "surrounding text that is a list of links",
     "extract_side_repeat": "surrounding text that repeats the image's alt, caption or title",

@@ -25,6 +25,10 @@ MAX_SIDE_LINK_SHARE = 0.5
 # Roles an image may have only for its size (declared, named or asked of its server): given
 # where the page names a larger version of the same picture (image_urls.larger_url).
 SIZE_ROLES = frozenset(("small", "icon", "furniture"))
+# Images with a usable URL judged per page (extract.max_images_per_page): the 510 real pages
+# have at most 795 (dailymail.co.uk's food page), a hostile 6 MB page 156,250, each a later
+# fetch to the same site (docs/captions.md, "A per-page image cap").
+MAX_IMAGES_PER_PAGE = 10_000
 
 
 def below_picture(width: int | None, height: int | None, url: str) -> bool:
@@ -80,18 +84,20 @@ class Extractor(MapStage):
 
     Inside a page two smaller units are counted (``Keep.units``, each in = kept + dropped, in
     stats.json under the step's ``units``): every ``image`` found, kept when it yields a
-    candidate, else dropped as ``extract_image_no_url``, ``extract_image_<role>`` or
-    ``extract_image_no_text``; and every non-empty ``side`` (before / after) of surrounding
-    text, kept, or dropped as ``extract_side_region``, ``extract_side_links`` or
+    candidate, else dropped as ``extract_image_no_url``, ``extract_image_<role>``,
+    ``extract_image_no_text`` or ``extract_image_over_page_cap`` (a usable image after the
+    first ``max_images_per_page`` of the page, in document order: never judged); and every
+    non-empty ``side`` (before / after) of surrounding text, kept, or dropped as ``extract_side_region``, ``extract_side_links`` or
     ``extract_side_repeat`` (the same text as the image's alt, caption or title).
     """
 
     name = "extract"
 
     def __init__(self, surrounding_chars: int = 300, max_text_chars: int = 1000,
-                 page_roles: bool = True):
+                 page_roles: bool = True, max_images_per_page: int = MAX_IMAGES_PER_PAGE):
         for key, value in (("surrounding_chars", surrounding_chars),
-                           ("max_text_chars", max_text_chars)):
+                           ("max_text_chars", max_text_chars),
+                           ("max_images_per_page", max_images_per_page)):
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ConfigError(f"extract.{key} must be an integer > 0 (got {value!r})")
         if not isinstance(page_roles, bool):
@@ -99,11 +105,13 @@ class Extractor(MapStage):
         self.surrounding_chars = surrounding_chars
         self.max_text_chars = max_text_chars
         self.page_roles = page_roles
+        self.max_images_per_page = max_images_per_page
 
     @classmethod
     def from_config(cls, cfg) -> "Extractor":
         """From a :class:`pipeline.config.ExtractConfig`."""
-        return cls(cfg.surrounding_chars, cfg.max_text_chars, cfg.page_roles)
+        return cls(cfg.surrounding_chars, cfg.max_text_chars, cfg.page_roles,
+                   cfg.max_images_per_page)
 
     def process(self, page: Page) -> list[Candidate] | Drop:
         doc = parsed(page)  # decoded (and parsed) once, shared with the language step
@@ -125,10 +133,13 @@ class Extractor(MapStage):
         units["extract_image_no_url"] = len(found.images) - len(usable)
         if not usable:
             return Drop(self.reason("no_images"), _units(units))
+        # The first max_images_per_page in document order (deterministic); n_images in the
+        # records stays the page's count of usable images.
+        units["extract_image_over_page_cap"] = len(usable) - self.max_images_per_page
         out: list[Candidate] = []
         seen: set[tuple[str, str, str]] = set()
         sites = site_names(page_url, found.site_name)
-        for img in usable:
+        for img in usable[:self.max_images_per_page]:
             width, height = html_dim(img.attrs.get("width")), html_dim(img.attrs.get("height"))
             role = self.page_roles and image_role(img.url, img.attrs, width, height, img.region,
                                                   sites, img.link)
