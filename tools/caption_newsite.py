@@ -142,6 +142,10 @@ def name_words() -> set:
 
 
 def build(sdists: str, out: str) -> list[dict]:
+    # a page left by an earlier run would join the set unseen (the new-site sample's draw
+    # read two such pages: docs/captions.md)
+    if os.path.isdir(out) and os.listdir(out):
+        raise SystemExit(f"{out} is not empty: the page set is built into an empty folder")
     os.makedirs(out, exist_ok=True)
     known, words, seen, rows = known_sites(), name_words(), set(), []
     for sdist, (prefix, folder) in CARRIERS.items():

@@ -581,3 +581,10 @@ def test_the_new_site_builder_reads_domains_and_english():
     assert not english(scan(b"<html lang='de'><body><p>" + words + b"</p></body></html>"))
     assert not english(scan(b"<html><body><p>der die und das ist nicht mit sich " * 30
                             + b"</p></body></html>"))
+
+
+def test_the_new_site_builder_wants_an_empty_folder(tmp_path):
+    from tools.caption_newsite import build
+    (tmp_path / "old.html").write_bytes(b"<html></html>")
+    with pytest.raises(SystemExit, match="not empty"):
+        build(str(tmp_path), str(tmp_path))
