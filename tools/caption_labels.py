@@ -57,6 +57,10 @@ the text reaches no pair.
     python -m tools.caption_labels draw OUT.jsonl --seed 20261129 \
         --regions nav=120,header=60,footer=60                              # sample 5
 
+    python -m tools.caption_labels draw OUT.jsonl --folder DIR --seed 20261153 --n 130 \
+        --per-site 3                         # the new-site sample (tools/caption_newsite.py)
+    python -m tools.caption_labels measure --folder DIR --labels tests/data/newsite_labels.jsonl
+
 ``draw`` is how sample 4 was drawn: every item the extractor finds on the dev pages with page
 roles off (kept and dropped alike, furniture included), minus those already labelled, N drawn
 at random with the seed; each with its region, declared size and the image's own texts, to
