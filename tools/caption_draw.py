@@ -123,14 +123,19 @@ def resized_thumbnails(pages: list[str], folder: str = PAGES_EN) -> set:
 def unlabelled(split: str = "dev", pages: str = "en") -> list[dict]:
     """Every item the extractor finds with page roles off on the ``split`` pages (kept and
     dropped alike, furniture included), minus those already labelled, in page order.
-    ``pages``: "en" (PAGES_EN, split by page) or "de" (PAGES_DE, split by site)."""
-    folder, path, split_fn = (PAGES_EN, LABELS, split_of) if pages == "en" else \
-        (PAGES_DE, LABELS_DE, de_split_of)
+    ``pages``: "en" (PAGES_EN, split by page) or "de" (PAGES_DE, split by site), else a
+    folder of pages with no split and no labels yet, one page a site (the new-site sample,
+    ``tools/caption_newsite.py``): every page is drawn from, whatever ``split``."""
+    if pages in ("en", "de"):
+        folder, path, split_fn = (PAGES_EN, LABELS, split_of) if pages == "en" else \
+            (PAGES_DE, LABELS_DE, de_split_of)
+    else:
+        folder, path, split_fn = pages, "", (lambda name: split)
     extract = Extractor(page_roles=False)
     cleaner = TextCleaner()
     cleaner.setup()
     labelled = {(lab["page"], lab["image_url"], lab["source"], lab["text"])
-                for lab in read_labels(path)}
+                for lab in (read_labels(path) if path else [])}
     items, seen = [], set()
     for name in pages_of(folder):
         if split_fn(name) != split:

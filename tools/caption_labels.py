@@ -57,6 +57,10 @@ the text reaches no pair.
     python -m tools.caption_labels draw OUT.jsonl --seed 20261129 \
         --regions nav=120,header=60,footer=60                              # sample 5
 
+    python -m tools.caption_labels draw OUT.jsonl --folder DIR --seed 20261153 --n 130 \
+        --per-site 3                         # the new-site sample (tools/caption_newsite.py)
+    python -m tools.caption_labels measure --folder DIR --labels tests/data/newsite_labels.jsonl
+
 ``draw`` is how sample 4 was drawn: every item the extractor finds on the dev pages with page
 roles off (kept and dropped alike, furniture included), minus those already labelled, N drawn
 at random with the seed; each with its region, declared size and the image's own texts, to
@@ -324,6 +328,8 @@ def main(argv=None) -> int:
                    help="en: ../shared/data/real_pages_en; de: ../shared/data/real_pages "
                         f"(text targets {TARGETS_DE})")
     m.add_argument("--labels", default="", help="labels file (default: the set's own)")
+    m.add_argument("--folder", default="",
+                   help="pages of this folder (the new-site sample), with --labels")
     m.add_argument("--show", action="store_true", help="list lost good and kept junk items")
     m.add_argument("--split", default="", help="only this split (dev / check): its rows and, "
                                                "with --show, its items")
@@ -337,6 +343,9 @@ def main(argv=None) -> int:
                     help="the pages to draw from (sample 6: check)")
     dr.add_argument("--pages", choices=("en", "de"), default="en",
                     help="de: ../shared/data/real_pages, split by site (sample 9)")
+    dr.add_argument("--folder", default="",
+                    help="draw from this folder of pages instead (one page a site, no split: "
+                         "the new-site sample, tools/caption_newsite.py)")
     dr.add_argument("--regions", default="",
                     help="a stratified draw instead: region=N,... (nav=120,header=60,footer=60)")
     dr.add_argument("--per-site", type=int, default=0,
@@ -345,9 +354,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "draw":
         quotas = {r: int(n) for r, n in (q.split("=") for q in args.regions.split(",") if q)}
-        drawn = draw_regions(args.seed, quotas, args.split, args.pages, args.per_site) \
+        pages = args.folder or args.pages
+        drawn = draw_regions(args.seed, quotas, args.split, pages, args.per_site) \
             if quotas else \
-            draw(args.seed, args.n, args.split, args.pages, args.per_site)
+            draw(args.seed, args.n, args.split, pages, args.per_site)
         with open(args.out, "w", encoding="utf-8") as f:
             for it in drawn:
                 f.write(json.dumps(it, ensure_ascii=False) + "\n")
@@ -360,6 +370,10 @@ def main(argv=None) -> int:
         return 0
     folder, path, targets = (PAGES_EN, LABELS, None) if args.pages == "en" else \
         (PAGES_DE, LABELS_DE, TARGETS_DE)
+    if args.folder:
+        if not args.labels:
+            ap.error("--folder needs --labels (the folder's own labels file)")
+        folder, path, targets = args.folder, args.labels, None
     labels = read_labels(args.labels or path)
     pages = sorted({lab["page"] for lab in labels})
     items = all_items(pages, folder, targets)

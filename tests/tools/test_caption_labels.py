@@ -547,3 +547,44 @@ def test_a_plain_draw_may_cap_the_items_of_a_site(monkeypatch):
     assert drawn == draw_mod.draw(11, 100, per_site=3)  # the seed decides
     assert len(draw_mod.draw(11, 5, per_site=3)) == 5
     assert len(draw_mod.draw(11, 100)) == 30  # no cap: a plain random sample
+
+
+_PAGE = (b"<html lang='en'><body><main><p>A picture of the old harbour.</p>"
+         b"<figure><img src='/harbour.jpg' alt='Fishing boats moored in the old harbour at dawn'"
+         b" width='800' height='600'><figcaption>Fishing boats moored in the old harbour at"
+         b" dawn.</figcaption></figure></main></body></html>")
+
+
+def test_a_folder_of_new_pages_is_drawn_and_measured(tmp_path):
+    # the new-site sample (docs/captions.md): draw and measure read a folder of pages with no
+    # split and no labels of its own yet
+    from tools.caption_labels import main
+    (tmp_path / "carrier__1.html").write_bytes(_PAGE)
+    out = tmp_path / "drawn.jsonl"
+    assert main(["draw", str(out), "--folder", str(tmp_path), "--seed", "1", "--n", "5",
+                 "--per-site", "3"]) == 0
+    drawn = [json.loads(line) for line in out.read_text().splitlines()]
+    assert drawn and all(it["page"] == "carrier__1.html" for it in drawn)
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps({**it, "label": "good", "split": "newsite"}) + "\n"
+                              for it in drawn))
+    assert main(["measure", "--folder", str(tmp_path), "--labels", str(labels)]) == 0
+    with pytest.raises(SystemExit):  # a folder has no labels file of its own
+        main(["measure", "--folder", str(tmp_path)])
+
+
+def test_the_new_site_builder_reads_domains_and_english():
+    from tools.caption_newsite import domain, english, scan
+    assert domain("www.bbc.co.uk") == "bbc.co.uk" and domain("forum.escmid.org") == "escmid.org"
+    words = b"the cat is on the mat and it was in the house of a friend " * 20
+    assert english(scan(b"<html><body><img><p>" + words + b"</p></body></html>"))
+    assert not english(scan(b"<html lang='de'><body><p>" + words + b"</p></body></html>"))
+    assert not english(scan(b"<html><body><p>der die und das ist nicht mit sich " * 30
+                            + b"</p></body></html>"))
+
+
+def test_the_new_site_builder_wants_an_empty_folder(tmp_path):
+    from tools.caption_newsite import build
+    (tmp_path / "old.html").write_bytes(b"<html></html>")
+    with pytest.raises(SystemExit, match="not empty"):
+        build(str(tmp_path), str(tmp_path))
