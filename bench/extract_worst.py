@@ -20,12 +20,10 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_
 import argparse  # noqa: E402
 import importlib.util  # noqa: E402
 import json  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
-import tempfile  # noqa: E402
 import time  # noqa: E402
 
-HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from _compare import HERE, check_ref, one_core, positive_ints, run_at  # noqa: E402
 
 
 def families() -> dict:
@@ -73,20 +71,9 @@ def main() -> None:
     args = ap.parse_args()
     if args.reps < 1:
         ap.error("--reps must be >= 1")
-    try:
-        sizes = [int(x) for x in args.sizes.split(",")]
-    except ValueError:
-        ap.error("--sizes: comma-separated integers")
-    if not sizes or min(sizes) <= 0:
-        ap.error("--sizes must be > 0")
-    if args.against and subprocess.run(
-            ["git", "-C", HERE, "rev-parse", "--verify", "-q", args.against + "^{commit}"],
-            capture_output=True).returncode != 0:
-        ap.error(f"--against: {args.against!r} is no commit of this repository")
-    try:
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    except (AttributeError, OSError):
-        pass
+    sizes = positive_ints(ap, "--sizes", args.sizes)
+    check_ref(ap, args.against)
+    one_core()
     if args._child:
         sys.path.insert(0, args._child)
         print(json.dumps(measure(sizes, args.reps, args.family)))
@@ -95,17 +82,8 @@ def main() -> None:
     here = measure(sizes, args.reps, args.family)
     other = {}
     if args.against:
-        with tempfile.TemporaryDirectory() as tmp:
-            subprocess.run(["git", "-C", HERE, "worktree", "add", "--detach", "-q", tmp,
-                            args.against], check=True)
-            try:
-                proc = subprocess.run(
-                    [sys.executable, os.path.abspath(__file__), "--sizes", args.sizes,
-                     "--reps", str(args.reps), "--family", args.family, "--_child", tmp],
-                    cwd=tmp, capture_output=True, text=True, check=True)
-                other = json.loads(proc.stdout.strip().splitlines()[-1])
-            finally:
-                subprocess.run(["git", "-C", HERE, "worktree", "remove", "--force", tmp])
+        other = run_at(args.against, __file__, ["--sizes", args.sizes, "--reps", str(args.reps),
+                                                 "--family", args.family])
     width = max(len(f) for f in here)
     head = "  ".join(f"{s / 1e6:.1f}MB s" for s in sizes)
     print(f"{'family':<{width}}  {head}  growth  event / longest URL"

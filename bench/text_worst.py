@@ -25,13 +25,11 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_
 
 import argparse  # noqa: E402
 import json  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import signal  # noqa: E402
-import tempfile  # noqa: E402
 import time  # noqa: E402
 
-HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from _compare import HERE, check_ref, one_core, positive_ints, run_at  # noqa: E402
 
 
 def families() -> dict:
@@ -119,22 +117,11 @@ def main() -> None:
     args = ap.parse_args()
     if args.reps < 1:
         ap.error("--reps must be >= 1")
-    try:
-        lengths = [int(x) for x in args.lengths.split(",")]
-    except ValueError:
-        ap.error("--lengths: comma-separated integers")
-    if not lengths or min(lengths) <= 0:
-        ap.error("--lengths must be > 0")
+    lengths = positive_ints(ap, "--lengths", args.lengths)
     if args.limit <= 0:
         ap.error("--limit must be > 0")
-    if args.against and subprocess.run(
-            ["git", "-C", HERE, "rev-parse", "--verify", "-q", args.against + "^{commit}"],
-            capture_output=True).returncode != 0:
-        ap.error(f"--against: {args.against!r} is no commit of this repository")
-    try:
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    except (AttributeError, OSError):
-        pass
+    check_ref(ap, args.against)
+    one_core()
     if args._child:  # the other tree's run: its filters/ first on sys.path, families from ours
         sys.path.insert(0, args._child)
         res = measure(lengths, args.reps, args.family, args.limit)
@@ -144,29 +131,9 @@ def main() -> None:
     here = measure(lengths, args.reps, args.family, args.limit)
     result = {"lengths": lengths, "reps": args.reps, "tree": here}
     if args.against:
-        with tempfile.TemporaryDirectory() as tmp:
-            subprocess.run(["git", "-C", HERE, "worktree", "add", "--detach", "-q", tmp,
-                            args.against], check=True)
-            try:
-                for name in os.listdir(os.path.join(HERE, "filters")):
-                    # the compiled fastText predictor and models: ignored files, not in git
-                    if name.startswith("_fastlid") or name == "models":
-                        dst = os.path.join(tmp, "filters", name)
-                        if name == "models":
-                            for m in os.listdir(os.path.join(HERE, "filters", name)):
-                                if not os.path.exists(os.path.join(dst, m)):
-                                    os.symlink(os.path.join(HERE, "filters", name, m),
-                                               os.path.join(dst, m))
-                        elif not os.path.exists(dst):
-                            os.symlink(os.path.join(HERE, "filters", name), dst)
-                proc = subprocess.run(
-                    [sys.executable, os.path.abspath(__file__), "--lengths", args.lengths,
-                     "--reps", str(args.reps), "--family", args.family, "--limit",
-                     str(args.limit), "--_child", tmp],
-                    cwd=tmp, capture_output=True, text=True, check=True)
-                other = json.loads(proc.stdout.strip().splitlines()[-1])
-            finally:
-                subprocess.run(["git", "-C", HERE, "worktree", "remove", "--force", tmp])
+        other = run_at(args.against, __file__,
+                       ["--lengths", args.lengths, "--reps", str(args.reps), "--family",
+                        args.family, "--limit", str(args.limit)], link_ignored=True)
         result["against"] = {"ref": args.against, "tree": other}
     width = max(len(f) for f in here)
     print(f"{'family':<{width}}  clean ms (len)   worst rule ms (rule, len)"
