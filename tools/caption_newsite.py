@@ -176,8 +176,9 @@ def _recipe_url(tar: tarfile.TarFile, folder: str, name: str, page_urls: list) -
     if absolute:
         return absolute[0]
     root = folder[:-len("tests/test_data/")]
-    for path, pattern in ((f"{root}tests/test_{name}.py", r"#\s*(https?://\S+)"),
-                          (f"{root}recipe_scrapers/{name}.py", r'return\s+"([a-z0-9.-]+\.[a-z]+)"')):
+    tries = ((f"{root}tests/test_{name}.py", r"#\s*(https?://\S+)"),
+             (f"{root}recipe_scrapers/{name}.py", r'return\s+"([a-z0-9.-]+\.[a-z]+)"'))
+    for path, pattern in tries:
         try:
             text = tar.extractfile(path).read().decode("utf-8", "replace")
         except KeyError:  # no test / scraper file of that name
