@@ -588,3 +588,29 @@ def test_the_new_site_builder_wants_an_empty_folder(tmp_path):
     (tmp_path / "old.html").write_bytes(b"<html></html>")
     with pytest.raises(SystemExit, match="not empty"):
         build(str(tmp_path), str(tmp_path))
+    with pytest.raises(SystemExit, match="unknown sample"):
+        build(str(tmp_path), str(tmp_path / "new"), "newsite9")
+
+
+def test_a_recipe_page_is_named_by_its_own_url_else_by_its_test(tmp_path):
+    import io
+    import tarfile
+    from tools.caption_newsite import _recipe_url
+    root = "recipe-scrapers-1/"
+    path = tmp_path / "r.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in ((root + "tests/test_cake.py",
+                            b"# test recipe's URL\n# https://www.cake.example.com/pie/\n"),
+                           (root + "recipe_scrapers/bun.py", b'    return "bun.example.org"\n')):
+            info = tarfile.TarInfo(name)
+            info.size = len(text)
+            tar.addfile(info, io.BytesIO(text))
+    folder = root + "tests/test_data/"
+    with tarfile.open(path) as tar:
+        assert _recipe_url(tar, folder, "cake", ["https://own.example.net/a"]) \
+            == "https://own.example.net/a"
+        # a malformed canonical ("http://https://...") names no host: the test's URL does
+        assert _recipe_url(tar, folder, "cake", ["http://https://x.example/"]) \
+            == "https://www.cake.example.com/pie/"
+        assert _recipe_url(tar, folder, "bun", []) == "https://bun.example.org"
+        assert _recipe_url(tar, folder, "none", []) == ""
