@@ -625,7 +625,13 @@ _BOILER_PATTERN_RE = re.compile(r"^(?:\w+ ){0,3}(?:logos?|graphic)$|^logo(?: \w+
                                 # Harford County this fall"; not "Visit of the Pope ..."
                                 r"|^(?:launch|open|start) (?:the )?(?:photo |image |video )?"
                                 r"(?:gallery|slideshow|slide show|menu|search)\b|^find similar\b"
-                                r"|^visit (?!of\b|by\b|to\b|from\b)")
+                                r"|^visit (?!of\b|by\b|to\b|from\b)"
+                                # a call to shop (thirty-second pass, rule S): a shop home
+                                # page's tiles, "Shop The Great Outdoors Collection", "Shop
+                                # Men's Gloves"; not a shop's own noun, "Shop front in Camden"
+                                r"|^shop (?!(?:front|window|owner|keeper|assistant|floor|sign"
+                                r"|counter|interior|staff|worker|display|shelf|shelve)s?\b"
+                                r"|(?:of|in|at|on|and|with)\b)")
 _BOILER_FIRST_WORDS = frozenset("click read see view learn powered protected designed hosted "
                                 "posted go follow browse like find join share listen watch "
                                 "sign download get grab claim try shop subscribe free "
