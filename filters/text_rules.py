@@ -607,7 +607,9 @@ _BOILER_PATTERN_RE = re.compile(r"^(?:\w+ ){0,3}(?:logos?|graphic)$|^logo(?: \w+
                                 # a social network's call to action, whole (seventeenth pass)
                                 r"|^(?:like|follow|find|join|share)(?: \w+){0,4} on (?:facebook"
                                 r"|twitter|instagram|pinterest|myspace|linkedin|youtube|tiktok"
-                                r"|tumblr|flickr|digg|reddit)$"
+                                r"|tumblr|flickr|digg|reddit"
+                                # Google+ (thirty-second pass, rule G; "+" is no letter)
+                                r"|google(?: plus)?|googleplus)$"
                                 r"|^(?:powered|protected|designed|hosted) by\b|^posted (?:by|on|in)\b"
                                 # a media call to action (eighteenth pass); not "View of ...",
                                 # "View from ...": a caption of a view
