@@ -771,6 +771,23 @@ def _phone(text: str, words: list[str]) -> bool:
     return any(sum(map(str.isdigit, m.group(1))) >= 9 for m in _PHONE_RE.finditer(text))
 
 
+# A testimonial (thirty-second pass, rule T): a customer's quotation beside a portrait on a
+# business's page ("“I found a whole new publication with my entire family history here.”"),
+# a surrounding text that opens with a quotation mark and speaks in the first person.  Asked
+# by the text step of surrounding texts only (filters/text.TextCleaner._quoted): a picture's
+# own quoted title ("I'll Have Another" - Belmont Stakes) is a name.
+OPEN_QUOTES = "“\"„«"
+_FIRST_PERSON = frozenset("i i'm i’m i've i’ve i'd i’d me my we our us".split())
+_QUOTED_WORD_RE = re.compile(r"[\w'’]+")
+
+
+def testimonial(text: str) -> bool:
+    """Whether ``text`` opens with a quotation mark and holds a word of the first person."""
+    if not text or text[0] not in OPEN_QUOTES:
+        return False
+    return not _FIRST_PERSON.isdisjoint(w.lower() for w in _QUOTED_WORD_RE.findall(text))
+
+
 def promo(text, ctx=None):
     f = facts(text, ctx)
     if ("%" in text and _PERCENT_RE.search(text)) or _PROMO.search(f.words):
