@@ -38,6 +38,7 @@ from filters.sentences import sentences_next_to_image
 from filters.text_facts import TextFacts
 from filters.text_rules import (
     BIT,
+    OPEN_QUOTES,
     GATED,
     HAS_LETTER,
     ONE_WORD,
@@ -45,6 +46,7 @@ from filters.text_rules import (
     RULES,
     Reject,
     labelled_list,
+    testimonial,
     may_fire,
     name_list,
     own_exclamation,
@@ -258,6 +260,7 @@ class TextCleaner(BatchMapStage):
         self._lang_at = names.index("lang") if "lang" in names else len(names)
         self._length_at = names.index("length") if "length" in names else len(names)
         self._filename_at = names.index("filename") if "filename" in names else 0
+        self._promo_at = names.index("promo") if "promo" in names else -1
         self._reasons: dict[str, str] = {}
         self._name_reasons = frozenset(self.reason(w) for w in ("all_caps", "oov",
                                                                  "not_target"))
@@ -320,7 +323,8 @@ class TextCleaner(BatchMapStage):
 
     def clean(self, text: str, page_lang: str = "", own: bool = False,
               file_name: str = "", image_text: str = "", width: int | None = None,
-              height: int | None = None) -> tuple[str | None, str, dict, int]:
+              height: int | None = None, surrounding: bool = False
+              ) -> tuple[str | None, str, dict, int]:
         """``(cleaned text or None, drop reason or "", meta, index of the deciding rule)``.
 
         ``own``: the text is a picture's own (see :meth:`own_text`), which may be shorter;
@@ -328,7 +332,9 @@ class TextCleaner(BatchMapStage):
         :meth:`_named`); ``image_text``: for a surrounding text, its picture's own texts
         (``meta["image_text"]``: a short text whose words are all there is kept as a
         picture's own text is, :func:`named_by_image`); ``width``, ``height``: its picture's
-        declared size (a one-word own text may name it, :meth:`_word_name`)."""
+        declared size (a one-word own text may name it, :meth:`_word_name`); ``surrounding``:
+        the text is a sentence beside the picture, not its own (a testimonial there is
+        promotion, :meth:`_quoted`)."""
         if self._zipf is None:
             self.setup()
         key = (text, page_lang)
@@ -345,6 +351,8 @@ class TextCleaner(BatchMapStage):
         elif own and result[1] == self._exclamation:
             result = self._own_exclaim(result, text, page_lang, width, height)
         result = self._titled(result, text, file_name)  # a drop passes _short unchanged
+        if surrounding and text[:1] in OPEN_QUOTES:
+            result = self._quoted(result, text)
         if not own and image_text and result[0] is not None:
             own = named_by_image(text, image_text)
         return _fresh(self._short(result) if not own else result)
@@ -356,6 +364,15 @@ class TextCleaner(BatchMapStage):
         if result[0] is not None and text[-1:].isdigit() and titled_by_file(text, file_name):
             return None, self._reason("filename"), result[2], self._filename_at
         return result
+
+    def _quoted(self, result: tuple, text: str) -> tuple:
+        """A kept surrounding text that is a testimonial (:func:`filters.text_rules.testimonial`:
+        a quotation in the first person beside a customer's portrait) as a ``text_promo``
+        drop; any other result as it is (thirty-second pass, rule T).  Per candidate, as the
+        text's source is: the cached result is the text's alone."""
+        if result[0] is None or self._promo_at < 0 or not testimonial(text):
+            return result
+        return None, self._reason("promo"), result[2], self._promo_at
 
     def _may_name(self, result: tuple, own: bool) -> bool:
         """Whether a text's result could change were it its picture's file's name: dropped
@@ -627,6 +644,8 @@ class TextCleaner(BatchMapStage):
                     elif not named_by_image(sentence, cand.meta.get("image_text", "")):
                         result = self._short(result)
             result = self._titled(result, sentence, cand.meta.get("file_name", ""))
+            if sentence[:1] in OPEN_QUOTES and cand.text_source == "surrounding":
+                result = self._quoted(result, sentence)
             got.append((side, sentence, result))
         if len(pieces) == 1 and got[0][2][0] is None:  # most candidates: one text, dropped
             return self._drop(got[0][2][1])

@@ -607,7 +607,9 @@ _BOILER_PATTERN_RE = re.compile(r"^(?:\w+ ){0,3}(?:logos?|graphic)$|^logo(?: \w+
                                 # a social network's call to action, whole (seventeenth pass)
                                 r"|^(?:like|follow|find|join|share)(?: \w+){0,4} on (?:facebook"
                                 r"|twitter|instagram|pinterest|myspace|linkedin|youtube|tiktok"
-                                r"|tumblr|flickr|digg|reddit)$"
+                                r"|tumblr|flickr|digg|reddit"
+                                # Google+ (thirty-second pass, rule G; "+" is no letter)
+                                r"|google(?: plus)?|googleplus)$"
                                 r"|^(?:powered|protected|designed|hosted) by\b|^posted (?:by|on|in)\b"
                                 # a media call to action (eighteenth pass); not "View of ...",
                                 # "View from ...": a caption of a view
@@ -625,7 +627,13 @@ _BOILER_PATTERN_RE = re.compile(r"^(?:\w+ ){0,3}(?:logos?|graphic)$|^logo(?: \w+
                                 # Harford County this fall"; not "Visit of the Pope ..."
                                 r"|^(?:launch|open|start) (?:the )?(?:photo |image |video )?"
                                 r"(?:gallery|slideshow|slide show|menu|search)\b|^find similar\b"
-                                r"|^visit (?!of\b|by\b|to\b|from\b)")
+                                r"|^visit (?!of\b|by\b|to\b|from\b)"
+                                # a call to shop (thirty-second pass, rule S): a shop home
+                                # page's tiles, "Shop The Great Outdoors Collection", "Shop
+                                # Men's Gloves"; not a shop's own noun, "Shop front in Camden"
+                                r"|^shop (?!(?:front|window|owner|keeper|assistant|floor|sign"
+                                r"|counter|interior|staff|worker|display|shelf|shelve)s?\b"
+                                r"|(?:of|in|at|on|and|with)\b)")
 _BOILER_FIRST_WORDS = frozenset("click read see view learn powered protected designed hosted "
                                 "posted go follow browse like find join share listen watch "
                                 "sign download get grab claim try shop subscribe free "
@@ -761,6 +769,23 @@ def _phone(text: str, words: list[str]) -> bool:
     if _PHONE_WORDS.isdisjoint(words):
         return False
     return any(sum(map(str.isdigit, m.group(1))) >= 9 for m in _PHONE_RE.finditer(text))
+
+
+# A testimonial (thirty-second pass, rule T): a customer's quotation beside a portrait on a
+# business's page ("“I found a whole new publication with my entire family history here.”"),
+# a surrounding text that opens with a quotation mark and speaks in the first person.  Asked
+# by the text step of surrounding texts only (filters/text.TextCleaner._quoted): a picture's
+# own quoted title ("I'll Have Another" - Belmont Stakes) is a name.
+OPEN_QUOTES = "“\"„«"
+_FIRST_PERSON = frozenset("i i'm i’m i've i’ve i'd i’d me my we our us".split())
+_QUOTED_WORD_RE = re.compile(r"[\w'’]+")
+
+
+def testimonial(text: str) -> bool:
+    """Whether ``text`` opens with a quotation mark and holds a word of the first person."""
+    if not text or text[0] not in OPEN_QUOTES:
+        return False
+    return not _FIRST_PERSON.isdisjoint(w.lower() for w in _QUOTED_WORD_RE.findall(text))
 
 
 def promo(text, ctx=None):

@@ -2,7 +2,8 @@
 
 The facts :mod:`pipeline.steps.image_roles` decides an image's role from: the words of its
 URL's file name (role words, a spacer's name, a size written in it: ``generic-96x96.gif``),
-the role its folders name (``/themes/``, ``/img/head/``, ``logos``, ``promo(s)``, ``icons``,
+the role its folders name (``/themes/``, ``/img/head/``, ``logos``, ``promo(s)``, ``icons``
+and a name ending in "icon(s)" (``statusicon``, ``forum_icons``),
 ``buttons``, ``badges``, ``sprite(s)``, ``banner``, ``gravatar``, ``svg``, ``partner(s)``,
 ``sponsor(s)``), the hosts and paths of tracking pixels and ad servers, the width a URL asks
 its server for, and the roles its class or id names.  File names, folders and class / id values are cached (logos and icons
@@ -98,6 +99,11 @@ def name_facts(url: str) -> tuple:
     extra += [a + b for a, b in zip(tokens, tokens[1:])]
     spacer = bool(tokens) and all(t in _SPACER_WORDS or t.isdigit() for t in tokens) \
         and not all(t.isdigit() for t in tokens)
+    if not spacer and "placeholder" in tokens:
+        # a placeholder graphic named for what it stands in for ("placeholder-hotel-sm.png",
+        # "flashPlaceholder.jpg"): the file fetched is the placeholder, whatever the text
+        # beside it names (thirty-second pass, rule P)
+        spacer = True
     roles = {_ROLE_TOKENS[t] for t in tokens + extra if t in _ROLE_TOKENS}
     if "bio" in tokens and not _BIO_WITH.isdisjoint(tokens):
         # a bio picture, the person's own ("...-Alex-Bozarjian-BIO-IMG.png",
@@ -140,9 +146,26 @@ _DIR_ROLES = {"themes": "furniture", "theme": "furniture", "logo": "logo", "logo
 # A word of a folder's name that names its role ("site-header", "oth_banner"); the other roles
 # take the whole name only ("theme-park" is no theme).
 _DIR_WORD_ROLES = {"header": "furniture", "banner": "ad"}
-_DIR_HINTS = ("theme", "logo", "promo", "gravatar", "icons", "buttons", "badges", "/head",
+_DIR_HINTS = ("theme", "logo", "promo", "gravatar", "icon", "buttons", "badges", "/head",
               "header", "sprite", "banner", "/svg", "partner", "sponsor", "/cpc")
 _DIR_SPLIT_RE = re.compile(r"[_-]")
+# Words ending in "icon" that name no icon.
+_NOT_ICON = ("lexicon", "silicon")
+
+
+def _icon_folder(folder: str) -> bool:
+    """Whether a (lowercased) folder name says it holds icons (thirty-second pass, rule F): its
+    last word ("_" / "-") is "icon" or "icons" ("forum_icons", "social-media-icons"), or ends in
+    one after more letters ("statusicon", vBulletin's forum status icons; "forumicons").  A
+    folder called exactly "icon" is not: a storefront's product thumbnails live there
+    ("images/product/icon/17431.jpg"); one called "icons" is a _DIR_ROLES name."""
+    if folder == "icon":
+        return False
+    word = _DIR_SPLIT_RE.split(folder)[-1]
+    stem = word[:-1] if word.endswith("icons") else word
+    if not stem.endswith("icon"):
+        return False
+    return stem == "icon" and word != folder or (len(stem) > 4 and not stem.endswith(_NOT_ICON))
 _DIR_CACHE: dict[str, str] = {}
 
 
@@ -150,7 +173,7 @@ def folder_role(low: str) -> str:
     """The role the folders of a (lowercased) image URL name, or ""."""
     # A chain of ``in`` tests first (as tracker_hint): most URLs hold none of the hints.
     if not ("theme" in low or "logo" in low or "promo" in low or "gravatar" in low
-            or "icons" in low or "buttons" in low or "badges" in low or "/head" in low
+            or "icon" in low or "buttons" in low or "badges" in low or "/head" in low
             or "header" in low or "sprite" in low or "banner" in low or "/svg" in low
             or "partner" in low or "sponsor" in low or "/cpc/" in low):
         return ""
@@ -167,6 +190,8 @@ def folder_role(low: str) -> str:
             if not role and ("_" in folder or "-" in folder):
                 role = next((_DIR_WORD_ROLES[w] for w in _DIR_SPLIT_RE.split(folder)
                              if w in _DIR_WORD_ROLES), "")
+            if not role and "icon" in folder and _icon_folder(folder):
+                role = "icon"
             if role:
                 hit = role
                 break

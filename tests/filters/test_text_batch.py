@@ -60,7 +60,8 @@ def reference_event(cleaner: TextCleaner, cand: Candidate):
                                                cand.meta.get("file_name", ""),
                                                cand.meta.get("image_text", ""),
                                                cand.meta.get("img_width"),
-                                               cand.meta.get("img_height"))
+                                               cand.meta.get("img_height"),
+                                               cand.text_source == "surrounding")
         if text is None:
             best = max(best, (at, reason))
             continue

@@ -539,6 +539,31 @@ def test_a_large_pictures_own_exclamation_in_sentence_case_is_kept(cleaner):
         assert run(cleaner, cand(text, **big)) == Drop("text_exclamation"), text
 
 
+def test_a_quoted_first_person_sentence_beside_a_picture_is_a_testimonial(cleaner):
+    # thirty-second pass, rule T: a surrounding text opening with a quotation mark and
+    # speaking in the first person is a customer's testimonial beside a portrait: dropped as
+    # text_promo by the batch path and clean() alike; a picture's own quoted title, a quoted
+    # sentence of nobody in the first person, and an unquoted one are left
+    quote = "“I found a whole new publication with my entire family history here.”"
+    ev = run(cleaner, cand(quote, source="surrounding"))
+    assert ev == Drop("text_promo")
+    assert cleaner.clean(quote, "en", surrounding=True)[1] == "text_promo"
+    assert cleaner.clean(quote, "en")[0] == quote  # not told it is surrounding text
+    side = run(cleaner, cand("", source="surrounding", before="",
+                             after=quote[:-1] + " It's very exciting!”"))
+    assert side == Drop("text_promo")
+    title = '"I\'ll Have Another" - Belmont Stakes winner at the finish line'
+    ev = run(cleaner, cand(title, source="title"))
+    assert isinstance(ev, Keep) and ev.outputs[0].text == title
+    for text in ("“A storm is coming,” the forecaster said as the clouds gathered.",
+                 "I found my grandmother's wedding dress in the attic last spring."):
+        ev = run(cleaner, cand(text, source="surrounding"))
+        assert isinstance(ev, Keep), text
+    off = TextCleaner(TextCleanerConfig(disabled_rules=["promo"]))
+    off.setup()
+    assert off.clean(quote, "en", surrounding=True)[0] == quote
+
+
 def test_a_two_word_name_in_a_menu_its_headline_repeats_is_kept(cleaner):
     # twenty-ninth pass, rule M: a two-word alt in the furniture is kept when the picture's
     # other own texts (meta "image_text", handed over by the extract step) hold its words;

@@ -80,7 +80,13 @@ DROPS = {
                     "News Photos of the Year", "News New Year's Around the World",
                     "Politics November 22, 2014 I Wish Someone Had Told Me This",
                     "Leadership Great Leaders Tell Stories Persuade, problem-solve.",
-                    "Fashion Kimye Land First Joint Kampaign For Balmain"],
+                    "Fashion Kimye Land First Joint Kampaign For Balmain",
+                    # thirty-second pass: a call to shop (S), a forum index's legend (F)
+                    "Shop The Great Outdoors Collection", "Shop Men's Gloves", "Shop Tide",
+                    "Shop classic ties", "SHOP WOMEN'S OUTERWEAR", "Shop & Personalize",
+                    "Contains unread forum posts", "Forum Contains No New Posts",
+                    "Forum Contains New Posts", "New posts", "No new posts", "Forum is locked",
+                    "Forum is a category", "Forum is a Link", "Currently Active Users"],
     "exclamation": ["Trying for a baby?", "WOW!", "Let's Go Devils!", "'What happened?'",
                     "This is so delicious!", "Is the Cloud Right for You?"],
     "dateline": ["April 10, 2011 Double the Genes, Double the Flora",
@@ -234,6 +240,11 @@ KEEPS = {
                     "and more", "Cheese, crackers & more on a board",
                     "Get well cards on a hospital table", "Try-outs at the stadium",
                     "Shop window in Vienna at Christmas", "Free climbers on the wall",
+                    # thirty-second pass: a shop's own noun, no call to shop (S); posts that
+                    # are no forum's legend (F)
+                    "Shop front in Camden", "Shop owners protest in London",
+                    "Shop windows at night", "Shop at the market", "Shopping bags on a bench",
+                    "The new posts of the garden fence", "New posts for the border guards",
                     # twenty-fourth pass: a description, not a name; a launch, a visit
                     "The San Diego Union-Tribune newspaper.", "The cover of SELF Magazine",
                     "A stack of newspapers on a doorstep", "Visit of the Pope to Berlin, 1980",
