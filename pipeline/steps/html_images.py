@@ -177,7 +177,7 @@ def walk(root, base: str, containers: frozenset = frozenset(),
     Every token range an image's texts read lies inside its subtree, so the texts are the
     same; the token indices are not (nothing reads them but as ranges).
     """
-    link_spans: list[tuple[int, int, object]] = []  # (first token, end, the <a> element)
+    link_spans: list[tuple[int, int]] = []
     memo: dict = {}
     last_figure: tuple = (0, None)
     tokens: list[str] = []
@@ -206,7 +206,7 @@ def walk(root, base: str, containers: frozenset = frozenset(),
                     if kind < 0:  # a link: -(its first token + 1)
                         links -= 1
                         if len(tokens) > -kind - 1:
-                            link_spans.append((-kind - 1, len(tokens), parent))
+                            link_spans.append((-kind - 1, len(tokens)))
                     elif kind == _PICTURE:
                         pictures.pop()
                     else:
@@ -337,7 +337,7 @@ def find_images(text: str, page_url: str, surrounding_chars: int = 300,
     out.tokens, out.images, out.spans = walk(body, base, containers,
                                              image_subtrees(body, items, containers))
     choose_urls(out.images, base)
-    out.ends = [e for _, e, _ in out.spans]
+    out.ends = [e for _, e in out.spans]
     if texts:
         for img in out.images:
             out.fill(img)

@@ -90,7 +90,7 @@ class PageImages:
     # The walk's text tokens and link spans, for fill(): texts are made only for the images
     # that need them (an icon's surrounding text is never read).
     tokens: list = field(default_factory=list, repr=False)
-    spans: list = field(default_factory=list, repr=False)  # (start, end, <a> element)
+    spans: list = field(default_factory=list, repr=False)
     ends: list = field(default_factory=list, repr=False)
     surrounding_chars: int = 300
     max_text_chars: int = 1000
@@ -134,36 +134,23 @@ def lightbox_title(attrs: dict) -> str:
     return ""
 
 
-def _link_share(text: str, tokens: list[str], spans: list[tuple[int, int, object]],
-                ends: list[int], lo: int, hi: int) -> tuple[float, int]:
+def _link_share(text: str, tokens: list[str], spans: list[tuple[int, int]], ends: list[int],
+                lo: int, hi: int) -> tuple[float, int]:
     """The share of the non-space characters of ``text`` (tokens[lo:hi], collapsed) that
-    are link text, and the number of links with text there: links to one page (one href once
-    its "#fragment" is cut) count as one, a teaser card's title and its own "19 Reviews" or
-    "Read more" link to the same post (thirty-third pass, rule L).  ``spans`` close in
-    document order, so ``ends`` (their ends) is sorted: a bisection finds the first one that
-    counts."""
+    are link text, and the number of links with text there.  ``spans`` close in document
+    order, so ``ends`` (their ends) is sorted: a bisection finds the first one that counts."""
     total = len(text) - text.count(" ")
     if total <= 0 or not spans:
         return 0.0, 0
-    linked = 0
-    links = []
+    linked = n = 0
     j = bisect_right(ends, lo)
     while j < len(spans) and spans[j][0] < hi:
-        s, e, node = spans[j]
+        s, e = spans[j]
         got = len("".join("".join(tokens[max(s, lo):min(e, hi)]).split()))
         linked += got
-        if got:
-            links.append(node)
+        n += got > 0
         j += 1
-    n = len(links) if len(links) < 2 else len({_link_target(node) for node in links})
     return min(1.0, linked / total), n
-
-
-def _link_target(node) -> object:
-    """The page a link leads to: its href without the "#fragment"; a link to no page (no
-    href, or a fragment alone) is its own."""
-    href = (node.attributes.get("href") or "").split("#", 1)[0].strip()
-    return href or id(node)
 
 
 def _before(tokens: list[str], start: int, pos: int, limit: int) -> tuple[str, int]:

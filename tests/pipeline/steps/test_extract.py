@@ -559,7 +559,7 @@ def _texts_both_ways(html: str, url: str = URL) -> tuple[list, list, bool]:
     whole = PageImages(base=part.base)  # the page's <base href>, read once
     whole.tokens, whole.images, whole.spans = html_images.walk(body, part.base, containers)
     html_images.choose_urls(whole.images, part.base)
-    whole.ends = [e for _, e, _ in whole.spans]
+    whole.ends = [e for _, e in whole.spans]
     for img in whole.images:
         whole.fill(img)
     items = body.css(html_images._ITEMS_CSS)
