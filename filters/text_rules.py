@@ -792,14 +792,16 @@ def testimonial(text: str) -> bool:
 # first person singular is blog chatter or a comment ("Many years ago, I was reading a blog
 # post ...", "I know I say this about every quinoa bake ..."), not what the picture shows.
 # "I" counts before a lower-case word or as a contraction, not after a capitalised word
-# ("Charles I was"); "my", "me", "myself" in lower case, "My" opening the text.  Asked by the
-# text step of surrounding texts only (TextCleaner._spoken): an alt may say "my favorite dip".
-_SPEAKER_RE = re.compile(r"(\S*)\s+I(?=['’](?:m|ve|d|ll)\b| [a-z])|^()I(?=['’](?:m|ve|d|ll)\b| [a-z])"
-                         r"|\b(?:my|me|myself)\b|^My\b")
+# ("Charles I was") unless a clause ends there ("Yesterday, I went"); not "my" nor "me" (rule
+# H'): a fashion caption says "... with pearls and my favorite Christian Louboutin pumps".
+# Asked by the text step of surrounding texts only (TextCleaner._spoken): an alt may say "I
+# love this dip".
+_SPEAKER_RE = re.compile(r"(\S*)\s+I(?=['’](?:m|ve|d|ll)\b| [a-z])|^()I(?=['’](?:m|ve|d|ll)\b| [a-z])")
 
 
 def first_person(text: str) -> bool:
-    """Whether ``text`` speaks in the first person singular (see ``_SPEAKER_RE``)."""
+    """Whether ``text`` speaks in the first person singular, "I" its subject (see
+    ``_SPEAKER_RE``)."""
     for m in _SPEAKER_RE.finditer(text):
         before = m.group(1)
         # "Charles I was": a capitalised word before "I" makes it a regnal number, unless a
