@@ -46,6 +46,7 @@ from filters.text_rules import (
     RULES,
     Reject,
     labelled_list,
+    first_person,
     testimonial,
     may_fire,
     name_list,
@@ -261,6 +262,7 @@ class TextCleaner(BatchMapStage):
         self._length_at = names.index("length") if "length" in names else len(names)
         self._filename_at = names.index("filename") if "filename" in names else 0
         self._promo_at = names.index("promo") if "promo" in names else -1
+        self._exclaim_at = names.index("exclamation") if "exclamation" in names else -1
         self._reasons: dict[str, str] = {}
         self._name_reasons = frozenset(self.reason(w) for w in ("all_caps", "oov",
                                                                  "not_target"))
@@ -334,7 +336,7 @@ class TextCleaner(BatchMapStage):
         picture's own text is, :func:`named_by_image`); ``width``, ``height``: its picture's
         declared size (a one-word own text may name it, :meth:`_word_name`); ``surrounding``:
         the text is a sentence beside the picture, not its own (a testimonial there is
-        promotion, :meth:`_quoted`)."""
+        promotion, one in the first person singular chatter, :meth:`_spoken`)."""
         if self._zipf is None:
             self.setup()
         key = (text, page_lang)
@@ -351,8 +353,8 @@ class TextCleaner(BatchMapStage):
         elif own and result[1] == self._exclamation:
             result = self._own_exclaim(result, text, page_lang, width, height)
         result = self._titled(result, text, file_name)  # a drop passes _short unchanged
-        if surrounding and text[:1] in OPEN_QUOTES:
-            result = self._quoted(result, text)
+        if surrounding:
+            result = self._spoken(result, text)
         if not own and image_text and result[0] is not None:
             own = named_by_image(text, image_text)
         return _fresh(self._short(result) if not own else result)
@@ -365,14 +367,21 @@ class TextCleaner(BatchMapStage):
             return None, self._reason("filename"), result[2], self._filename_at
         return result
 
-    def _quoted(self, result: tuple, text: str) -> tuple:
+    def _spoken(self, result: tuple, text: str) -> tuple:
         """A kept surrounding text that is a testimonial (:func:`filters.text_rules.testimonial`:
         a quotation in the first person beside a customer's portrait) as a ``text_promo``
-        drop; any other result as it is (thirty-second pass, rule T).  Per candidate, as the
-        text's source is: the cached result is the text's alone."""
-        if result[0] is None or self._promo_at < 0 or not testimonial(text):
+        drop (thirty-second pass, rule T), one in the first person singular
+        (:func:`filters.text_rules.first_person`: the writer's chatter, a comment) as a
+        ``text_first_person`` drop (thirty-third pass, rule H); any other result as it is.
+        Per candidate, as the text's source is: the cached result is the text's alone."""
+        if result[0] is None:
             return result
-        return None, self._reason("promo"), result[2], self._promo_at
+        if text[:1] in OPEN_QUOTES:
+            if self._promo_at >= 0 and testimonial(text):
+                return None, self._reason("promo"), result[2], self._promo_at
+        elif self._exclaim_at >= 0 and first_person(text):
+            return None, self._reason("first_person"), result[2], self._exclaim_at
+        return result
 
     def _may_name(self, result: tuple, own: bool) -> bool:
         """Whether a text's result could change were it its picture's file's name: dropped
@@ -644,8 +653,8 @@ class TextCleaner(BatchMapStage):
                     elif not named_by_image(sentence, cand.meta.get("image_text", "")):
                         result = self._short(result)
             result = self._titled(result, sentence, cand.meta.get("file_name", ""))
-            if sentence[:1] in OPEN_QUOTES and cand.text_source == "surrounding":
-                result = self._quoted(result, sentence)
+            if cand.text_source == "surrounding":
+                result = self._spoken(result, sentence)
             got.append((side, sentence, result))
         if len(pieces) == 1 and got[0][2][0] is None:  # most candidates: one text, dropped
             return self._drop(got[0][2][1])

@@ -774,7 +774,7 @@ def _phone(text: str, words: list[str]) -> bool:
 # A testimonial (thirty-second pass, rule T): a customer's quotation beside a portrait on a
 # business's page ("“I found a whole new publication with my entire family history here.”"),
 # a surrounding text that opens with a quotation mark and speaks in the first person.  Asked
-# by the text step of surrounding texts only (filters/text.TextCleaner._quoted): a picture's
+# by the text step of surrounding texts only (filters/text.TextCleaner._spoken): a picture's
 # own quoted title ("I'll Have Another" - Belmont Stakes) is a name.
 OPEN_QUOTES = "“\"„«"
 _FIRST_PERSON = frozenset("i i'm i’m i've i’ve i'd i’d me my we our us".split())
@@ -786,6 +786,29 @@ def testimonial(text: str) -> bool:
     if not text or text[0] not in OPEN_QUOTES:
         return False
     return not _FIRST_PERSON.isdisjoint(w.lower() for w in _QUOTED_WORD_RE.findall(text))
+
+
+# The writer speaking beside a picture (thirty-third pass, rule H): a surrounding text in the
+# first person singular is blog chatter or a comment ("Many years ago, I was reading a blog
+# post ...", "I know I say this about every quinoa bake ..."), not what the picture shows.
+# "I" counts before a lower-case word or as a contraction, not after a capitalised word
+# ("Charles I was") unless a clause ends there ("Yesterday, I went"); not "my" nor "me" (rule
+# H'): a fashion caption says "... with pearls and my favorite Christian Louboutin pumps".
+# Asked by the text step of surrounding texts only (TextCleaner._spoken): an alt may say "I
+# love this dip".
+_SPEAKER_RE = re.compile(r"(\S*)\s+I(?=['’](?:m|ve|d|ll)\b| [a-z])|^()I(?=['’](?:m|ve|d|ll)\b| [a-z])")
+
+
+def first_person(text: str) -> bool:
+    """Whether ``text`` speaks in the first person singular, "I" its subject (see
+    ``_SPEAKER_RE``)."""
+    for m in _SPEAKER_RE.finditer(text):
+        before = m.group(1)
+        # "Charles I was": a capitalised word before "I" makes it a regnal number, unless a
+        # sentence or clause ended there ("Yesterday, I was")
+        if before is None or not before[:1].isupper() or before[-1:] in ".,;:!?)":
+            return True
+    return False
 
 
 def promo(text, ctx=None):
@@ -1110,10 +1133,28 @@ def exclamation(text, ctx=None):
     if end != "?" and end != "!":
         return text
     n = ctx.norm_words if ctx is not None and text is ctx.norm else len(text.split())
-    return _reject("exclamation") if n <= _EXCLAIM_WORDS else text
+    if n > _EXCLAIM_WORDS or _title_aside(text):
+        return text
+    return _reject("exclamation")
 
 
 _EXCLAIM_WORDS = 8
+# A title whose bracketed aside at its end exclaims: "KFC Coleslaw Recipe (Copycat Recipe!)",
+# "Asian Chicken Lettuce Wraps (Better than P.F. Chang's)!" (thirty-third pass, rule X).
+_TITLE_ASIDE_RE = re.compile(r"([^!?()\[\]]+)[(\[]([^()\[\]]*)[)\]][!?]*[\"'”’»]*\s*$")
+
+
+def _title_aside(text: str) -> bool:
+    """Whether ``text`` ends in a bracketed aside of at least two words after a head of at
+    least two words holding no "!" nor "?", and speaks of no person: the exclamation is the
+    aside's, the head a title (not a tag: "... (VIDEO)!")."""
+    if ")" not in text and "]" not in text:
+        return False
+    m = _TITLE_ASIDE_RE.match(text)
+    if m is None or len(m.group(1).split()) < 2 or len(m.group(2).split()) < 2:
+        return False
+    return not any(w.strip(".,;:!?\"'“”‘’()[]«»").lower() in _PERSON_WORDS
+                   for w in text.split())
 # Words of the first or second person: an exclamation holding one speaks to the reader or
 # for the writer ("meine Eindrücke!"), not of the picture (thirty-first pass, rule E).
 _PERSON_WORDS = frozenset("i me my we our you your ich wir du je mon ma mes nous vous votre "
@@ -1228,6 +1269,41 @@ def length(text, ctx):
 
 
 def lang(text, ctx):
+    got = _lang(text, ctx)
+    if got is text or not _BILINGUAL_SEP_RE.search(text):
+        return got
+    # A bilingual title ("ग्रीक सलाद रेसिपी - Classic Greek Salad Recipe"): one half in a script
+    # of no Latin letter, the other in a target language, is judged by that half (thirty-third
+    # pass, rule B).
+    half = bilingual_half(text)
+    if not half:
+        return got
+    code, conf = ctx.lid.fasttext(lang_input(half, ctx.config))
+    if code in ctx.config.targets and conf >= ctx.config.lang_min_conf:
+        ctx.meta["lang_by"] = "bilingual"
+        ctx.meta["lang"], ctx.meta["lang_conf"] = code, round(conf, 4)  # the half's
+        return text
+    return got
+
+
+_BILINGUAL_SEP_RE = re.compile(r" [-–—|] ")
+_LATIN_RE = re.compile(r"[A-Za-z\u00c0-\u024f]")
+
+
+def bilingual_half(text: str) -> str:
+    """The Latin half of a text of two halves split at " - " (or "–", "—", "|"), the other
+    holding letters but no Latin one; else ""."""
+    parts = _BILINGUAL_SEP_RE.split(text)
+    if len(parts) != 2:
+        return ""
+    latin = [p for p in parts if _LATIN_RE.search(p)]
+    if len(latin) != 1:
+        return ""
+    other = parts[1] if parts[0] is latin[0] else parts[0]
+    return latin[0].strip() if any(ch.isalpha() for ch in other) else ""
+
+
+def _lang(text, ctx):
     cfg = ctx.config
     # Lowercased: lid.176 reads Title Case English ("East Bay Times Letters to the Editor",
     # p 0.79) as German, capitalised nouns being German's mark.
@@ -1310,6 +1386,13 @@ _NAME_RE = re.compile(rf"^{_NAME_WORD}(?:,? {_NAME_WORD}){{1,2}}$"
 
 
 def oov(text, ctx):
+    if ctx.meta.get("lang_by") == "bilingual":  # rule B: the target half is judged
+        half = bilingual_half(text)
+        return text if half and _oov(half, ctx) is half else _reject("oov")
+    return _oov(text, ctx)
+
+
+def _oov(text, ctx):
     f = facts(text, ctx)
     if f.cls is not None and "’" not in text:  # the words of the lowercased text, lowercased
         words = f.words
@@ -1378,7 +1461,7 @@ RULES: list[Rule] = [
     Rule("keyword_list", keyword_list, "drop"),
     Rule("repeated_words", repeated_words, "edit, drop"),
     Rule("lead", lead, "edit"),
-    Rule("exclamation", exclamation, "drop"),
+    Rule("exclamation", exclamation, "drop", ("exclamation", "first_person")),
     Rule("dateline", dateline, "drop"),
     Rule("lead_in", lead_in, "drop", ("lead_in", "truncated")),
     Rule("length", length, "drop", ("too_short", "too_long")),

@@ -206,9 +206,26 @@ def thumbnails(pages: list[str], folder: str = PAGES_EN) -> set:
     return out
 
 
+def _index(items: list[dict]) -> tuple[dict, dict]:
+    """``(by_key, by_image)`` of :func:`_find`.  An item is also found under the URL it
+    fetches when that is not the URL the page shows (thirty-third pass, M): a picture shown
+    twice, as a thumbnail naming the larger file and as that file, is one candidate keyed
+    under the thumbnail, and a label may name the larger file (drawn with page roles off)."""
+    by_key, by_image = {}, defaultdict(list)
+    for it in items:
+        by_key.setdefault((it["page"], it["image_url"], it["source"], it["text"]), it)
+        by_image[(it["page"], it["image_url"], it["source"])].append(it)
+    for it in items:
+        fetched = it.get("fetch_url", it["image_url"])
+        if fetched != it["image_url"]:
+            by_key.setdefault((it["page"], fetched, it["source"], it["text"]), it)
+    return by_key, by_image
+
+
 def _find(label: dict, by_key: dict, by_image: dict) -> dict | None:
-    """The current item for a label: same page, image, source and text; else (the text
-    changed a little, e.g. a window boundary moved) one whose text holds it or is held."""
+    """The current item for a label: same page, image (shown, or else fetched), source and
+    text; else (the text changed a little, e.g. a window boundary moved) one whose text
+    holds it or is held."""
     key = (label["page"], label["image_url"], label["source"], label["text"])
     hit = by_key.get(key)
     if hit is not None:
@@ -225,10 +242,7 @@ def measure(labels: list[dict], items: list[dict], thumbs: set = frozenset()) ->
     ``thumbs`` (:func:`thumbnails`): the images no caption of which can become a pair;
     ``good_lost_reachable`` is good lost without their good items (``n_good_thumb``), beside
     the headline ``good_lost`` over all good items."""
-    by_key, by_image = {}, defaultdict(list)
-    for it in items:
-        by_key.setdefault((it["page"], it["image_url"], it["source"], it["text"]), it)
-        by_image[(it["page"], it["image_url"], it["source"])].append(it)
+    by_key, by_image = _index(items)
     counts: dict = defaultdict(lambda: defaultdict(Counter))
     for lab in labels:
         item = _find(lab, by_key, by_image)
@@ -288,10 +302,7 @@ def measure(labels: list[dict], items: list[dict], thumbs: set = frozenset()) ->
 
 def lost_and_leaked(labels: list[dict], items: list[dict]) -> tuple[list, list]:
     """(good items lost with their state, junk items kept), for reading what goes wrong."""
-    by_key, by_image = {}, defaultdict(list)
-    for it in items:
-        by_key.setdefault((it["page"], it["image_url"], it["source"], it["text"]), it)
-        by_image[(it["page"], it["image_url"], it["source"])].append(it)
+    by_key, by_image = _index(items)
     lost, leaked = [], []
     for lab in labels:
         item = _find(lab, by_key, by_image)

@@ -50,6 +50,8 @@ TEXT = {
     "repeated_words": "the same words repeated (stuffing or a broken template)",
     "lead": "nothing was left once the leading whole sentences were kept",
     "exclamation": "an exclamation or a teaser ('You won't believe ...!')",
+    "first_person": "a sentence beside the picture in the first person singular: the writer's "
+                    "chatter or a comment ('I know I say this about every bake ...')",
     "dateline": "a byline, date or dateline ('By Jane Doe', 'Updated 3 May 2022')",
     "lead_in": "a lead-in that ends before its point ('Read more ...', 'Continue reading')",
     "truncated": "cut off mid-sentence by the page ('...')",

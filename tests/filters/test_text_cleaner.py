@@ -555,13 +555,58 @@ def test_a_quoted_first_person_sentence_beside_a_picture_is_a_testimonial(cleane
     title = '"I\'ll Have Another" - Belmont Stakes winner at the finish line'
     ev = run(cleaner, cand(title, source="title"))
     assert isinstance(ev, Keep) and ev.outputs[0].text == title
-    for text in ("“A storm is coming,” the forecaster said as the clouds gathered.",
-                 "I found my grandmother's wedding dress in the attic last spring."):
-        ev = run(cleaner, cand(text, source="surrounding"))
-        assert isinstance(ev, Keep), text
+    ev = run(cleaner, cand("“A storm is coming,” the forecaster said as the clouds gathered.",
+                           source="surrounding"))
+    assert isinstance(ev, Keep)
+    # unquoted, it is no testimonial; in the first person it is chatter (rule H', below)
+    ev = run(cleaner, cand("I found my grandmother's wedding dress in the attic last spring.",
+                           source="surrounding"))
+    assert ev == Drop("text_first_person")
     off = TextCleaner(TextCleanerConfig(disabled_rules=["promo"]))
     off.setup()
     assert off.clean(quote, "en", surrounding=True)[0] == quote
+
+
+def test_a_sentence_beside_a_picture_in_the_first_person_is_chatter(cleaner):
+    # thirty-third pass, rule H': a surrounding text whose subject is "I" is the writer's
+    # chatter or a comment (newsite-2's recipe blogs): dropped as text_first_person by the
+    # batch path and clean() alike, on either side; a picture's own text in the first person,
+    # a regnal "I", "my" alone and the same text with the exclamation rule off are left
+    chat = "Many years ago, I was reading a blog post by a blogger I’d been following for a while."
+    assert run(cleaner, cand(chat, source="surrounding")) == Drop("text_first_person")
+    assert cleaner.clean(chat, "en", surrounding=True)[1] == "text_first_person"
+    side = run(cleaner, cand("", source="surrounding", before="",
+                             after="I know I say this about every quinoa bake, but this is it."))
+    assert side == Drop("text_first_person")
+    own = "This easy mango salsa is the dip I make every week, sweet and spicy."
+    ev = run(cleaner, cand(own, source="alt"))
+    assert isinstance(ev, Keep) and ev.outputs[0].text == own
+    for text in ("King Charles I was beheaded outside the Banqueting House in 1649.",
+                 "World War I veterans march past the cenotaph in London.",
+                 "Rihanna in a white A-line dress with pearls and my favorite pumps."):
+        ev = run(cleaner, cand(text, source="surrounding"))
+        assert isinstance(ev, Keep), text
+    off = TextCleaner(TextCleanerConfig(disabled_rules=["exclamation"]))
+    off.setup()
+    assert off.clean(chat, "en", surrounding=True)[0] == chat
+
+
+def test_a_title_with_an_exclaiming_aside_and_a_bilingual_title_are_kept(cleaner):
+    # thirty-third pass, rules X and B: "!" in or after a title's bracketed aside is no
+    # exclamation; a title of a non-Latin half and an English half is judged by the English
+    # half (lang and oov alike) and kept whole
+    for text in ("KFC Coleslaw Recipe (Copycat Recipe!)",
+                 "Asian Chicken Lettuce Wraps (Better than P.F. Chang's)!",
+                 "ग्रीक सलाद रेसिपी - Classic Greek Salad Recipe"):
+        ev = run(cleaner, cand(text))
+        assert isinstance(ev, Keep) and ev.outputs[0].text == text, text
+    assert cleaner.clean("ग्रीक सलाद रेसिपी - Classic Greek Salad Recipe", "en",
+                         True)[2]["lang_by"] == "bilingual"
+    for text in ("What Happened Next (VIDEO)!", "Wow (really)!", "My Best Cake (So Good)!"):
+        assert run(cleaner, cand(text)) == Drop("text_exclamation"), text
+    for text in ("ग्रीक सलाद रेसिपी - ग्रीक सलाद", "뮤직뱅크 출근길 - 231103",
+                 "ग्रीक सलाद रेसिपी - Klassischer griechischer Salat mit Feta"):
+        assert run(cleaner, cand(text)) == Drop("text_not_target"), text
 
 
 def test_a_two_word_name_in_a_menu_its_headline_repeats_is_kept(cleaner):

@@ -458,6 +458,22 @@ def test_measure_counts_kept_dropped_and_missing_items():
     assert (r["n_good"], r["n_good_thumb"], r["good_lost_reachable"]) == (3, 2, 1.0)
 
 
+def test_a_label_is_found_under_the_url_its_item_fetches():
+    # thirty-third pass, M: a picture shown as a thumbnail naming the larger file and again as
+    # that file is one candidate keyed under the thumbnail; a label naming the larger file is
+    # that candidate's, and a label of another picture is not
+    labels = [{"page": "p", "image_url": "big.jpg", "source": "alt", "text": "a pulled pork pile",
+               "label": "good", "split": "dev"},
+              {"page": "p", "image_url": "other.jpg", "source": "alt",
+               "text": "a pulled pork pile", "label": "good", "split": "dev"}]
+    items = [{"page": "p", "image_url": "thumb.jpg", "fetch_url": "big.jpg", "source": "alt",
+              "text": "a pulled pork pile", "kept": True}]
+    r = measure(labels, items)["dev"]["all"]
+    assert (r["good_lost"], r["good_not_extracted"]) == (0.5, 1)
+    assert measure(labels[:1], [dict(items[0], fetch_url="thumb.jpg")])["dev"]["all"][
+        "good_not_extracted"] == 1
+
+
 def test_the_table_of_one_split_holds_no_other_splits_rows():
     labels = [{"page": "p", "image_url": "u", "source": "alt", "text": t, "label": "good",
                "split": split, **extra} for t, split, extra in (
