@@ -156,4 +156,11 @@ FAMILIES = {
     # --- sentences ------------------------------------------------------------------------
     "sentences_lines": lambda n: _fill(" \n ", n, "a"),
     "sentences_ends": lambda n: _fill(". ", n, "a"),
+    # --- surrounding texts only (TextCleaner._spoken) ---------------------------------------
+    "speaker_long_token": lambda n: _fill("x", n, "", " I am"),    # the word before "I"
+    "speaker_spaces": lambda n: _fill(" ", n, "x", "I am"),
+    "speaker_many": lambda n: _fill("Ab I ", n),                   # a regnal "I" at every word
+    "speaker_quoted": lambda n: _fill("a ", n, "“", " we"),        # testimonial()
+    "title_aside_brackets": lambda n: _fill("(a b ", n, "A b ", ")!"),  # _title_aside
+    "bilingual_halves": lambda n: _fill("я ", n, "", " - a b"),   # bilingual_half
 }

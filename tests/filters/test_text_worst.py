@@ -34,9 +34,11 @@ for name, make in sorted(FAMILIES.items()):
         assert len(text) == n, (name, n, len(text))
         kept, reason, meta, at = cleaner.clean(text, "en")
         assert (kept is None) == bool(reason), (name, n)
-        # as a picture's own text named by a hostile file name, and as a surrounding text
+        # as a picture's own text named by a hostile file name, as a surrounding text (its
+        # image's own texts hostile too), and as a surrounding sentence (testimonial, first person)
         cleaner.clean(text, "en", own=True, file_name=make(n // 4 or 1) + ".jpg",
                       image_text=make(60), width=500, height=500)
+        cleaner.clean(text, "en", surrounding=True)
         out[f"{name}/{n}"] = reason or "kept"
 print(json.dumps(out))
 """
