@@ -28,6 +28,11 @@ from filters.nsfw import POOL_DIM, NsfwModel
 
 C = 0.0003  # chosen by `select` on the val split (portable int8 backbone + pixel statistics)
 THRESHOLD = 0.5  # likewise; folded into the exported bias
+# The second opinion's head (``--nsfw-pool``): chosen by `select`'s arithmetic on the widened val
+# (docs/images.md, fourteenth round), so that ``train --nsfw-pool`` on make-data's folders
+# rebuilds the committed ``naturalness_second_head.onnx`` byte for byte.
+SECOND_C = 0.0003
+SECOND_THRESHOLD = 0.32
 
 
 def image_files(folders: list[str]) -> list[str]:
@@ -131,10 +136,15 @@ def folder_set(natural: list[str], other: list[str]) -> tuple[list[str], np.ndar
 
 
 def train(natural: list[str], other: list[str], out: str, precision: str = "int8",
-          c: float = C, threshold: float = THRESHOLD, nsfw_pool: bool = False) -> dict:
-    """Fits and exports a head; ``nsfw_pool``: the second opinion's (docs/images.md, sixth
-    round: C=3e-5, threshold 0.51, ``filters/models/naturalness_second_head.onnx``)."""
+          c: float | None = None, threshold: float | None = None, nsfw_pool: bool = False) -> dict:
+    """Fits and exports a head; ``nsfw_pool``: the second opinion's
+    (``filters/models/naturalness_second_head.onnx``).  C and the threshold default to the
+    committed head's (C, THRESHOLD; with ``nsfw_pool`` SECOND_C, SECOND_THRESHOLD)."""
     t0 = time.time()
+    if c is None:
+        c = SECOND_C if nsfw_pool else C
+    if threshold is None:
+        threshold = SECOND_THRESHOLD if nsfw_pool else THRESHOLD
     paths, y, sources = folder_set(natural, other)
     x = embed_files(paths, Backbone(precision), nsfw=NsfwModel("int8", jpeg_reencode=False)
                     if nsfw_pool else None)

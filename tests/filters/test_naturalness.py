@@ -383,6 +383,21 @@ def test_every_source_weighs_the_same_within_its_class():
     assert w[y == 1].sum() == pytest.approx(w[y == 0].sum()) == pytest.approx(len(y) / 2)
 
 
+def test_the_committed_heads_are_the_trainers_defaults():
+    """`make-data` then `train` (and `train --nsfw-pool`) with no recipe flags rebuild both
+    committed heads (docs/images.md, fourteenth round): their reports name the trainer's
+    defaults and the folders' counts, so neither head needs a number kept outside the tree."""
+    from tools import naturalness_head as nh
+
+    for name, c, t, pool in (("naturalness_head", nh.C, nh.THRESHOLD, False),
+                             ("naturalness_second_head", nh.SECOND_C, nh.SECOND_THRESHOLD, True)):
+        with open(os.path.join(REPO, "filters", "models", name + ".json")) as f:
+            report = json.load(f)
+        assert (report["C"], report["threshold"]) == (c, t)
+        assert ("nsfw_pool" in report["features"]) == pool
+        assert (report["natural"], report["other"]) == (7395, 4760)  # the same make-data folders
+
+
 def test_photo_variants_are_dark_or_grey_and_seeded(tmp_path):
     import numpy as np
     from PIL import Image
