@@ -54,7 +54,10 @@ def engine_runner(engine: str, engine_args: list[str] | None, spark=None):
 
         master, conf = spark_options(list(engine_args or []))
         session = spark or spark_engine.session(master, conf=conf)
-        return lambda plan: spark_engine.run(plan, session)
+        run = lambda plan: spark_engine.run(plan, session)  # noqa: E731
+        if spark is None:  # the session is ours: build() stops it on Ctrl-C
+            run.interrupted = lambda: spark_engine.stop_interrupted(session)
+        return run
     return run_local
 
 
@@ -191,7 +194,13 @@ def build(config_path: str | None, out_dir: str, engine: str = "beam", engine_ar
         out_dir, f"build: {out_dir} is being built by another process (pid {{pid}}); wait for it "
         "or stop it (its finished waves are kept), or use another --out", ".lock")
     with lock:
-        return _build(cfg, out_dir, engine, engine_run, retry_failed)
+        try:
+            return _build(cfg, out_dir, engine, engine_run, retry_failed)
+        except KeyboardInterrupt:
+            # Spark: the session lait started is stopped before it leaves, or its JVM prints
+            # Java traces after lait's one line (pipeline.engines.spark.stop_interrupted).
+            getattr(engine_run, "interrupted", lambda: None)()
+            raise
 
 
 def _build(cfg, out_dir: str, engine: str, engine_run, retry_failed: bool) -> dict:

@@ -88,6 +88,8 @@ EXACT = {
     "read_http_status": "a WARC response whose HTTP status is not 200 or 203 (a redirect, 404, 5xx, "
                         "206 partial content)",
     "read_not_html": "a WARC response that is not an HTML page",
+    "read_no_url": "a WARC response with no absolute http(s) WARC-Target-URI (missing, empty, "
+                   "relative): the page cannot say where it came from",
     "read_page_too_large": "a page larger than the page size limit",
     "read_truncated": "a WARC file that ends mid-record (a cut download)",
     "read_warc_truncated": "a WARC response whose payload the crawler cut (WARC-Truncated: length, "

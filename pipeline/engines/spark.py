@@ -61,6 +61,21 @@ def session(master: str | None = None, app_name: str = "lait-build", conf: dict 
     return spark
 
 
+def stop_interrupted(spark) -> None:
+    """Stops a session whose jobs a Ctrl-C cancelled, before the driver leaves.  Left running,
+    the JVM outlives the driver for a moment, and each task that ends then reports to the
+    driver's accumulator server, gone: "ERROR DAGScheduler: Failed to update accumulator" and
+    some 40 lines of Java traces after lait's one line.  Stopping while cancelled tasks still
+    end logs their teardown errors ("Block broadcast_8 does not exist"): noise of the
+    interruption asked for, so Spark's logging is off for it unless ``lait -v``."""
+    try:
+        if _quiet():
+            spark.sparkContext.setLogLevel("OFF")
+        spark.stop()
+    except Exception:  # noqa: BLE001 (a JVM already gone): the interrupt is what to report
+        logging.getLogger(__name__).debug("stopping the interrupted session failed", exc_info=True)
+
+
 def run(plan: Plan, spark=None, num_partitions: int | None = None) -> executor.RunSummary:
     spark = spark or session()
     sc = spark.sparkContext

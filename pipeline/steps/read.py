@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from typing import Iterator
+from urllib.parse import urlsplit
 
 from pipeline.core import storage
 from pipeline.core.errors import ConfigError, StorageFailed
@@ -48,6 +49,10 @@ class WarcReader(Source):
     * ``read_page_too_large``: body (declared, or once decoded) over ``max_page_bytes``;
     * ``read_truncated``: the record block is shorter than its WARC Content-Length (a clipped
       gzip member, an interrupted download) or a compressed/chunked body ends early.
+    * ``read_no_url``: a response with no absolute http(s) ``WARC-Target-URI`` (missing,
+      empty, relative, ``urn:``): a page must name where it came from (every sample's
+      ``page_url``), and its relative image URLs resolve against it.  Checked after the status
+      and the type.
     * ``read_warc_truncated``: the record says its payload was cut by the crawler (a
       ``WARC-Truncated`` header: ``length``, ``time``, ``disconnect``, ``unspecified``); its
       value goes into the reject's detail.  Checked after the status and the type, so a cut
@@ -225,6 +230,8 @@ class WarcReader(Source):
         mime = mime_type(headers.get("content-type", ""))
         if mime not in HTML_TYPES and mime not in UNKNOWN_TYPES:
             return drop("not_html")
+        if not _page_url(url):  # WARC requires it: without it a page has no provenance
+            return drop("no_url")
         cut = (wh.get("WARC-Truncated") or "").strip()
         if cut:  # the record is whole, its page is not: never kept cut, like read_truncated's
             meta["warc_truncated"] = cut
@@ -256,6 +263,16 @@ def _is_http(record) -> bool:
     ctype = (wh.get("Content-Type") or "").lower()
     uri = (wh.get("WARC-Target-URI") or "").strip().strip("<>").lower()
     return "application/http" in ctype or uri.startswith(("http://", "https://"))
+
+
+def _page_url(url: str) -> bool:
+    """An absolute http(s) URL with a host: what a page's provenance and its relative image
+    URLs need (a missing, relative or ``urn:`` WARC-Target-URI is none)."""
+    try:
+        parts = urlsplit(url)
+        return parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:  # an unparsable netloc ("http://[::1")
+        return False
 
 
 def _read_at_least(reader, n: int) -> bytes:

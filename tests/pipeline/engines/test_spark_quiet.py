@@ -4,6 +4,7 @@ shutdown lines); with Python logging at INFO (`lait -v`) Spark logs as it would.
 import os
 import subprocess
 import sys
+import time
 
 import pyspark
 
@@ -90,3 +91,53 @@ def test_a_failed_task_is_lait_s_one_line_not_spark_s_tracebacks(sample_web, tmp
     assert "No space left on device" in lines[-1]
     # what is left of Spark's logging: its one-line notice that the job was aborted
     assert len(lines) <= 2, lines
+
+
+# Spark's workers start writing their first work file, say so, and hold their task there until
+# the run is interrupted (the driver never writes work files on Spark).
+HOLD = """
+import builtins, os, time
+from pipeline.core import storage
+def hold(path, mode="r", *a, **kw):
+    if "w" in mode and ".pkl.tmp-" in str(path):
+        open(os.environ["LAIT_TEST_STARTED"], "w").close()
+        time.sleep(120)
+    return builtins.open(path, mode, *a, **kw)
+storage.open = hold
+"""
+
+
+def test_ctrl_c_is_lait_s_one_line_not_the_jvm_s_traces(sample_web, tmp_path):
+    """Ctrl-C (SIGINT to the process group, as a terminal sends it) while Spark's tasks run:
+    lait printed its one line and exited 130, and then the JVM, which outlives the driver for a
+    moment, printed "ERROR DAGScheduler: Failed to update accumulator" with some 40 lines of
+    Java traces for each task that finished after the driver had gone (on the user's prompt).
+    The session lait started is now stopped before it leaves."""
+    import signal
+    (tmp_path / "inject").mkdir()
+    (tmp_path / "inject" / "sitecustomize.py").write_text(HOLD)
+    started = tmp_path / "started"
+    env = dict(os.environ, PYTHONPATH=f"{tmp_path / 'inject'}{os.pathsep}{REPO}",
+               SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable,
+               PYSPARK_DRIVER_PYTHON=sys.executable, OMP_NUM_THREADS="1",
+               LAIT_TEST_STARTED=str(started))
+    cmd = [sys.executable, "-m", "tools.cli", "build", "--config", str(REPO / "configs" / "demo.yaml"),
+           "--set", f"input.warc=[{sample_web / 'pages.warc.gz'}]", "--out", str(tmp_path / "out"),
+           "--engine", "spark", "--", "--master", "local[1]"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=tmp_path, env=env, start_new_session=True)
+    try:
+        for _ in range(2400):  # a task is running once its worker writes (at most 240 s)
+            if started.exists() or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert started.exists(), proc.stderr.read()[-3000:] if proc.poll() is not None else "no task"
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=300)  # until every holder of the pipe (the JVM) is gone
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    lines = [ln for ln in err.replace("\r", "\n").splitlines()
+             if ln.strip() and not ln.startswith((JVM_NOTICE, "build: "))]  # and progress bars
+    assert proc.returncode == 130, err[-3000:]
+    assert lines == [lines[-1]] and lines[-1].startswith("lait: build: interrupted"), lines[:20]

@@ -294,6 +294,24 @@ def test_records_that_are_not_http_responses_are_not_counted(tmp_path):
     assert reasons(events(path)) == Counter({"keep": 1})
 
 
+def test_a_response_without_a_page_url_is_a_counted_drop(tmp_path):
+    # WARC requires a response's WARC-Target-URI; a page without an absolute http(s) one has no
+    # provenance and no base for its relative images (it was kept with page_url "")
+    body = http(b'<html><body><img src="https://img.example/cat.jpg" alt="A grey cat on a '
+                b'wooden chair"><img src="/dog.jpg" alt="A dog"></body></html>')
+    no_header = raw_record(body).replace(b"WARC-Target-URI: http://example.com/page\r\n", b"")
+    path = write_gz(tmp_path / "nourl.warc.gz", no_header,
+                    raw_record(body, uri=""), raw_record(body, uri="/relative/page"),
+                    raw_record(body, uri="urn:uuid:1234"), raw_record(body, uri="http:///no-host"),
+                    raw_record(http(b"gone", status="404 Not Found"), uri=""),
+                    raw_record(body, uri="HTTPS://Example.com/Page"))
+    evs = events(path)
+    assert reasons(evs) == Counter({"read_no_url": 5, "read_http_status": 1, "keep": 1})
+    assert [p.url for p in pages(evs)] == ["HTTPS://Example.com/Page"]
+    dropped = [ev for ev in evs if isinstance(ev, Drop) and ev.reason == "read_no_url"]
+    assert all(ev.record.meta["warc_offset"] is not None for ev in dropped)  # where to look
+
+
 def test_raw_chunked_and_gzip_bodies_are_decoded(tmp_path):
     gz = gzip.compress(HTML)
     chunked = b"".join(b"%x\r\n%s\r\n" % (len(gz[i:i + 50]), gz[i:i + 50])
