@@ -25,6 +25,7 @@ from pipeline.core import typed_config
 from pipeline.core.errors import ConfigError, yaml_problem
 from pipeline.steps.crawl import LINK_POLICIES
 from pipeline.steps.extract import MAX_IMAGES_PER_PAGE
+from pipeline.steps.fetch import DNS_CACHE_SIZE
 from pipeline.web.robots import OPT_OUT_TOKENS
 from pipeline.web.settings import USER_AGENT
 from scoring.score import ScorerConfig
@@ -112,6 +113,8 @@ class FetchConfig:
     per_host_concurrency: int = 0  # requests in flight per image host (0: no cap)
     allow_private: bool = False  # reach ANY address, private included (never for real crawls)
     allow_networks: list[str] = field(default_factory=list)  # e.g. [127.0.0.1/32] for tests
+    dns_cache_size: int = DNS_CACHE_SIZE
+    """image hosts whose DNS answer, failure included, a worker reuses for the run (0: off)"""
 
     def check(self):
         _positive("fetch.timeout_s", self.timeout_s)
@@ -125,6 +128,9 @@ class FetchConfig:
         _check_user_agent("fetch.user_agent", self.user_agent)
         _check_opt_out("fetch.opt_out", self.opt_out)
         _check_networks("fetch.allow_networks", self.allow_networks)
+        if not 0 <= self.dns_cache_size <= MAX_DNS_CACHE_SIZE:
+            raise ConfigError(f"fetch.dns_cache_size must be within 0..{MAX_DNS_CACHE_SIZE} "
+                              f"(0 turns the cache off; got {self.dns_cache_size!r})")
 
 
 @dataclass
@@ -318,6 +324,8 @@ def _not_negative(name: str, value) -> None:
         raise ConfigError(f"{name} must be >= 0 (got {value!r})")
 
 
+# A host's entry is a few addresses: a million is well under a GB, more is a typo.
+MAX_DNS_CACHE_SIZE = 1_000_000
 MAX_RETRIES = 10  # more attempts only hold a worker: the backoff doubles each time
 
 

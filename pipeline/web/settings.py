@@ -31,6 +31,7 @@ class HttpSettings:
     concurrency: int = 16  # threads (and pooled connections per host)
     allow_private: bool = False  # reach ANY address, private included (never for real crawls)
     allow_networks: tuple = ()  # networks reachable despite the SSRF guard (tests: loopback)
+    dns_cache_size: int = 0  # hosts whose resolution (or failure) the SSRF guard reuses; 0: off
 
     def __post_init__(self):
         object.__setattr__(self, "allow_networks", tuple(self.allow_networks))  # a YAML list
