@@ -39,12 +39,17 @@ class FakeResolver:
         return [(family, socket.SOCK_STREAM, socket.IPPROTO_TCP, "", (ip, port))]
 
 
+def use(monkeypatch, fake):
+    """The SSRF guard's module resolves with ``fake`` (urllib3 keeps the real resolver)."""
+    monkeypatch.setattr(address, "socket", types.SimpleNamespace(
+        getaddrinfo=fake.getaddrinfo, gaierror=socket.gaierror, IPPROTO_TCP=socket.IPPROTO_TCP))
+
+
 @pytest.fixture()
 def resolver(monkeypatch):
     fake = FakeResolver({"good.example": "93.184.216.34", "inside.example": "10.0.0.1",
                          "localhost": "127.0.0.1"})
-    monkeypatch.setattr(address, "socket", types.SimpleNamespace(
-        getaddrinfo=fake.getaddrinfo, gaierror=socket.gaierror, IPPROTO_TCP=socket.IPPROTO_TCP))
+    use(monkeypatch, fake)
     return fake
 
 
@@ -117,8 +122,7 @@ def test_the_peer_check_stays_when_the_cache_says_global(monkeypatch, http_serve
     """DNS rebinding: the cached answer is a global address, the connection reaches loopback
     (the real resolver at connect time): the socket's peer is refused."""
     fake = FakeResolver({"localhost": "93.184.216.34"})
-    monkeypatch.setattr(address, "socket", types.SimpleNamespace(
-        getaddrinfo=fake.getaddrinfo, gaierror=socket.gaierror, IPPROTO_TCP=socket.IPPROTO_TCP))
+    use(monkeypatch, fake)
     http_server.routes["/a.jpg"] = serve_bytes(jpeg())
     f = ImageFetcher(timeout_s=2, retries=0, robots=False)
     f.setup()
@@ -141,8 +145,7 @@ def test_the_least_recently_used_host_is_forgotten(resolver):
 
 def test_threads_asking_for_one_host_share_its_lookup(monkeypatch):
     fake = FakeResolver({}, delay_s=0.2)
-    monkeypatch.setattr(address, "socket", types.SimpleNamespace(
-        getaddrinfo=fake.getaddrinfo, gaierror=socket.gaierror, IPPROTO_TCP=socket.IPPROTO_TCP))
+    use(monkeypatch, fake)
     cache = HostResolutions(8)
     reasons = []
 
