@@ -9,6 +9,7 @@ import types
 import pytest
 
 from pipeline import config
+from pipeline.core import executor
 from pipeline.steps.fetch import FETCH_HTTP, ImageFetcher
 from pipeline.web import address
 from pipeline.web.address import AddressPolicy, HostResolutions
@@ -85,6 +86,23 @@ def test_a_new_run_starts_with_an_empty_cache(resolver):
     with pytest.raises(FetchError, match="dns_error"):
         f.fetch("http://gone.example/b.jpg")
     assert resolver.calls == ["gone.example"] * 2
+
+
+def test_a_build_forgets_the_set_up_fetcher_of_the_run_before(resolver):
+    """Set-up stages live as long as their process (pipeline.core.executor.ready); a second
+    build in one process (in-process engines, notebooks) must not reuse the DNS answers."""
+    stage = ImageFetcher(timeout_s=2, retries=0)
+    first = executor.ready(stage)
+    assert executor.ready(stage) is first
+    with pytest.raises(FetchError, match="dns_error"):
+        first.fetch("http://gone.example/a.jpg")
+    executor.forget_run_state()
+    again = executor.ready(stage)
+    assert again is not first
+    with pytest.raises(FetchError, match="dns_error"):
+        again.fetch("http://gone.example/b.jpg")
+    assert resolver.calls == ["gone.example"] * 2
+    executor.forget_run_state()
 
 
 def test_addresses_are_reused_and_still_judged(resolver):
