@@ -39,10 +39,7 @@ GENERIC_TYPES = ("", "application/octet-stream", "binary/octet-stream")
 SVG_TYPES = ("image/svg+xml", "image/svg")
 
 
-DNS_CACHE_SIZE = 4096  # image hosts whose resolution, failure included, a worker reuses
-# The image fetcher's HTTP defaults (pipeline.web.settings): many URLs per host, so a host is
-# resolved once per worker and run (docs/fetching.md, "DNS cache").
-FETCH_HTTP = HttpSettings(dns_cache_size=DNS_CACHE_SIZE)
+FETCH_HTTP = HttpSettings()  # the image fetcher's HTTP defaults (pipeline.web.settings)
 
 
 def accept_image(mime: str) -> bool:

@@ -20,6 +20,7 @@ def test_defaults_and_overrides(tmp_path):
     ("input: {warc: [a]}\nfetch: {dns_cache_size: -1}\n", r"fetch.dns_cache_size must be within 0\.\."),
     ("input: {warc: [a]}\nfetch: {dns_cache_size: 2000000}\n", "fetch.dns_cache_size must be within"),
     ("input: {warc: [a]}\nfetch: {dns_cache_size: lots}\n", "fetch.dns_cache_size: expected an integer"),
+    ("crawl: {seeds: [http://x/], dns_cache_size: -5}\n", "crawl.dns_cache_size must be within"),
     ("input: [oops\n", "not valid YAML"),
     # a code the language model does not answer kept no page (the run ended with an empty
     # corpus, after every fetch); fastText's lid.176 answers 176 languages, "eng" not among them
