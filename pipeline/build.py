@@ -10,6 +10,7 @@ import time
 from pipeline import config as config_mod
 from pipeline import waves
 from pipeline.core import storage
+from pipeline.core.executor import forget_run_state
 from pipeline.core.errors import ConfigError
 from pipeline.core.locks import folder_lock
 from pipeline.core.rejects import write_rejects
@@ -206,6 +207,7 @@ def build(config_path: str | None, out_dir: str, engine: str = "beam", engine_ar
 def _build(cfg, out_dir: str, engine: str, engine_run, retry_failed: bool) -> dict:
     work = waves.check_work_dir(out_dir, cfg.to_dict())
     reopened = reopen_failed(work) if retry_failed else 0
+    forget_run_state()  # a run starts with no DNS answers, failures included (docs/fetching.md)
     reopen_lost_shards(cfg, out_dir, work)
     t0 = time.time()
     steps, rejects, timings, resumed = [], [], {}, {}

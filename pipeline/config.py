@@ -26,7 +26,7 @@ from pipeline.core.errors import ConfigError, yaml_problem
 from pipeline.steps.crawl import LINK_POLICIES
 from pipeline.steps.extract import MAX_IMAGES_PER_PAGE
 from pipeline.web.robots import OPT_OUT_TOKENS
-from pipeline.web.settings import USER_AGENT
+from pipeline.web.settings import DNS_CACHE_SIZE, USER_AGENT
 from scoring.score import ScorerConfig
 
 __all__ = ["Config", "ConfigError", "load", "from_dict"]
@@ -112,6 +112,8 @@ class FetchConfig:
     per_host_concurrency: int = 0  # requests in flight per image host (0: no cap)
     allow_private: bool = False  # reach ANY address, private included (never for real crawls)
     allow_networks: list[str] = field(default_factory=list)  # e.g. [127.0.0.1/32] for tests
+    dns_cache_size: int = DNS_CACHE_SIZE
+    """image hosts whose DNS answer, failure included, a worker reuses for the run (0: off)"""
 
     def check(self):
         _positive("fetch.timeout_s", self.timeout_s)
@@ -125,6 +127,7 @@ class FetchConfig:
         _check_user_agent("fetch.user_agent", self.user_agent)
         _check_opt_out("fetch.opt_out", self.opt_out)
         _check_networks("fetch.allow_networks", self.allow_networks)
+        _check_dns_cache_size("fetch.dns_cache_size", self.dns_cache_size)
 
 
 @dataclass
@@ -164,6 +167,8 @@ class CrawlConfig:
     """reach ANY address, private included (never for real crawls)"""
     allow_networks: list[str] = field(default_factory=list)
     """networks reachable despite the SSRF guard, e.g. [127.0.0.1/32] for tests"""
+    dns_cache_size: int = DNS_CACHE_SIZE
+    """hosts whose DNS answer, failure included, a part's crawl reuses for the run (0: off)"""
 
     def check(self):
         if not self.seeds:
@@ -186,6 +191,7 @@ class CrawlConfig:
             raise ConfigError("crawl.content_types: give at least one media type")
         _check_opt_out("crawl.opt_out", self.opt_out)
         _check_networks("crawl.allow_networks", self.allow_networks)
+        _check_dns_cache_size("crawl.dns_cache_size", self.dns_cache_size)
 
 
 
@@ -316,6 +322,14 @@ def _positive(name: str, value) -> None:
 def _not_negative(name: str, value) -> None:
     if value < 0:
         raise ConfigError(f"{name} must be >= 0 (got {value!r})")
+
+
+# A host's entry is a few addresses: a million is well under a GB, more is a typo.
+MAX_DNS_CACHE_SIZE = 1_000_000
+def _check_dns_cache_size(name: str, value) -> None:
+    if not 0 <= value <= MAX_DNS_CACHE_SIZE:
+        raise ConfigError(f"{name} must be within 0..{MAX_DNS_CACHE_SIZE} "
+                          f"(0 turns the cache off; got {value!r})")
 
 
 MAX_RETRIES = 10  # more attempts only hold a worker: the backoff doubles each time

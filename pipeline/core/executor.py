@@ -42,6 +42,16 @@ def ready(stage):
     return got
 
 
+def forget_run_state() -> None:
+    """Drops this process's set-up stages that hold what one run learnt of the network (a
+    stage whose class sets ``per_run``: the image fetcher's DNS answers and robots.txt rules),
+    so a second build in one process (a notebook, tests, an in-process engine's
+    ``--retry-failed``) asks the network again, as a new process does.  Models stay loaded."""
+    with _READY_LOCK:
+        for fp in [fp for fp, stage in _READY.items() if getattr(stage, "per_run", False)]:
+            del _READY[fp]
+
+
 class StepRunner:
     """Feeds items to one step's core and counts its events; ``flush`` emits the counts."""
 

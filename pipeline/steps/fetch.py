@@ -51,6 +51,9 @@ class ImageFetcher(GroupStage):
     redirect caps, retries) and reads its header (format, size) without decoding pixels."""
 
     name = "fetch"
+    # Its set-up copy (DNS answers, failures included; robots.txt rules) lasts one run: a
+    # build forgets it (pipeline.core.executor.forget_run_state), so --retry-failed asks again.
+    per_run = True
 
     def __init__(self, robots: bool = True, opt_out=OPT_OUT_TOKENS, blocklist=None,
                  http: HttpSettings = FETCH_HTTP, **http_changes):

@@ -61,7 +61,8 @@ class HttpClient:
         # hop: a redirect to a listed URL is never followed
         self.url_check = url_check
         self.policy = policy or AddressPolicy(settings.allow_networks,
-                                              allow_all=settings.allow_private)
+                                              allow_all=settings.allow_private,
+                                              dns_cache_size=settings.dns_cache_size)
         self.limiter = limiter or HostLimiter()
         self.pool = urllib3.PoolManager(
             num_pools=256, maxsize=max(1, settings.concurrency), block=False, retries=False,

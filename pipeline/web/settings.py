@@ -14,6 +14,9 @@ from dataclasses import dataclass
 # The config's default user agent (crawl: and fetch:): the product token robots.txt groups
 # name, with where to read about the crawler.
 USER_AGENT = "lait-builder/0.1 (+https://github.com/lait-builder)"
+# Hosts whose resolution, failure included, a fetching stage's client reuses for its run
+# (docs/fetching.md, "DNS cache"): a few thousand hosts cost well under a megabyte.
+DNS_CACHE_SIZE = 4096
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,7 @@ class HttpSettings:
     concurrency: int = 16  # threads (and pooled connections per host)
     allow_private: bool = False  # reach ANY address, private included (never for real crawls)
     allow_networks: tuple = ()  # networks reachable despite the SSRF guard (tests: loopback)
+    dns_cache_size: int = DNS_CACHE_SIZE  # hosts whose DNS answer (or failure) is reused; 0: off
 
     def __post_init__(self):
         object.__setattr__(self, "allow_networks", tuple(self.allow_networks))  # a YAML list

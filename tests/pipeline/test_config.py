@@ -17,6 +17,10 @@ def test_defaults_and_overrides(tmp_path):
     ("input: {warc: [a]}\nimage: {min_width: 0}\n", "image.min_width must be > 0"),
     ("input: {warc: []}\n", "input.warc"),
     ("input: {warc: [a]}\nfetch: {allow_private: yes please}\n", "fetch.allow_private"),
+    ("input: {warc: [a]}\nfetch: {dns_cache_size: -1}\n", r"fetch.dns_cache_size must be within 0\.\."),
+    ("input: {warc: [a]}\nfetch: {dns_cache_size: 2000000}\n", "fetch.dns_cache_size must be within"),
+    ("input: {warc: [a]}\nfetch: {dns_cache_size: lots}\n", "fetch.dns_cache_size: expected an integer"),
+    ("crawl: {seeds: [http://x/], dns_cache_size: -5}\n", "crawl.dns_cache_size must be within"),
     ("input: [oops\n", "not valid YAML"),
     # a code the language model does not answer kept no page (the run ended with an empty
     # corpus, after every fetch); fastText's lid.176 answers 176 languages, "eng" not among them
