@@ -58,3 +58,20 @@ def test_a_lazy_attribute_gives_way_to_a_real_srcset_and_to_a_real_src():
         "https://www.example-recipes.net/photos/b.jpg"
     assert got[("alt", "Two swans on the frozen lake")] == \
         "https://www.example-recipes.net/photos/c.jpg"
+
+
+def test_a_sticky_footers_push_wrapper_is_no_footer():
+    # the CSS sticky footer: a wrapper named "footerPush" holds the whole page above the
+    # footer (a shop page: every product tile was "footer" furniture, no candidate); the
+    # footer itself stays the footer
+    product = "http://iweb.example-shop.com/images/products/shprodde/601583.jpg"
+    html = ("<html><body><div id='wrap'><section id='content'><div id='footerPush'>"
+            "<div id='products'><article class='gridSku'><div class='gridSkuImg'>"
+            f"<a href='/p/601583'><img src='{product}' alt='Hazelnut Ground Coffee, 1-lb'></a>"
+            "</div></article></div></div></section></div>"
+            "<div id='footer'><img src='/images/footer/store-front.jpg' alt='Our store front'>"
+            "</div></body></html>")
+    got, counted = extracted(html)
+    assert got[("alt", "Hazelnut Ground Coffee, 1-lb")] == product
+    assert ("alt", "Our store front") not in got
+    assert counted["extract_image_furniture"] == 1
