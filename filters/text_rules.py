@@ -88,6 +88,13 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | ak Pwa recipe", "Foglio Wall ... Tobia Scarpa"); a text kept  |                         |
 |    |                |            | over the bound records why in ``meta["oov_by"]``              |                         |
 
+One rule more judges a text with its candidate, after the rules above (``CANDIDATE_RULES``;
+the text's cached result does not know its source), and is disabled by its own name too:
+
+| first_person | drop | a surrounding text in the first person singular ("I" its subject: | text_first_person |
+|              |      | "I know I say this about every quinoa bake"): the writer's chatter |                   |
+|              |      | or a comment beside the picture (thirty-third pass, rule H')       |                   |
+
 Two-word captions ("Tom Brady", "Philly Cheesesteak") are kept when they are a picture's own
 text (alt, title, figcaption) outside the page's furniture (``text.min_words_own`` = 2; the
 text step decides per candidate with ``TextCleaner.own_text``): in a header, footer,
@@ -1477,7 +1484,7 @@ RULES: list[Rule] = [
     Rule("keyword_list", keyword_list, "drop"),
     Rule("repeated_words", repeated_words, "edit, drop"),
     Rule("lead", lead, "edit"),
-    Rule("exclamation", exclamation, "drop", ("exclamation", "first_person")),
+    Rule("exclamation", exclamation, "drop"),
     Rule("dateline", dateline, "drop"),
     Rule("lead_in", lead_in, "drop", ("lead_in", "truncated")),
     Rule("length", length, "drop", ("too_short", "too_long")),
@@ -1485,6 +1492,13 @@ RULES: list[Rule] = [
     Rule("oov", oov, "drop"),
 ]
 RULE_NAMES = [r.name for r in RULES]
+# Rules that judge a text with its candidate (the text's source), after RULES: the cached
+# result of a text alone cannot hold them (filters.text.TextCleaner._spoken).  Each has its own
+# name in ``text.disabled_rules``, as RULES do: first_person once rode on the exclamation rule,
+# so disabling "exclamation" silently disabled it too (qa22).
+CANDIDATE_RULES: list[Rule] = [Rule("first_person", first_person, "drop")]
+# Every name ``text.disabled_rules`` accepts.
+KNOWN_RULE_NAMES = RULE_NAMES + [r.name for r in CANDIDATE_RULES]
 
 
 # The gate -------------------------------------------------------------------------------------

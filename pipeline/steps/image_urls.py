@@ -148,7 +148,33 @@ def _lazy_value(value: str, base: str) -> str:
 _STYLE_URL_RE = re.compile(r"background(?:-image)?\s*:[^;]*?url\(\s*(['\"]?)([^'\")]+)\1\s*\)", re.I)
 
 
+# A lazy loader's attribute of its own outside data-*, named for what it holds: NitroPack's
+# ``nitro-lazy-src`` / ``nitro-lazy-srcset`` (over an inline SVG placeholder), CNET's and
+# theperspective.com's ``lazysrc`` (qa22: a recipe page of the new sites gave no image).
+_OWN_LAZY_RE = re.compile(r"^(?!data-)[\w-]*lazy[-_]?src(set)?$")
+
+
+def _own_lazy_url(attrs: dict, base: str) -> tuple[str, str]:
+    """``(url, attribute)`` of a lazy loader's own attribute (``_OWN_LAZY_RE``) naming an image
+    file, a ``...lazy-src`` before a ``...lazy-srcset``; ``("", "")`` when none does, or when
+    the image has a ``srcset`` of its own, which a browser shows at once (theperspective.com's
+    images carry both: its srcset stays the URL, as before)."""
+    if attrs.get("srcset"):
+        return "", ""
+    got = sorted((m.group(1) is not None, name) for name in attrs
+                 if "lazy" in name and (m := _OWN_LAZY_RE.match(name)))
+    for _, name in got:
+        url = resolve(base, first_srcset_url(attrs[name]))
+        if url and IMAGE_URL_RE.search(url):
+            return url, name
+    return "", ""
+
+
 def _old_lazy_url(attrs: dict, base: str) -> tuple[str, str]:
+    if "lazy" in "".join(attrs):  # one C-level test: most images name no lazy attribute
+        url, name = _own_lazy_url(attrs, base)
+        if url:
+            return url, name
     value = attrs.get("longdesc")
     if value:
         url = resolve(base, value)
@@ -163,13 +189,18 @@ def _old_lazy_url(attrs: dict, base: str) -> tuple[str, str]:
     return "", ""
 
 
+def _may_be_old(attrs: dict) -> bool:
+    """Whether :func:`_old_lazy_url` could find a URL in ``attrs`` (its cheap gate)."""
+    return "longdesc" in attrs or "style" in attrs or "lazy" in "".join(attrs)
+
+
 def lazy_url(attrs: dict, base: str) -> tuple[str, str]:
     """``(url, attribute)`` of the first usable lazy-loading attribute, or ``("", "")``."""
     for name in attrs:  # every attribute read below is a data-* one; most images have none
         if name[:5] == "data-":
             break
     else:
-        return _old_lazy_url(attrs, base) if "longdesc" in attrs or "style" in attrs else ("", "")
+        return _old_lazy_url(attrs, base) if _may_be_old(attrs) else ("", "")
     for name in LAZY_URL_ATTRS:
         if attrs.get(name):
             url = _lazy_value(attrs[name], base)
@@ -187,7 +218,7 @@ def lazy_url(attrs: dict, base: str) -> tuple[str, str]:
                 resolve(base, first_srcset_url(value))
             if url and not url.endswith((".html", ".htm", ".js", ".json", ".php")):
                 return url, name
-    return _old_lazy_url(attrs, base) if "longdesc" in attrs or "style" in attrs else ("", "")
+    return _old_lazy_url(attrs, base) if _may_be_old(attrs) else ("", "")
 
 
 def is_placeholder(url: str) -> bool:

@@ -113,6 +113,10 @@ def class_region(value: str) -> str:
     for toks in names:
         if not _LAYOUT_WORDS.isdisjoint(toks):
             continue  # "content-sidebar-wrap" wraps the content as well as the sidebar
+        if "push" in toks and "footer" in toks:
+            # the CSS sticky footer's wrapper ("footerPush", "footer-push"), which holds the
+            # whole page above the footer (qa22: a shop page's products were all "footer")
+            continue
         if wrapper and "sidebar" in toks and ("left" in toks or "right" in toks):
             # a layout wrapper's modifier saying where its sidebar sits ("wrap cb-sidebar-
             # right"): the element wraps the content too (fourteenth pass)

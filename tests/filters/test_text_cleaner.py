@@ -586,9 +586,31 @@ def test_a_sentence_beside_a_picture_in_the_first_person_is_chatter(cleaner):
                  "Rihanna in a white A-line dress with pearls and my favorite pumps."):
         ev = run(cleaner, cand(text, source="surrounding"))
         assert isinstance(ev, Keep), text
-    off = TextCleaner(TextCleanerConfig(disabled_rules=["exclamation"]))
+    off = TextCleaner(TextCleanerConfig(disabled_rules=["first_person"]))
     off.setup()
     assert off.clean(chat, "en", surrounding=True)[0] == chat
+
+
+def test_first_person_is_a_rule_of_its_own_in_the_config():
+    # qa22: first_person rode on the exclamation rule, so disabling "exclamation" silently
+    # disabled it; each is now switched off by its own name only, and a config naming
+    # first_person is valid (an unknown name still fails at once)
+    chat = "Many years ago, I was reading a blog post by a blogger I’d been following for a while."
+    shout = "Trying for a baby?"
+    no_exclaim = TextCleaner(TextCleanerConfig(disabled_rules=["exclamation"]))
+    no_exclaim.setup()
+    assert no_exclaim.clean(chat, "en", surrounding=True)[1] == "text_first_person"
+    assert run(no_exclaim, cand(chat, source="surrounding")) == Drop("text_first_person")
+    assert no_exclaim.clean(shout, "en")[0] == shout
+    no_first = TextCleaner(TextCleanerConfig(disabled_rules=["first_person"]))
+    no_first.setup()
+    assert no_first.clean(chat, "en", surrounding=True)[0] == chat
+    assert isinstance(run(no_first, cand(chat, source="surrounding")), Keep)
+    assert no_first.clean(shout, "en")[1] == "text_exclamation"
+    assert "first_person" in TextCleaner().describe()["rules"]
+    assert "first_person" not in no_first.describe()["rules"]
+    with pytest.raises(ConfigError, match="first_person"):
+        TextCleanerConfig(disabled_rules=["first_persons"]).check()
 
 
 def test_a_title_with_an_exclaiming_aside_and_a_bilingual_title_are_kept(cleaner):
