@@ -267,13 +267,16 @@ LARGER_ATTRS = ("data-orig-file", "data-large-file", "data-full-url", "data-full
                 "data-full", "data-zoom-image", "data-zoom-src", "data-large",
                 "data-large-src", "data-hires", "data-highres")
 _LARGER_SET, _SRCSET_SET = frozenset(LARGER_ATTRS), frozenset(SRCSET_ATTRS)
-_DESCRIPTOR_RE = re.compile(r"^(\d{1,5}(?:\.\d+)?)([wx]),?$")
+# A descriptor token; a comma ends the candidate, and the next one's URL may follow with no space
+# (HTML's srcset parsing: "a.jpg 1x,b.jpg 2x", as littlethings' Contentful images write it).
+_DESCRIPTOR_RE = re.compile(r"^(\d{1,5}(?:\.\d+)?)([wx])(?:,(.*))?$")
 
 
 def srcset_largest(srcset: str | None) -> tuple[str, float, str]:
     """``(url, value, "w" or "x")`` of a ``srcset``'s largest candidate, ``("", 0, "")`` when it
     has no descriptor.  Split on whitespace, not commas: image-CDN URLs hold commas
-    (``?rect=128,32,245,245&w=48``); a token that is a descriptor belongs to the URL before."""
+    (``?rect=128,32,245,245&w=48``); a token that is a descriptor belongs to the URL before,
+    and what follows its comma, if anything, is the next candidate's URL."""
     best = ("", 0.0, "")
     url = ""
     for token in (srcset or "").split():
@@ -283,7 +286,7 @@ def srcset_largest(srcset: str | None) -> tuple[str, float, str]:
             continue
         if url and (m.group(2) == best[2] or not best[2]) and float(m.group(1)) > best[1]:
             best = (url, float(m.group(1)), m.group(2))
-        url = ""
+        url = (m.group(3) or "").rstrip(",")
     return best
 
 

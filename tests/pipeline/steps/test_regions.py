@@ -582,6 +582,15 @@ def test_srcset_largest_reads_descriptors_not_commas():
     assert srcset_largest(None) == ("", 0, "")
 
 
+def test_srcset_largest_reads_a_url_right_after_a_descriptors_comma():
+    # no space after the comma (littlethings' Contentful srcsets): the URL after "150w," is the
+    # next candidate's, not glued to the descriptor (a fetch of ".../150w,/images..." before)
+    big = "https://i.example/p.jpg?w=300"
+    assert srcset_largest(f"https://i.example/p.jpg?w=150 150w,{big} 300w") == (big, 300, "w")
+    assert srcset_largest("s.jpg 1x,l.jpg 2x,") == ("l.jpg", 2, "x")
+    assert srcset_largest("s.jpg 1x,") == ("s.jpg", 1, "x")
+
+
 # ---- thumbnails with no role under the image step's size (ninth pass) -----------------------
 
 @pytest.mark.parametrize("img,big,where", [
