@@ -13,7 +13,7 @@ from pipeline.core.records import Candidate, Page
 from pipeline.core.stage import Drop, Keep, MapStage
 from pipeline.steps.html_images import find_images
 from pipeline.steps.image_roles import PICTURE_PX, image_role, name_facts, query_width, site_names
-from pipeline.steps.image_resize import resized_url
+from pipeline.steps.image_resize import resized_url, wp_original
 from pipeline.steps.image_urls import html_dim, larger_url
 from pipeline.web.charset import looks_undecodable
 from pipeline.web.html import TooDeep, parsed
@@ -42,6 +42,17 @@ def below_picture(width: int | None, height: int | None, url: str) -> bool:
             return False
         width, height = size
     return max(width or 0, height or 0) < PICTURE_PX and query_width(url) < PICTURE_PX
+
+
+def _wp_original(url: str, role: str) -> str:
+    """A WordPress thumbnail's original upload (:func:`pipeline.steps.image_resize.wp_original`,
+    thirty-fourth pass), or "": not for a file named at the image step's size or more both
+    ways with no role, which fetched as it is makes a pair already."""
+    if not role:
+        size = name_facts(url)[1]
+        if size is not None and min(size) >= PICTURE_PX:
+            return ""
+    return wp_original(url)
 
 
 # Regions whose text is never about an image beside it; in the others (related, aside) only
@@ -167,6 +178,8 @@ class Extractor(MapStage):
                     # it, "?w=264&h=177&crop=1", too).  Menu furniture stays (sample 10).
                     bigger, where, big_width, big_height = resized_url(img.url, width,
                                                                        height, PICTURE_PX)
+                    if not bigger and thumb:
+                        bigger, where = _wp_original(img.url, role), "wp original"
                 if bigger and not image_role(bigger, img.attrs, big_width, big_height,
                                              img.region, sites, img.link):
                     shown, role = img.url, ""
