@@ -78,8 +78,9 @@ class Extractor(MapStage):
     badge or ad yields no candidate; one dropped for its size only (``SIZE_ROLES``), or one with
     no role declared under the image step's 300 px both ways (:func:`below_picture`), whose page
     names a larger version of its picture (a wider ``srcset`` candidate, ``data-orig-file``,
-    a link to the same picture's file, an image proxy's source URL) gives that version
-    instead, its source in ``meta["url_attr"]`` and the thumbnail in ``meta["shown_url"]``
+    a link to the same picture's file, an image proxy's source URL; else its resizing CDN asked
+    at 300 px, or a WordPress upload's original, :mod:`pipeline.steps.image_resize`) gives that
+    version instead, its source in ``meta["url_attr"]`` and the thumbnail in ``meta["shown_url"]``
     (:func:`pipeline.steps.image_urls.larger_url`).  Surrounding text comes only from prose next to the image
     in the page's content: a side inside a region (navigation, comments, related, ...) or made
     mostly of link text (a teaser list, a headline grid) is discarded, except a teaser card's
