@@ -552,10 +552,12 @@ def bare_credit(text: str) -> bool:
 
 
 def publisher_credit(text: str) -> bool:
-    """Whether the whole ``text`` is a publisher's credit "<publisher> / <name>" (thirty-fourth
-    pass): one " / " (a space either side), the publisher 1-4 words, the photographer 2-3,
-    every word capitalised, "&", an initial or a name particle ("The Spruce Eats / Anita
-    Schecter", Dotdash's figure credits; "Food & Wine / Greg DuPree")."""
+    """Whether the whole ``text`` has the shape of a publisher's credit "<publisher> / <name>"
+    (thirty-fourth pass): one " / " (a space either side), the publisher 1-4 words, the
+    photographer 2-3, every word capitalised, "&", an initial or a name particle ("The Spruce
+    Eats / Anita Schecter", Dotdash's figure credits).  The shape alone is no credit ("Cauliflower
+    Cake / Jonathan Lovekin" names a dish): :func:`pipeline.steps.image_roles.site_credit` asks
+    the publisher to be the page's site."""
     parts = text.split(" / ")
     if len(parts) != 2 or "/" in parts[0] or "/" in parts[1]:
         return False
@@ -569,7 +571,7 @@ def publisher_credit(text: str) -> bool:
 def credit(text, ctx=None):
     f = facts(text, ctx)
     low = f.low
-    if "/" in text and (bare_credit(text) or publisher_credit(text)):
+    if "/" in text and bare_credit(text):
         return ""  # the whole text is a credit line
     if low.startswith("courtesy") and len(f.words) <= 6 and _COURTESY_RE.match(low):
         return ""  # the whole text is a credit: "Courtesy of TeleGeography.", "Courtesy: NASA"

@@ -12,7 +12,8 @@ from pipeline.core.errors import ConfigError
 from pipeline.core.records import Candidate, Page
 from pipeline.core.stage import Drop, Keep, MapStage
 from pipeline.steps.html_images import find_images
-from pipeline.steps.image_roles import PICTURE_PX, image_role, name_facts, query_width, site_names
+from pipeline.steps.image_roles import (PICTURE_PX, image_role, name_facts, query_width,
+                                        site_credit, site_names)
 from pipeline.steps.image_resize import resized_url, wp_original
 from pipeline.steps.image_urls import html_dim, larger_url
 from pipeline.web.charset import looks_undecodable
@@ -42,6 +43,12 @@ def below_picture(width: int | None, height: int | None, url: str) -> bool:
             return False
         width, height = size
     return max(width or 0, height or 0) < PICTURE_PX and query_width(url) < PICTURE_PX
+
+
+def _credit_line(text: str, sites: frozenset) -> bool:
+    """A picture's own text that is the site's credit line, "The Spruce Eats / Anita Schecter"
+    (:func:`pipeline.steps.image_roles.site_credit`, thirty-fourth pass, rule C')."""
+    return site_credit(text, sites)
 
 
 def _wp_original(url: str, role: str) -> str:
@@ -220,6 +227,8 @@ class Extractor(MapStage):
                 seen.add((img.url, source, value))
                 m = dict(meta, before=before, after=after) if source == "surrounding" \
                     else dict(meta)  # one dict per record: later stages may edit it
+                if source != "surrounding" and " / " in value and _credit_line(value, sites):
+                    m["credit_line"] = True  # the text step drops it (text_credit)
                 if source == "surrounding" and (img.alt or img.caption or img.title):
                     # the picture's own texts: a two-word side they name too is its name
                     # (filters/file_names.named_by_image, sixteenth pass)

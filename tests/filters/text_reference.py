@@ -13,7 +13,7 @@ from filters.text_rules import (_AGENCY_RE, _AGENCY_WORDS, _CAMERA_HINTS, _CAMER
                                 _EXT_HINT_RE, _FILE_RE, _HASH_RE, _HASHTAG_RE, _HEX12_RE, _ID_RE,
                                 _LIST_JOINERS, _MEDIA_BY_RE,
                                 _WHOLE_FILE_RE, _LABEL_HINTS, _PAREN_CREDIT_RE, _PHOTO_BY_RE, _SEP_RE, _SLUG_RE,
-                                _UPPER2_RE, STOPWORDS, Reject, _dot_letter, bare_credit, publisher_credit,
+                                _UPPER2_RE, STOPWORDS, Reject, _dot_letter, bare_credit,
                                 lower_words)
 
 
@@ -97,7 +97,7 @@ def filename(text, ctx=None):
 def credit(text, ctx=None):
     f = facts(text, ctx)
     low = f.low
-    if bare_credit(text) or publisher_credit(text):
+    if bare_credit(text):
         return ""
     m = _COPYRIGHT_RE.search(text) if "©" in text or "(c)" in low or "copyright" in low else None
     if m is not None:
