@@ -40,10 +40,7 @@ DROPS = {
                "- Sean Gallup/Getty Images News", "Odd Andersen /AFP",
                # twenty-eighth pass: other media credited the same way (rule A)
                "Animation by Lisa Larson-Walker.", "Graphic by The Washington Post",
-               "Photos by Jane Doe", "Video courtesy of NASA",
-               # thirty-fourth pass: a publisher / photographer credit line (rule C)
-               "The Spruce Eats / Anita Schecter", "Food & Wine / Greg DuPree",
-               "Simply Recipes / Sally Vargas"],
+               "Photos by Jane Doe", "Video courtesy of NASA"],
     "boilerplate": ["logo", "Logo", "image", "click here", "photo of", "Image 3", "ACME Corp logo",
                     "search icon", "article image", "lifebuzz newsletter", "Pin Print",
                     "Bookmark and Share", "Jump to Recipe", "Follow via Facebook",
@@ -220,10 +217,9 @@ KEEPS = {
                "Two herons (Ardea cinerea) at the pond", "The list of winners [updated]",
                "A credit card on a wooden table",
                "Sunday Express/ Trinidad Express Newspaper", "Trump/Pence signs on a lawn in Ohio",
-               # not a publisher / photographer line (rule C): a bilingual dish name whose
-               # second half is longer than a name, lower-case words, one word a side
-               "Thai Pandan Chicken / Gai Haw Bai Toey", "Chicken curry / kari ayam",
-               "Before / After",
+               # the shape of a publisher / photographer line is no credit by itself
+               # (thirty-fourth pass, rule C': the publisher must be the page's site)
+               "The Spruce Eats / Anita Schecter", "Cauliflower Cake / Jonathan Lovekin",
                "AC/DC live at Wembley",
                # a medium inside a sentence is its words (rule A)
                "A video by the BBC shows the flood in the town",
