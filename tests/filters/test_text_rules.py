@@ -66,7 +66,7 @@ DROPS = {
                     # twenty-first pass: a call to action opening the text (rule A)
                     "Get My Meal Planner", "Free Download", "Grab your free printable",
                     # thirty-fourth pass: a shop's list buttons (rule U)
-                    "Add to list", "Add to Cart", "Add to shopping list",
+                    "Add to list", "Add to wish list", "Add to shopping list",
                     "Try this Chocolate Buttercream Frosting. No powdered sugar needed.",
                     # twenty-fourth pass: a publication's name (P), a feed's description (F),
                     # calls to action (C), a trademark notice (T)
