@@ -272,6 +272,7 @@ class TextCleaner(BatchMapStage):
         # one reported is the same (TextCleaner.process_batch's "furthest").
         self._first_person_at = -1 if "first_person" in self.config.disabled_rules else \
             sum(RULE_NAMES.index(n) < RULE_NAMES.index("exclamation") for n in names)
+        self._credit_at = names.index("credit") if "credit" in names else -1
         self._reasons: dict[str, str] = {}
         self._name_reasons = frozenset(self.reason(w) for w in ("all_caps", "oov",
                                                                  "not_target"))
@@ -336,7 +337,7 @@ class TextCleaner(BatchMapStage):
 
     def clean(self, text: str, page_lang: str = "", own: bool = False,
               file_name: str = "", image_text: str = "", width: int | None = None,
-              height: int | None = None, surrounding: bool = False
+              height: int | None = None, surrounding: bool = False, credit_line: bool = False
               ) -> tuple[str | None, str, dict, int]:
         """``(cleaned text or None, drop reason or "", meta, index of the deciding rule)``.
 
@@ -347,7 +348,9 @@ class TextCleaner(BatchMapStage):
         picture's own text is, :func:`named_by_image`); ``width``, ``height``: its picture's
         declared size (a one-word own text may name it, :meth:`_word_name`); ``surrounding``:
         the text is a sentence beside the picture, not its own (a testimonial there is
-        promotion, one in the first person singular chatter, :meth:`_spoken`)."""
+        promotion, one in the first person singular chatter, :meth:`_spoken`);
+        ``credit_line``: the extractor read it as the site's credit line
+        (``meta["credit_line"]``, :meth:`_credited`)."""
         if self._zipf is None:
             self.setup()
         key = (text, page_lang)
@@ -355,6 +358,8 @@ class TextCleaner(BatchMapStage):
         if result is None:
             result = self._begin(text, page_lang, len(self.rules))
             self._store(key, result)
+        if credit_line:
+            return _fresh(self._credited(result))
         if file_name and self._may_name(result, own) and named_by_file(text, file_name):
             return _fresh(self._named(text, page_lang))
         if own and result[0] is None and file_name:
@@ -369,6 +374,14 @@ class TextCleaner(BatchMapStage):
         if not own and image_text and result[0] is not None:
             own = named_by_image(text, image_text)
         return _fresh(self._short(result) if not own else result)
+
+    def _credited(self, result: tuple) -> tuple:
+        """A kept text the extractor read as the site's credit line ("The Spruce Eats / Anita
+        Schecter": its first part is the page's site, thirty-fourth pass, rule C') as a
+        ``text_credit`` drop; a drop, or any result with the credit rule disabled, as it is."""
+        if result[0] is None or self._credit_at < 0:
+            return result
+        return None, self._reason("credit"), result[2], self._credit_at
 
     def _titled(self, result: tuple, text: str, file_name: str) -> tuple:
         """A kept text that is its picture's file name with a running number ("Reichsbürger
@@ -634,8 +647,12 @@ class TextCleaner(BatchMapStage):
         min_words = self.config.min_words
         own = None  # own_text(cand), asked only of a text that is short or named
         got = []
+        credit_line = cand.meta.get("credit_line", False)
         for side, sentence in pieces:
             result = results[(sentence, page_lang)]
+            if credit_line:
+                got.append((side, sentence, self._credited(result)))
+                continue
             # A text naming its picture's file is judged as a name (_named); its result is
             # the candidate's own, not the batch's (the same text may sit by another file).
             if result[0] is None:

@@ -558,6 +558,23 @@ def bare_credit(text: str) -> bool:
     return agency and n <= 12
 
 
+def publisher_credit(text: str) -> bool:
+    """Whether the whole ``text`` has the shape of a publisher's credit "<publisher> / <name>"
+    (thirty-fourth pass): one " / " (a space either side), the publisher 1-4 words, the
+    photographer 2-3, every word capitalised, "&", an initial or a name particle ("The Spruce
+    Eats / Anita Schecter", Dotdash's figure credits).  The shape alone is no credit ("Cauliflower
+    Cake / Jonathan Lovekin" names a dish): :func:`pipeline.steps.image_roles.site_credit` asks
+    the publisher to be the page's site."""
+    parts = text.split(" / ")
+    if len(parts) != 2 or "/" in parts[0] or "/" in parts[1]:
+        return False
+    publisher, name = parts[0].split(), parts[1].split()
+    if not (1 <= len(publisher) <= 4 and 2 <= len(name) <= 3):
+        return False
+    return all((w[:1].isupper() and w.replace(".", "").replace("-", "").replace("'", "").isalpha())
+               or w == "&" or w in _NAME_PARTICLES for w in publisher + name)
+
+
 def credit(text, ctx=None):
     f = facts(text, ctx)
     low = f.low

@@ -109,7 +109,8 @@ def items_of_page(name: str, extract, cleaner, folder: str = PAGES_EN, language=
                                                   cand.meta.get("image_text", ""),
                                                   cand.meta.get("img_width"),
                                                   cand.meta.get("img_height"),
-                                                  cand.text_source == "surrounding")
+                                                  cand.text_source == "surrounding",
+                                                  cand.meta.get("credit_line", False))
             # Labels name the image the page shows: a thumbnail whose larger version became
             # the candidate (meta "shown_url", extract.SIZE_ROLES) is found under its own URL.
             out.append({"page": name, "image_url": cand.meta.get("shown_url", cand.image_url),

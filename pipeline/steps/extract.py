@@ -12,8 +12,9 @@ from pipeline.core.errors import ConfigError
 from pipeline.core.records import Candidate, Page
 from pipeline.core.stage import Drop, Keep, MapStage
 from pipeline.steps.html_images import find_images
-from pipeline.steps.image_roles import PICTURE_PX, image_role, name_facts, query_width, site_names
-from pipeline.steps.image_resize import resized_url
+from pipeline.steps.image_roles import (PICTURE_PX, image_role, name_facts, query_width,
+                                        site_credit, site_names)
+from pipeline.steps.image_resize import resized_url, wp_original
 from pipeline.steps.image_urls import html_dim, larger_url
 from pipeline.web.charset import looks_undecodable
 from pipeline.web.html import TooDeep, parsed
@@ -44,6 +45,23 @@ def below_picture(width: int | None, height: int | None, url: str) -> bool:
     return max(width or 0, height or 0) < PICTURE_PX and query_width(url) < PICTURE_PX
 
 
+def _credit_line(text: str, sites: frozenset) -> bool:
+    """A picture's own text that is the site's credit line, "The Spruce Eats / Anita Schecter"
+    (:func:`pipeline.steps.image_roles.site_credit`, thirty-fourth pass, rule C')."""
+    return site_credit(text, sites)
+
+
+def _wp_original(url: str, role: str) -> str:
+    """A WordPress thumbnail's original upload (:func:`pipeline.steps.image_resize.wp_original`,
+    thirty-fourth pass), or "": not for a file named at the image step's size or more both
+    ways with no role, which fetched as it is makes a pair already."""
+    if not role:
+        size = name_facts(url)[1]
+        if size is not None and min(size) >= PICTURE_PX:
+            return ""
+    return wp_original(url)
+
+
 # Regions whose text is never about an image beside it; in the others (related, aside) only
 # a teaser card's title is.
 FURNITURE = frozenset("nav header footer comments share ad newsletter cookie login dialog "
@@ -67,8 +85,9 @@ class Extractor(MapStage):
     badge or ad yields no candidate; one dropped for its size only (``SIZE_ROLES``), or one with
     no role declared under the image step's 300 px both ways (:func:`below_picture`), whose page
     names a larger version of its picture (a wider ``srcset`` candidate, ``data-orig-file``,
-    a link to the same picture's file, an image proxy's source URL) gives that version
-    instead, its source in ``meta["url_attr"]`` and the thumbnail in ``meta["shown_url"]``
+    a link to the same picture's file, an image proxy's source URL; else its resizing CDN asked
+    at 300 px, or a WordPress upload's original, :mod:`pipeline.steps.image_resize`) gives that
+    version instead, its source in ``meta["url_attr"]`` and the thumbnail in ``meta["shown_url"]``
     (:func:`pipeline.steps.image_urls.larger_url`).  Surrounding text comes only from prose next to the image
     in the page's content: a side inside a region (navigation, comments, related, ...) or made
     mostly of link text (a teaser list, a headline grid) is discarded, except a teaser card's
@@ -167,6 +186,8 @@ class Extractor(MapStage):
                     # it, "?w=264&h=177&crop=1", too).  Menu furniture stays (sample 10).
                     bigger, where, big_width, big_height = resized_url(img.url, width,
                                                                        height, PICTURE_PX)
+                    if not bigger and thumb:
+                        bigger, where = _wp_original(img.url, role), "wp original"
                 if bigger and not image_role(bigger, img.attrs, big_width, big_height,
                                              img.region, sites, img.link):
                     shown, role = img.url, ""
@@ -206,6 +227,8 @@ class Extractor(MapStage):
                 seen.add((img.url, source, value))
                 m = dict(meta, before=before, after=after) if source == "surrounding" \
                     else dict(meta)  # one dict per record: later stages may edit it
+                if source != "surrounding" and " / " in value and _credit_line(value, sites):
+                    m["credit_line"] = True  # the text step drops it (text_credit)
                 if source == "surrounding" and (img.alt or img.caption or img.title):
                     # the picture's own texts: a two-word side they name too is its name
                     # (filters/file_names.named_by_image, sixteenth pass)

@@ -172,3 +172,32 @@ def _cloudinary(url: str, declared: tuple, min_px: int) -> tuple:
     parts[last] = ",".join(f"{f[0]}_{new[f[0] == 'h']}" if f.startswith(("w_", "h_")) else f
                            for f in fields)
     return head + "/".join(parts), "resize cloudinary", new[0], new[1]
+
+
+# WordPress's intermediate sizes (thirty-fourth pass): "<name>-<W>x<H>.<ext>" beside the
+# uploaded original "<name>.<ext>" in the same /wp-content/uploads/ folder.
+_WP_SIZED_RE = re.compile(r"-\d{1,4}x\d{1,4}(?=\.(?:jpe?g|png|gif|webp)\Z)", re.I)
+
+
+def wp_original(url: str) -> str:
+    """The original upload of a WordPress intermediate size, or "": for a URL whose path holds
+    ``/wp-content/uploads/`` and whose file is named ``<name>-<W>x<H>.<ext>``, the same URL
+    with that suffix cut, query and fragment dropped.  WordPress writes every intermediate
+    size (``add_image_size``, ``image_make_intermediate_size``) beside the uploaded file,
+    named by appending ``-<W>x<H>`` to its name; ``-scaled`` (5.3+: the full size made of an
+    upload over 2560 px) and ``-e<stamp>`` (an edit in its image editor, whose sizes are named
+    after the edited file) stay in the name, so the original given is the full size of the
+    picture the thumbnail shows."""
+    end = len(url)
+    for mark in "?#":
+        i = url.find(mark)
+        if 0 <= i < end:
+            end = i
+    path = url[:end]
+    if "/wp-content/uploads/" not in path:
+        return ""
+    slash = path.rfind("/")
+    m = _WP_SIZED_RE.search(path, slash)
+    if m is None or m.start() == slash + 1:
+        return ""  # no size suffix, or nothing before it: no original's name
+    return path[:m.start()] + path[m.end():]

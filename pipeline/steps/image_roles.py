@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from filters.text_rules import publisher_credit
 from pipeline.steps.image_names import (TRACKER_URL_RE, about_link, ad_link, class_roles,
                                         folder_role, linked_logo,
                                         name_facts, query_width, tracker_hint)
@@ -120,6 +121,15 @@ def _letters(text: str) -> str:
     # filter() with str.isalpha runs in C: a generator cost a Python step per character, for
     # every image's alt.
     return "".join(filter(str.isalpha, text.lower()))
+
+
+def site_credit(text: str, sites: frozenset) -> bool:
+    """Whether a picture's own text is a credit line "<the site> / <photographer>" (thirty-fourth
+    pass, rule C'): the shape of :func:`filters.text_rules.publisher_credit` whose first part is
+    one of the page's site names (:func:`site_names`: "The Spruce Eats / Anita Schecter" on
+    thespruceeats.com or under og:site_name "The Spruce Eats")."""
+    return bool(sites) and publisher_credit(text) and \
+        _letters(text.split(" / ", 1)[0]).removeprefix("the") in sites
 
 
 def _branded(alt: str, sites: frozenset) -> bool:

@@ -46,6 +46,10 @@ for _region, _words in {
     for _w in _words.split():
         _TOKEN_REGION[_w] = _region
 
+# Tokens that make a sidebar widget an "about me" box ("widget_dmc-widget-about", "about widget
+# widget_text"): its picture is the site owner's portrait, as in an author box.
+_ABOUT = frozenset(("about", "aboutme"))
+
 _TAG_REGION = {"nav": "nav", "aside": "aside", "header": "header", "footer": "footer"}
 _ROLE_REGION = {"navigation": "nav", "menu": "nav", "menubar": "nav", "search": "nav",
                 "banner": "header", "contentinfo": "footer", "complementary": "aside",
@@ -129,6 +133,8 @@ def class_region(value: str) -> str:
                 break
         if region:
             break
+    if region == "aside" and any(not _ABOUT.isdisjoint(toks) for toks in names):
+        region = "author"  # an about-me widget: the site owner's portrait (thirty-fourth pass)
     if len(_CLASS_CACHE) > 50000:
         _CLASS_CACHE.clear()
     _CLASS_CACHE[value] = region

@@ -65,6 +65,8 @@ DROPS = {
                     "Entertainment: Movies, music, clubs and more",
                     # twenty-first pass: a call to action opening the text (rule A)
                     "Get My Meal Planner", "Free Download", "Grab your free printable",
+                    # thirty-fourth pass: a shop's list buttons (rule U)
+                    "Add to list", "Add to wish list", "Add to shopping list",
                     "Try this Chocolate Buttercream Frosting. No powdered sugar needed.",
                     # twenty-fourth pass: a publication's name (P), a feed's description (F),
                     # calls to action (C), a trademark notice (T)
@@ -217,13 +219,16 @@ KEEPS = {
                "Two herons (Ardea cinerea) at the pond", "The list of winners [updated]",
                "A credit card on a wooden table",
                "Sunday Express/ Trinidad Express Newspaper", "Trump/Pence signs on a lawn in Ohio",
+               # the shape of a publisher / photographer line is no credit by itself
+               # (thirty-fourth pass, rule C': the publisher must be the page's site)
+               "The Spruce Eats / Anita Schecter", "Cauliflower Cake / Jonathan Lovekin",
                "AC/DC live at Wembley",
                # a medium inside a sentence is its words (rule A)
                "A video by the BBC shows the flood in the town",
                "Maps by hand: a cartographer at her desk",
                # a name and its writing (twenty-seventh pass, rule E)
                "Sichuan Dumplings (Zhong Dumplings/钟水饺)", "A dumpling tray (Jiaozi/饺子)"],
-    "boilerplate": ["Logo design for a small bakery in Berlin", "A photo of my grandmother",
+    "boilerplate": ["Logo design for a small bakery in Berlin", "A list of things to add to the stew", "A photo of my grandmother",
                     "A car powered by hydrogen", "The policy on privacy was debated",
                     "Photo of a dog running on the beach", "Image recognition at work",
                     "Hubble Space Telescope image", "Follow the leader: children in a park",

@@ -634,3 +634,21 @@ def test_below_picture_reads_declared_then_named_then_asked_sizes():
     assert below_picture(None, None, "https://e.com/a-200x133.jpg")
     assert not below_picture(None, None, "https://e.com/a.jpg")
     assert not below_picture(150, 150, "https://e.com/a.jpg?w=1200")
+
+
+@pytest.mark.parametrize("value", [
+    "widget widget_dmc-widget-about", "widget-odd widget-first widget-1 about widget widget_text",
+    "sidebar-aboutme"])
+def test_an_about_me_widget_is_an_author_box(value):
+    # thirty-fourth pass, rule A: a sidebar widget about the site's owner holds her portrait
+    assert class_region(value) == "author"
+    ev = event(f"<div class='{value}'><img src='/u/about-widget-170x170.png' width='170' "
+               "height='170' alt='Photo of Ali Maffucci smiling'></div>")
+    assert units(ev) == {("image", "extract_image_avatar"): 1}
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("about-section", ""), ("about-recipe card", ""), ("sidebar", "aside"),
+    ("widget widget_recent_posts", "aside")])
+def test_about_outside_a_sidebar_or_a_sidebar_without_about_is_as_before(value, expected):
+    assert class_region(value) == expected
