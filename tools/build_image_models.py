@@ -146,10 +146,12 @@ def quantize(src: str, dst: str, input_name: str, arrays: list[np.ndarray],
                         extra_options={"TensorQuantOverrides": weight_overrides(pre, u8u8_stem)})
 
 
-def export_backbone(dst: str) -> None:
+def export_backbone(dst: str, variant: str = "lite0") -> None:
+    """The float backbone as ONNX (``variant``: lite1 and lite2 only for issue 15's fifteenth
+    round's comparison, at their own input sizes; the pipeline's file is lite0's)."""
     import torch
 
-    from filters.efficientnet import EfficientNetLite0
+    from filters.efficientnet import LITE_RESOLUTION, EfficientNetLite0
 
     class TwoOutputs(torch.nn.Module):
         def __init__(self, net):
@@ -160,8 +162,9 @@ def export_backbone(dst: str) -> None:
             emb = self.net.pool(self.net.forward_features(x))
             return emb, self.net.classify(emb)
 
-    net = EfficientNetLite0.from_pretrained().eval()
-    x = torch.zeros(1, 3, 224, 224)
+    net = EfficientNetLite0.from_pretrained(variant=variant).eval()
+    size = LITE_RESOLUTION[variant]
+    x = torch.zeros(1, 3, size, size)
     axes = {"image": {0: "batch"}, "embedding": {0: "batch"}, "logits": {0: "batch"}}
     with torch.no_grad(), warnings.catch_warnings():
         # The TorchScript exporter needs no onnxscript and gives a stable plain-op graph.

@@ -4,7 +4,7 @@ import pytest
 import torch
 from PIL import Image
 
-from filters.efficientnet import EfficientNetLite0, imagenet_classes
+from filters.efficientnet import LITE_RESOLUTION, EfficientNetLite0, default_weights_path, imagenet_classes
 
 SKLEARN_IMAGES = None
 try:
@@ -34,6 +34,24 @@ def test_shapes_and_cell_classifier(net):
         cells = net.classify_cells(fmap)
         assert cells.shape == (2, 100, 1000)
         torch.testing.assert_close(cells.mean(1), net.classify(fmap), atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("variant,params", [("lite0", 4_652_008), ("lite1", 5_416_680), ("lite2", 6_092_072)])
+def test_lite_variants_have_the_published_sizes(variant, params):
+    """lite1 / lite2 (issue 15's fifteenth round compared them): the state-dict layout of their
+    PyPI packages, built without weights; the sizes are the TF release's (4.7 M, 5.4 M, 6.1 M)."""
+    m = EfficientNetLite0(variant=variant).eval()
+    assert sum(p.numel() for p in m.parameters()) == params
+    size = LITE_RESOLUTION[variant]
+    with torch.no_grad():
+        assert m.embed(m.normalize(torch.rand(1, 3, size, size))).shape == (1, 1280)
+
+
+def test_unknown_variant_fails_at_once():
+    with pytest.raises(ValueError, match="lite3"):
+        EfficientNetLite0(variant="lite3")
+    with pytest.raises(ValueError, match="lite3"):
+        default_weights_path("lite3")
 
 
 @pytest.mark.skipif(SKLEARN_IMAGES is None or not os.path.exists(os.path.join(SKLEARN_IMAGES or "", "china.jpg")),
