@@ -157,16 +157,6 @@ ONE_WORD_PX = 150
 NAME_LIST_PX = 300
 
 
-def rule_size(meta: dict) -> tuple:
-    """The size the size-gated rules (one-word name, rules N and E) read of a candidate: each
-    side declared (``img_width`` / ``img_height``), else its lower bound (``min_width`` /
-    ``min_height``: a WordPress original is at least its thumbnail's size, rule S,
-    thirty-fifth pass)."""
-    width, height = meta.get("img_width"), meta.get("img_height")
-    return (meta.get("min_width") if width is None else width,
-            meta.get("min_height") if height is None else height)
-
-
 
 class _Ctx:
     """What the rules see of the cleaner and of the text being cleaned, one per text."""
@@ -671,13 +661,17 @@ class TextCleaner(BatchMapStage):
                     result = self._named(sentence, page_lang)
                 elif result[1] == self._too_short and cand.meta.get("file_name") and \
                         self.own_text(cand):
-                    result = self._word_name(result, sentence, page_lang,
-                                             cand.meta["file_name"], *rule_size(cand.meta))
+                    meta = cand.meta
+                    result = self._word_name(result, sentence, page_lang, meta["file_name"],
+                                             meta.get("img_width"), meta.get("img_height"))
                 elif result[1] == self._keyword_list and self.own_text(cand):
-                    result = self._name_list(result, sentence, page_lang, *rule_size(cand.meta))
+                    result = self._name_list(result, sentence, page_lang,
+                                             cand.meta.get("img_width"),
+                                             cand.meta.get("img_height"))
                 elif result[1] == self._exclamation and self.own_text(cand):
                     result = self._own_exclaim(result, sentence, page_lang,
-                                               *rule_size(cand.meta))
+                                               cand.meta.get("img_width"),
+                                               cand.meta.get("img_height"))
             elif result[2].get("n_words", min_words) < min_words:
                 if own is None:
                     own = self.own_text(cand)

@@ -75,7 +75,7 @@ import sys
 from collections import Counter, defaultdict
 
 from filters.language import PageLanguage, PageLanguageConfig
-from filters.text import TextCleaner, TextCleanerConfig, rule_size
+from filters.text import TextCleaner, TextCleanerConfig
 from pipeline.core.records import Page
 from pipeline.core.stage import Keep
 from pipeline.steps.extract import Extractor
@@ -107,7 +107,8 @@ def items_of_page(name: str, extract, cleaner, folder: str = PAGES_EN, language=
                                                   cleaner.own_text(cand),
                                                   cand.meta.get("file_name", ""),
                                                   cand.meta.get("image_text", ""),
-                                                  *rule_size(cand.meta),
+                                                  cand.meta.get("img_width"),
+                                                  cand.meta.get("img_height"),
                                                   cand.text_source == "surrounding",
                                                   cand.meta.get("credit_line", False))
             # Labels name the image the page shows: a thumbnail whose larger version became

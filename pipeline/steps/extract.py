@@ -13,8 +13,8 @@ from pipeline.core.records import Candidate, Page
 from pipeline.core.stage import Drop, Keep, MapStage
 from pipeline.steps.html_images import find_images
 from pipeline.steps.image_names import campaign_link
-from pipeline.steps.image_roles import (AD_BANNERS, PICTURE_PX, image_role, name_facts,
-                                        query_width, site_credit, site_names)
+from pipeline.steps.image_roles import (PICTURE_PX, image_role, name_facts, query_width,
+                                        site_credit, site_names)
 from pipeline.steps.image_resize import resized_url, wp_original
 from pipeline.steps.image_urls import html_dim, larger_url
 from pipeline.web.charset import looks_undecodable
@@ -54,15 +54,17 @@ def _credit_line(text: str, sites: frozenset) -> bool:
 
 # Words of a file's name that make it a promotion, not a post's picture (rule P, thirty-fifth
 # pass): breakingbelizenews' sidebar "Weather-Banner_JAN2022-7-80x80.jpg" sponsor graphics.
-_PROMO_WORDS = frozenset(("banner", "sponsor", "sponsored", "advert", "ad", "ads"))
+# "ad", "ads", "advert" and the ad banner sizes ("728x90") already give the thumbnail the ad
+# role (image_names._ROLE_TOKENS, image_roles.AD_BANNERS) before W is asked.
+_PROMO_WORDS = frozenset(("banner", "sponsor", "sponsored"))
 
 
 def _wp_original(url: str, role: str, link=None) -> str:
     """A WordPress thumbnail's original upload (:func:`pipeline.steps.image_resize.wp_original`,
     thirty-fourth pass), or "": not for a file named at the image step's size or more both
     ways with no role, which fetched as it is makes a pair already; not for a promotion (rule
-    P, thirty-fifth pass): a file named a banner, a sponsor's or an ad's, or at a standard ad
-    banner size, or a picture whose link is tagged for a campaign (:func:`campaign_link`)."""
+    P, thirty-fifth pass): a file named a banner or a sponsor's, or a picture whose link is
+    tagged for a campaign (:func:`campaign_link`)."""
     if not role:
         size = name_facts(url)[1]
         if size is not None and min(size) >= PICTURE_PX:
@@ -76,19 +78,7 @@ def _wp_original(url: str, role: str, link=None) -> str:
 def _promo(original: str, link) -> bool:
     """Whether a WordPress original's file name (its thumbnail's "-<W>x<H>" cut) or its
     thumbnail's link says it is a promotion (rule P)."""
-    tokens = name_facts(original)[0]  # its words, named sizes ("728x90") among them
-    if not _PROMO_WORDS.isdisjoint(tokens) or not AD_BANNERS.isdisjoint(tokens):
-        return True
-    return campaign_link(link)
-
-
-def _size_floor(width: int | None, height: int | None, url: str) -> tuple:
-    """A thumbnail's declared size, else the size its file name gives ("-80x80.jpg"), else
-    (None, None): a lower bound of its WordPress original's (rule S, thirty-fifth pass:
-    WordPress makes an intermediate size only from a larger upload)."""
-    if width is None and height is None:
-        return name_facts(url)[1] or (None, None)
-    return width, height
+    return not _PROMO_WORDS.isdisjoint(name_facts(original)[0]) or campaign_link(link)
 
 
 # Regions whose text is never about an image beside it; in the others (related, aside) only
@@ -191,7 +181,7 @@ class Extractor(MapStage):
             width, height = html_dim(img.attrs.get("width")), html_dim(img.attrs.get("height"))
             role = self.page_roles and image_role(img.url, img.attrs, width, height, img.region,
                                                   sites, img.link)
-            shown, floor = "", None
+            shown = ""
             # A branded alt (image_roles._branded: "Montauk Long Island USA BeFifty") drops
             # the image only when it is all the image has: a site stamping every picture with
             # its name may still caption one beside it ("Figure 3: AndroidManifest SMS filter").
@@ -217,8 +207,6 @@ class Extractor(MapStage):
                                                                        height, PICTURE_PX)
                     if not bigger and thumb:
                         bigger, where = _wp_original(img.url, role, img.link), "wp original"
-                        if bigger:
-                            floor = _size_floor(width, height, img.url)
                 if bigger and not image_role(bigger, img.attrs, big_width, big_height,
                                              img.region, sites, img.link):
                     shown, role = img.url, ""
@@ -239,13 +227,6 @@ class Extractor(MapStage):
                 meta["img_width"] = width
             if height is not None:
                 meta["img_height"] = height
-            if floor is not None and shown:
-                # the original is at least its thumbnail's size: read by the text step's
-                # size-gated rules, not as a served size (rule S)
-                if floor[0] is not None:
-                    meta["min_width"] = floor[0]
-                if floor[1] is not None:
-                    meta["min_height"] = floor[1]
             if branded and not (img.caption or img.title or img.before or img.after):
                 units["extract_image_branded"] += 1
                 continue

@@ -35,7 +35,7 @@ _ALT_ROLE_RE = re.compile(r"^(?:\w+ )?(?:logo|icon|avatar|badge)$|^avatar\b|\blo
 _AD_SIZES = frozenset("300x250 728x90 160x600 300x600 468x60 320x50 970x250 970x90 120x600 "
                       "234x60 120x90 120x60 125x125 336x280 250x250 200x200 180x150 "
                       "300x50 300x100 320x100".split()) - {"200x200"}
-AD_BANNERS = frozenset(s for s in _AD_SIZES if s.split("x")[0] != s.split("x")[1])
+_AD_BANNERS = frozenset(s for s in _AD_SIZES if s.split("x")[0] != s.split("x")[1])
 _SMALL = 48  # a declared size at most this, both ways: an icon or an avatar, not a picture
 _TINY = 2  # a declared size at most this, both ways: a tracking pixel or a spacer
 # A declared size at most this, both ways: a thumbnail too small for the image step, which
@@ -128,12 +128,8 @@ def site_credit(text: str, sites: frozenset) -> bool:
     pass, rule C'): the shape of :func:`filters.text_rules.publisher_credit` whose first part is
     one of the page's site names (:func:`site_names`: "The Spruce Eats / Anita Schecter" on
     thespruceeats.com or under og:site_name "The Spruce Eats")."""
-    if not sites or not publisher_credit(text):
-        return False
-    publisher = text.split(" / ", 1)[0]
-    # "&" read as "and" too (rule F, thirty-fifth pass): "Food & Wine" on foodandwine.com.
-    return _letters(publisher).removeprefix("the") in sites or \
-        ("&" in publisher and _letters(publisher.replace("&", "and")).removeprefix("the") in sites)
+    return bool(sites) and publisher_credit(text) and \
+        _letters(text.split(" / ", 1)[0]).removeprefix("the") in sites
 
 
 def _branded(alt: str, sites: frozenset) -> bool:
@@ -167,8 +163,6 @@ def site_names(page_url: str, site_name: str = "") -> frozenset:
     if len(labels) >= 3 and len(labels[-1]) == 2 and len(labels[-2]) <= 3:
         labels = labels[:-1]  # bbc.co.uk, abc.net.au
     names = {_letters(labels[-2]) if len(labels) >= 2 else "", _letters(site_name)}
-    if "&" in site_name:  # "Food & Wine": "foodwine" and "foodandwine" (rule F)
-        names.add(_letters(site_name.replace("&", "and")))
     return frozenset(n.removeprefix("the") for n in names if len(n) >= 4)
 
 
@@ -226,7 +220,7 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
     # CMS of its own ("themes/Bluemonkey/images/how-it-works.jpg", width 985).
     if dir_role and not (dir_role == "furniture" and max(width or 0, height or 0) >= _PICTURE):
         return dir_role
-    if not AD_BANNERS.isdisjoint(tokens):
+    if not _AD_BANNERS.isdisjoint(tokens):
         return "ad"
     if spacer:
         return "spacer"
