@@ -55,7 +55,7 @@ def _credit_line(text: str, sites: frozenset) -> bool:
 # Words of a file's name that make it a promotion, not a post's picture (rule P, thirty-fifth
 # pass): breakingbelizenews' sidebar "Weather-Banner_JAN2022-7-80x80.jpg" sponsor graphics.
 # "ad", "ads", "advert" and the ad banner sizes ("728x90") already give the thumbnail the ad
-# role (image_names._ROLE_TOKENS, image_roles.AD_BANNERS) before W is asked.
+# role (image_names._ROLE_TOKENS, image_roles._AD_BANNERS) before W is asked.
 _PROMO_WORDS = frozenset(("banner", "sponsor", "sponsored"))
 
 
