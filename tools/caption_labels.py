@@ -52,7 +52,7 @@ server: :func:`pair_below`) as not kept: the image step drops that picture once 
 the text reaches no pair.
 
     python -m tools.caption_labels measure [--show --split dev] [--pages de]
-    python -m tools.caption_labels dump OUT.jsonl [--pages de | --folder DIR]  # every item's decision
+    python -m tools.caption_labels dump OUT.jsonl [--pages de | --folder DIR]  # all decisions
     python -m tools.caption_labels draw OUT.jsonl --seed 20261128 --n 360   # a new sample
     python -m tools.caption_labels draw OUT.jsonl --seed 20261129 \
         --regions nav=120,header=60,footer=60                              # sample 5
@@ -349,7 +349,8 @@ def main(argv=None) -> int:
     d = sub.add_parser("dump")
     d.add_argument("out")
     d.add_argument("--pages", choices=("en", "de"), default="en",
-                   help=f"en: the 400 English pages; de: the 110 German ones (targets {TARGETS_DE})")
+                   help=f"en: the 400 English pages; de: the 110 German ones "
+                        f"(targets {TARGETS_DE})")
     d.add_argument("--folder", default="", help="pages of this folder instead (a new-site sample)")
     dr = sub.add_parser("draw")
     dr.add_argument("out")
