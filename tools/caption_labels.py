@@ -52,7 +52,7 @@ server: :func:`pair_below`) as not kept: the image step drops that picture once 
 the text reaches no pair.
 
     python -m tools.caption_labels measure [--show --split dev] [--pages de]
-    python -m tools.caption_labels dump OUT.jsonl     # every item with its decision (to label)
+    python -m tools.caption_labels dump OUT.jsonl [--pages de | --folder DIR]  # all decisions
     python -m tools.caption_labels draw OUT.jsonl --seed 20261128 --n 360   # a new sample
     python -m tools.caption_labels draw OUT.jsonl --seed 20261129 \
         --regions nav=120,header=60,footer=60                              # sample 5
@@ -348,6 +348,10 @@ def main(argv=None) -> int:
                                                "with --show, its items")
     d = sub.add_parser("dump")
     d.add_argument("out")
+    d.add_argument("--pages", choices=("en", "de"), default="en",
+                   help=f"en: the 400 English pages; de: the 110 German ones "
+                        f"(targets {TARGETS_DE})")
+    d.add_argument("--folder", default="", help="pages of this folder instead (a new-site sample)")
     dr = sub.add_parser("draw")
     dr.add_argument("out")
     dr.add_argument("--seed", type=int, required=True)
@@ -376,9 +380,12 @@ def main(argv=None) -> int:
                 f.write(json.dumps(it, ensure_ascii=False) + "\n")
         return 0
     if args.cmd == "dump":
-        pages = pages_of(PAGES_EN)
+        # every item's decision, to diff two trees' (the 400 English pages, the German 110
+        # with their targets, or a new-site folder)
+        folder, targets = (args.folder, None) if args.folder else \
+            (PAGES_EN, None) if args.pages == "en" else (PAGES_DE, TARGETS_DE)
         with open(args.out, "w", encoding="utf-8") as f:
-            for it in all_items(pages):
+            for it in all_items(pages_of(folder), folder, targets):
                 f.write(json.dumps(it, ensure_ascii=False) + "\n")
         return 0
     folder, path, targets = (PAGES_EN, LABELS, None) if args.pages == "en" else \

@@ -12,6 +12,7 @@ from pipeline.core.errors import ConfigError
 from pipeline.core.records import Candidate, Page
 from pipeline.core.stage import Drop, Keep, MapStage
 from pipeline.steps.html_images import find_images
+from pipeline.steps.image_names import campaign_link
 from pipeline.steps.image_roles import (PICTURE_PX, image_role, name_facts, query_width,
                                         site_credit, site_names)
 from pipeline.steps.image_resize import resized_url, wp_original
@@ -51,15 +52,33 @@ def _credit_line(text: str, sites: frozenset) -> bool:
     return site_credit(text, sites)
 
 
-def _wp_original(url: str, role: str) -> str:
+# Words of a file's name that make it a promotion, not a post's picture (rule P, thirty-fifth
+# pass): breakingbelizenews' sidebar "Weather-Banner_JAN2022-7-80x80.jpg" sponsor graphics.
+# "ad", "ads", "advert" and the ad banner sizes ("728x90") already give the thumbnail the ad
+# role (image_names._ROLE_TOKENS, image_roles._AD_BANNERS) before W is asked.
+_PROMO_WORDS = frozenset(("banner", "sponsor", "sponsored"))
+
+
+def _wp_original(url: str, role: str, link=None) -> str:
     """A WordPress thumbnail's original upload (:func:`pipeline.steps.image_resize.wp_original`,
     thirty-fourth pass), or "": not for a file named at the image step's size or more both
-    ways with no role, which fetched as it is makes a pair already."""
+    ways with no role, which fetched as it is makes a pair already; not for a promotion (rule
+    P, thirty-fifth pass): a file named a banner or a sponsor's, or a picture whose link is
+    tagged for a campaign (:func:`campaign_link`)."""
     if not role:
         size = name_facts(url)[1]
         if size is not None and min(size) >= PICTURE_PX:
             return ""
-    return wp_original(url)
+    original = wp_original(url)
+    if original and _promo(original, link):
+        return ""
+    return original
+
+
+def _promo(original: str, link) -> bool:
+    """Whether a WordPress original's file name (its thumbnail's "-<W>x<H>" cut) or its
+    thumbnail's link says it is a promotion (rule P)."""
+    return not _PROMO_WORDS.isdisjoint(name_facts(original)[0]) or campaign_link(link)
 
 
 # Regions whose text is never about an image beside it; in the others (related, aside) only
@@ -187,7 +206,7 @@ class Extractor(MapStage):
                     bigger, where, big_width, big_height = resized_url(img.url, width,
                                                                        height, PICTURE_PX)
                     if not bigger and thumb:
-                        bigger, where = _wp_original(img.url, role), "wp original"
+                        bigger, where = _wp_original(img.url, role, img.link), "wp original"
                 if bigger and not image_role(bigger, img.attrs, big_width, big_height,
                                              img.region, sites, img.link):
                     shown, role = img.url, ""

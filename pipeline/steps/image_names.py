@@ -270,6 +270,25 @@ def ad_link(link) -> bool:
     return not _AD_CLICK_SEGMENTS.isdisjoint(segs)
 
 
+# Thirty-fifth pass, rule P: a link tagged for a campaign's analytics (Google Analytics' UTM
+# parameters) is a promotion of the site's own or a partner's, not a post's teaser:
+# broadwayworld's event promo "events.broadwayworld.com/event/...?utm_source=broadwayworld&
+# utm_medium=site&utm_campaign=ros" ("run of site").
+_CAMPAIGN_KEYS = ("utm_campaign=", "utm_medium=")
+
+
+def campaign_link(link) -> bool:
+    """Whether an image's innermost enclosing ``<a>`` carries a campaign tag (a query parameter
+    ``utm_campaign`` or ``utm_medium``; rule P, thirty-fifth pass)."""
+    if link is None:
+        return False
+    href = link.attributes.get("href")
+    if not href or "utm_" not in href:
+        return False
+    query = href.partition("?")[2].partition("#")[0].lower()
+    return any(part.startswith(_CAMPAIGN_KEYS) for part in query.split("&"))
+
+
 def about_link(link) -> bool:
     """Whether an image's innermost enclosing ``<a>`` points at a site's about page (its
     href's last path segment: "/about", "/about-me/"; rule B, thirtieth pass)."""

@@ -589,6 +589,17 @@ def test_a_folder_of_new_pages_is_drawn_and_measured(tmp_path):
         main(["measure", "--folder", str(tmp_path)])
 
 
+def test_dump_reads_a_folder(tmp_path):
+    # dump --folder (thirty-fifth pass): every item of a folder's pages, as measure reads them
+    from tools.caption_labels import main
+    (tmp_path / "carrier__1.html").write_bytes(_PAGE)
+    out = tmp_path / "dump.jsonl"
+    assert main(["dump", str(out), "--folder", str(tmp_path)]) == 0
+    items = [json.loads(line) for line in out.read_text().splitlines()]
+    assert items and {it["page"] for it in items} == {"carrier__1.html"}
+    assert any(it["kept"] and it["source"] == "caption" for it in items)
+
+
 def test_the_new_site_builder_reads_domains_and_english():
     from tools.caption_newsite import domain, english, scan
     assert domain("www.bbc.co.uk") == "bbc.co.uk" and domain("forum.escmid.org") == "escmid.org"
