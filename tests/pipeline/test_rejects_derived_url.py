@@ -40,3 +40,12 @@ def test_a_url_the_page_names_carries_no_such_detail():
     d = json.loads(sampled(c)["detail"])
     assert "url_attr" not in d and "shown_url" not in d
     assert "shown" not in reject_cell(sampled(c), {})
+
+
+def test_the_small_role_says_a_larger_version_may_come_from_the_url():
+    """extract_image_small's sentence said "no larger version named on the page", but since the
+    tenth pass (a resizing CDN's size) and the thirty-fourth (a WordPress upload's original) a
+    thumbnail the page names nothing larger for is kept when its own URL gives one."""
+    from tools.report_reasons import ROLES
+
+    assert "WordPress" in ROLES["small"] and "CDN" in ROLES["small"]
