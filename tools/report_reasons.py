@@ -24,7 +24,8 @@ ROLES = {
                  "not its content",
     "icon": "an icon (declared at most 48 px, or named an icon by its class, file or alt)",
     "logo": "a logo (named so by its file, class, alt or the link around it)",
-    "small": "a thumbnail: declared at most 100 px both ways, with no larger version named on the page",
+    "small": "a thumbnail: declared at most 100 px both ways, with no larger version named on the page "
+             "nor one its URL gives (a resizing CDN's size, a WordPress upload's original)",
     "spacer": "a spacer or a 1-2 px image used for layout",
     "tracker": "a tracking pixel (an analytics or ad host, or 1x1)",
     "vector": "a vector graphic (SVG), which the image steps do not decode",

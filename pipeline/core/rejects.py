@@ -83,6 +83,10 @@ def detail(record) -> dict:
     meta = getattr(record, "meta", None) or {}
     if isinstance(record, (Page, Candidate)) and meta.get("lang"):
         d["lang"], d["lang_conf"] = meta["lang"], meta.get("lang_conf")
+    if isinstance(record, Candidate) and meta.get("shown_url"):
+        # A URL the extractor wrote (a larger version of the picture the page shows: "wp
+        # original", "a href", ...): without this its fetch drop names a URL the page lacks.
+        d["url_attr"], d["shown_url"] = meta.get("url_attr"), meta["shown_url"]
     if isinstance(record, Page) and meta.get("warc"):  # where to find the record again
         d.update(warc=meta["warc"], warc_offset=meta.get("warc_offset"))
         if meta.get("http_status") is not None:
