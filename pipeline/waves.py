@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import importlib.resources
 import json
+import logging
 import pickle
 import time
 from dataclasses import dataclass, field
@@ -63,6 +64,14 @@ NARROW_FORMATS: dict[int, Callable[[dict], bool]] = {
 # classifiers' decisions in one corpus.  "PACKAGE/FOLDER": found through the package
 # (importlib.resources), so a checkout and an installed wheel give the same digest.
 MODEL_DIRS = ("filters/models", "scoring/models")
+# Code whose changes alter decisions without touching the work format (the extract and text
+# rules, their word lists, the scorer's features): a resume across such a change is allowed
+# (README: code changes keep the work format), but the units finished before keep the old
+# code's decisions, so a resume says so (qa23: nothing said which code made which part).
+CODE_DIRS = ("pipeline/steps", "filters", "scoring")
+CODE_SUFFIXES = (".py", ".txt", ".tsv", ".json")
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -129,6 +138,31 @@ def models_digest(dirs=MODEL_DIRS) -> str:
     return h.hexdigest()[:16]
 
 
+def code_digest(dirs=CODE_DIRS) -> str:
+    """One digest of the decision code in ``dirs`` (relative names and bytes of its source and
+    word-list files, sub-folders included; MODEL_DIRS, caches and dot-files left out)."""
+    h = hashlib.sha256()
+
+    def walk(folder, rel: str) -> None:
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+            name = f"{rel}/{entry.name}"
+            if entry.name.startswith((".", "__pycache__")) or name in MODEL_DIRS:
+                continue
+            if entry.is_dir():
+                walk(entry, name)
+            elif entry.name.endswith(CODE_SUFFIXES):
+                h.update(f"{name}\0".encode())
+                h.update(entry.read_bytes())
+
+    for d in dirs:
+        package, _, sub = d.partition("/")
+        folder = importlib.resources.files(package)
+        folder = folder.joinpath(sub) if sub else folder
+        if folder.is_dir():
+            walk(folder, d)
+    return h.hexdigest()[:16]
+
+
 def _flat(config, prefix: str = "") -> dict:
     """``{"score": {"threshold": 0.4}}`` -> ``{"score.threshold": 0.4}``."""
     if not isinstance(config, dict) or not config:
@@ -181,11 +215,17 @@ def check_work_dir(out_dir: str, config: dict) -> str:
             keys = config_diff(old["config"], config)
             differ[0] = f"{differ[0]} ({keys})" if keys else differ[0]
         if not differ:
+            code = code_digest()
+            if old.get("code") != code and _any_finished_wave(work):
+                log.warning("%s was begun by other lait code (code digest %s, now %s): the "
+                            "units it finished keep that code's extract, text and scoring "
+                            "decisions and the rest get this code's; for one code's output "
+                            "use a new --out", out_dir, old.get("code", "not recorded"), code)
             return work
         if _any_finished_wave(work):
             raise ConfigError(f"{out_dir} holds a run made with {' and '.join(differ)}; use "
                               "a new --out, or delete its _work/ to start over")
-    doc = json.dumps({**now, "config": config}, indent=2, sort_keys=True)
+    doc = json.dumps({**now, "code": code_digest(), "config": config}, indent=2, sort_keys=True)
     storage.write_bytes(stamp, doc.encode("utf-8"))
     return work
 

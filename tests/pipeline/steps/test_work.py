@@ -74,6 +74,49 @@ def test_resume_refuses_other_models_or_work_format(tmp_path, monkeypatch):
         waves.check_work_dir(out, {"a": 2})
 
 
+def test_resume_with_other_code_says_so_and_keeps_the_first_stamp(tmp_path, monkeypatch, caplog):
+    """Code changes keep the work format, so a resume across one is allowed, but the units
+    finished before keep the old code's decisions: the resume warns, naming both digests, on
+    every resume until a new --out (the stamp keeps the code that began the run)."""
+    import json
+    import logging
+
+    from pipeline import waves
+
+    out, cfg = str(tmp_path / "out"), {"a": 1}
+    waves.check_work_dir(out, cfg)
+    first = json.loads((tmp_path / "out" / "_work" / "config.json").read_text())["code"]
+    assert first == waves.code_digest()
+    (tmp_path / "out" / "_work" / "pages").mkdir()
+    (tmp_path / "out" / "_work" / "pages" / "0123456789ab.done").write_bytes(b"")
+    with caplog.at_level(logging.WARNING, logger="pipeline.waves"):
+        waves.check_work_dir(out, cfg)  # the same code: no word
+        assert not caplog.records
+        monkeypatch.setattr(waves, "code_digest", lambda: "f" * 16)
+        waves.check_work_dir(out, cfg)  # other code: resumes, and says so
+    assert len(caplog.records) == 1
+    assert "other lait code" in caplog.text and first in caplog.text and "f" * 16 in caplog.text
+    assert json.loads((tmp_path / "out" / "_work" / "config.json").read_text())["code"] == first
+
+
+def test_code_digest_follows_source_and_word_lists_not_caches(tmp_path, monkeypatch):
+    from pipeline import waves
+
+    pkg = tmp_path / "code_probe_pkg"
+    (pkg / "rules" / "__pycache__").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (pkg / "rules" / "text.py").write_text("A = 1\n")
+    (pkg / "rules" / "words.txt").write_text("menu\n")
+    dirs = ("code_probe_pkg",)
+    first = waves.code_digest(dirs)
+    (pkg / "rules" / "__pycache__" / "text.cpython-311.pyc").write_bytes(b"cache")
+    (pkg / "rules" / "notes.md").write_text("not code")
+    assert waves.code_digest(dirs) == first
+    (pkg / "rules" / "words.txt").write_text("menu\nfooter\n")
+    assert waves.code_digest(dirs) != first
+
+
 def test_models_digest_follows_model_bytes(tmp_path, monkeypatch):
     """The model folders are found through their package (as in an installed wheel)."""
     from pipeline import waves
