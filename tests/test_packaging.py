@@ -167,13 +167,13 @@ def test_installed_package_is_the_wheel(worker, tmp_path):
         # the checkout itself or a folder in it; the venv's .pth names this environment's
         # site-packages, which lies inside the checkout when make setup made .venv there
         checkout = os.path.realpath({str(REPO)!r})
-        from pipeline.waves import models_digest
+        from pipeline.waves import code_digest, models_digest
         print(json.dumps({{"files": [pipeline.__file__, filters.language.__file__, scoring.__file__],
                            "fastlid": getattr(filters.language._fastlid, "__file__", None),
                            "checkout_on_path": [p for p in map(os.path.realpath, filter(None, sys.path))
                                                 if (p + "/").startswith(checkout + "/")
                                                 and not (p + "/").startswith(checkout + "/.venv/")],
-                           "digest": models_digest()}}))
+                           "digest": models_digest(), "code": code_digest()}}))
     """)
     r = _run(worker, [str(python), "-c", probe], cwd=tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
@@ -185,8 +185,10 @@ def test_installed_package_is_the_wheel(worker, tmp_path):
     if language._fastlid is not None:
         assert got["fastlid"] and got["fastlid"].startswith(inside)
     # same model files as the checkout: a run started from a checkout resumes on wheel workers
-    from pipeline.waves import models_digest
+    # and the same decision code: no "other lait code" warning on that resume either
+    from pipeline.waves import code_digest, models_digest
     assert got["digest"] == models_digest()
+    assert got["code"] == code_digest()
 
     show = _run(worker, [sys.executable, "-m", "pip", "--python", str(python), "show",
                          "lait-builder"], cwd=tmp_path)
