@@ -330,7 +330,7 @@ def find_images(text: str, page_url: str, surrounding_chars: int = 300,
     # The page's author names (thirty-sixth pass): a portrait outside the article whose alt
     # names them is the author's (image_roles.author_names / image_role).
     authors = []
-    if 'name="author"' in text:
+    if 'name="author"' in text or "name='author'" in text:
         head = tree.head
         node = (head.css_first(_AUTHOR_CSS) if head is not None else None) \
             or tree.css_first(_AUTHOR_CSS)
