@@ -62,6 +62,8 @@ def _greets(attrs: dict) -> bool:
             return True
     return False
 _WORD_RE = re.compile(r"[^\W\d_]+")
+# A portrait's label is short; a caption (8-20 words of what is visible) may show the author too.
+_AUTHOR_LABEL_WORDS = 8
 
 
 def author_names(names) -> tuple:
@@ -78,10 +80,13 @@ def author_names(names) -> tuple:
 
 
 def _names_author(text: str, authors: tuple, sites: frozenset, outside: bool) -> bool:
-    """Whether an alt or title names the page's author (thirty-sixth pass, rule N): outside the
-    content any text holding the name as whole words ("Libby Jenkinson in her garden" in a
-    sidebar); in it, the name alone or with the site's name ("Sylvia Fountaine, Feasting at
-    Home Blog")."""
+    """Whether an alt or title names the page's author (thirty-sixth pass, rule N2): outside the
+    content a text of at most 8 words holding the name as whole words ("Libby Jenkinson in her
+    garden" in a sidebar; a longer one describes a scene: "Kelly Senyei holding a stack of
+    homemade tortillas in a blue napkin"); in it, the name alone or with the site's name
+    ("Sylvia Fountaine, Feasting at Home Blog")."""
+    if outside and len(text.split()) > _AUTHOR_LABEL_WORDS:
+        return False
     words = [w.lower() for w in _WORD_RE.findall(text)]
     for name in authors:
         n = len(name)

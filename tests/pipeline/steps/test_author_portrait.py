@@ -43,6 +43,10 @@ def test_a_portrait_naming_the_author_is_no_caption(html):
     # in the article, a picture that names the author among other words is still a caption
     f"{LD}<body><p><img width='600' height='400' src='{PIC}risotto.jpg' "
     "alt='Sylvia Fountaine stirring a pot of wild mushroom risotto'></p></body>",
+    # outside the content, a scene described (more than 8 words) even where the author is in it
+    f"{META}<body><aside class='sidebar'><img width='600' height='600' src='{PIC}3.png' "
+    "alt='Libby Jenkinson holding a stack of homemade tortillas in a blue napkin'></aside>"
+    "</body>",
     # a page whose author is named by no meta nor JSON-LD: nothing to match
     "<body><aside class='sidebar'><img width='600' height='600' "
     f"src='{PIC}3.png' alt='Libby Jenkinson in her garden'></aside></body>",
