@@ -18,7 +18,7 @@ from collections import Counter
 from pipeline.core.records import Page
 from pipeline.steps.extract import Extractor
 from pipeline.steps.html_images import find_images
-from pipeline.steps.image_roles import image_role, site_names
+from pipeline.steps.image_roles import author_names, image_role, site_names
 from pipeline.steps.image_urls import html_dim
 from pipeline.web.html import parsed
 from tools.caption_labels import all_items, lost_and_leaked
@@ -37,13 +37,15 @@ def why_image(page: Page, image_url: str, extract: Extractor | None = None) -> l
     found = find_images(doc.html, page.url, extract.surrounding_chars, extract.max_text_chars,
                         texts=False, tree=doc.tree())
     sites = site_names(page.url, found.site_name)
+    authors = author_names(found.authors)
     out = []
     for img in found.images:
         if img.url != image_url:
             continue
         region = img.region or "content"
         width, height = html_dim(img.attrs.get("width")), html_dim(img.attrs.get("height"))
-        role = image_role(img.url, img.attrs, width, height, img.region, sites, img.link)
+        role = image_role(img.url, img.attrs, width, height, img.region, sites, img.link,
+                          authors)
         if role and role != "branded":  # a branded alt drops an image only when alone
             out.append(f"role {role} in {region}")
             continue

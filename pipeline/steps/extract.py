@@ -13,8 +13,8 @@ from pipeline.core.records import Candidate, Page
 from pipeline.core.stage import Drop, Keep, MapStage
 from pipeline.steps.html_images import find_images
 from pipeline.steps.image_names import campaign_link
-from pipeline.steps.image_roles import (PICTURE_PX, image_role, name_facts, query_width,
-                                        site_credit, site_names)
+from pipeline.steps.image_roles import (PICTURE_PX, author_names, image_role, name_facts,
+                                        query_width, site_credit, site_names)
 from pipeline.steps.image_resize import resized_url, wp_original
 from pipeline.steps.image_urls import html_dim, larger_url
 from pipeline.web.charset import looks_undecodable
@@ -177,10 +177,11 @@ class Extractor(MapStage):
         out: list[Candidate] = []
         seen: set[tuple[str, str, str]] = set()
         sites = site_names(page_url, found.site_name)
+        authors = author_names(found.authors)
         for img in usable[:self.max_images_per_page]:
             width, height = html_dim(img.attrs.get("width")), html_dim(img.attrs.get("height"))
             role = self.page_roles and image_role(img.url, img.attrs, width, height, img.region,
-                                                  sites, img.link)
+                                                  sites, img.link, authors)
             shown = ""
             # A branded alt (image_roles._branded: "Montauk Long Island USA BeFifty") drops
             # the image only when it is all the image has: a site stamping every picture with
@@ -208,7 +209,7 @@ class Extractor(MapStage):
                     if not bigger and thumb:
                         bigger, where = _wp_original(img.url, role, img.link), "wp original"
                 if bigger and not image_role(bigger, img.attrs, big_width, big_height,
-                                             img.region, sites, img.link):
+                                             img.region, sites, img.link, authors):
                     shown, role = img.url, ""
                     img.url, img.url_attr = bigger, where
                     width, height = big_width, big_height

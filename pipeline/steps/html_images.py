@@ -36,6 +36,10 @@ LAZY_CONTAINER_CSS = "[data-alt]:not(img)"
 # selector search is one walk of the tree): what the walk must reach (image_subtrees).
 _ITEMS_CSS = "img, " + LAZY_CONTAINER_CSS
 _SITE_NAME_CSS = 'meta[property="og:site_name"]'
+_AUTHOR_CSS = 'meta[name="author"]'
+# A JSON-LD author object's name, "author": {"@type": "Person", "name": "Sylvia Fountaine"} or
+# the first of a list of them (thirty-sixth pass): read from the source, not the parsed script.
+_LD_AUTHOR_RE = re.compile(r'"author"\s*:\s*\[?\s*\{[^{}]{0,400}?"name"\s*:\s*"([^"\\]{3,80})"')
 # A <base> element exists only where the source has a start tag named so (any case): the
 # regex costs a third less than the tree-wide query it spares on the pages without one.
 _BASE_TAG_RE = re.compile("<[bB][aA][sS][eE]")
@@ -323,6 +327,18 @@ def find_images(text: str, page_url: str, surrounding_chars: int = 300,
             or tree.css_first(_SITE_NAME_CSS)
         if site_node is not None:
             out.site_name = collapse(site_node.attributes.get("content"))
+    # The page's author names (thirty-sixth pass): a portrait outside the article whose alt
+    # names them is the author's (image_roles.author_names / image_role).
+    authors = []
+    if 'name="author"' in text or "name='author'" in text:
+        head = tree.head
+        node = (head.css_first(_AUTHOR_CSS) if head is not None else None) \
+            or tree.css_first(_AUTHOR_CSS)
+        if node is not None:
+            authors.append(collapse(node.attributes.get("content")))
+    if '"author"' in text:
+        authors.extend(m.group(1) for m in _LD_AUTHOR_RE.finditer(text))
+    out.authors = tuple(dict.fromkeys(a for a in authors if a))
     body = tree.body or root
     if body is None:
         return out

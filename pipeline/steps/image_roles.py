@@ -61,6 +61,45 @@ def _greets(attrs: dict) -> bool:
                 and _GREETING_RE.fullmatch(value.strip()):
             return True
     return False
+_WORD_RE = re.compile(r"[^\W\d_]+")
+# A portrait's label is short; a caption (8-20 words of what is visible) may show the author too.
+_AUTHOR_LABEL_WORDS = 8
+
+
+def author_names(names) -> tuple:
+    """The page's author names (``PageImages.authors``: ``<meta name="author">``, JSON-LD) that
+    are a person's name, as tuples of lower-case words: 2-4 words, each capitalised, one of 2
+    letters or more ("Libby Jenkinson", "Beth M"; not "admin", "Staff" nor "M")."""
+    out = []
+    for name in names:
+        words = name.split()
+        if 2 <= len(words) <= 4 and all(w[:1].isupper() for w in words) \
+                and any(len(w) >= 2 for w in words):
+            out.append(tuple(w.lower() for w in _WORD_RE.findall(name)))
+    return tuple(out)
+
+
+def _names_author(text: str, authors: tuple, sites: frozenset, outside: bool) -> bool:
+    """Whether an alt or title names the page's author (thirty-sixth pass, rule N2): outside the
+    content a text of at most 8 words holding the name as whole words ("Libby Jenkinson in her
+    garden" in a sidebar; a longer one describes a scene: "Kelly Senyei holding a stack of
+    homemade tortillas in a blue napkin"); in it, the name alone or with the site's name
+    ("Sylvia Fountaine, Feasting at Home Blog")."""
+    if outside and len(text.split()) > _AUTHOR_LABEL_WORDS:
+        return False
+    words = [w.lower() for w in _WORD_RE.findall(text)]
+    for name in authors:
+        n = len(name)
+        for i in range(len(words) - n + 1):
+            if tuple(words[i:i + n]) == name:
+                if outside:
+                    return True
+                rest = "".join(words[:i] + words[i + n:]).removesuffix("blog")
+                if not rest or rest.removeprefix("the") in sites:
+                    return True
+    return False
+
+
 _PICTURE = PICTURE_PX = 300
 
 
@@ -174,12 +213,15 @@ _TABLEAU_STATIC = ("//public.tableau.com/static/images/",
 
 
 def image_role(url: str, attrs: dict, width: int | None, height: int | None,
-               region: str, sites: frozenset = frozenset(), link=None) -> str:
+               region: str, sites: frozenset = frozenset(), link=None,
+               authors: tuple = ()) -> str:
     """The role of an image that is no picture worth a caption, or "" (see the docstring).
     ``sites``: the letters of the page's site names (:func:`site_names`); an image whose alt
     says just that is the site's logo ("Poppy Cooks" on poppycooks.com).  ``link``: the
     image's innermost enclosing ``<a>`` (``ImageRef.link``), whose class or id, or its
-    parent's, may name a logo (:func:`image_names.linked_logo`, fifteenth pass)."""
+    parent's, may name a logo (:func:`image_names.linked_logo`, fifteenth pass).
+    ``authors``: the page's author names (:func:`author_names`); an image whose alt or title
+    names one is the author's portrait (:func:`_names_author`, thirty-sixth pass)."""
     if width is not None and height is not None:
         if width <= _TINY and height <= _TINY:
             return "tracker"
@@ -200,6 +242,12 @@ def image_role(url: str, attrs: dict, width: int | None, height: int | None,
         # picture linking to the about page ("About Jenna", "Family photo"), or one whose
         # alt or title greets ("Meet Cheryl"), is an author box's picture by another name
         return "avatar"
+    if authors:
+        outside = region in _OWNER_REGIONS
+        for key in ("alt", "title"):
+            value = attrs.get(key)
+            if value and _names_author(value, authors, sites, outside):
+                return "avatar"  # the page's author named by their portrait (rule N)
     if "gravatar." in low or "/avatar" in low:
         return "avatar"  # gravatar.com/avatar/<hash>, /avatars/<user>.jpg: the name says nothing
     if low.endswith(".svg") or ".svg?" in low:

@@ -86,6 +86,7 @@ class PageImages:
     lang: str = ""
     base: str = ""
     site_name: str = ""  # <meta property="og:site_name">: an alt saying just this is a logo
+    authors: tuple = ()  # <meta name="author">, JSON-LD author names: an alt naming one is a portrait
     images: list[ImageRef] = field(default_factory=list)
     # The walk's text tokens and link spans, for fill(): texts are made only for the images
     # that need them (an icon's surrounding text is never read).
