@@ -61,6 +61,9 @@ def _greets(attrs: dict) -> bool:
                 and _GREETING_RE.fullmatch(value.strip()):
             return True
     return False
+
+
+# Letters of a word (digits and underscores apart), for matching an author name word by word.
 _WORD_RE = re.compile(r"[^\W\d_]+")
 # A portrait's label is short; a caption (8-20 words of what is visible) may show the author too.
 _AUTHOR_LABEL_WORDS = 8
