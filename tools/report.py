@@ -151,7 +151,8 @@ def kept_cell(r: dict, uri: str | None) -> str:
 
 def reject_detail(r: dict, winners: dict[str, str]) -> str:
     """What decided the drop: the detected language, the score, the winning text; a read drop's
-    HTTP status and WARC location; for a URL the extractor wrote, the picture the page shows."""
+    HTTP status and WARC location; for a larger version the extractor chose (a srcset candidate,
+    a WordPress original, ...), the picture the page shows."""
     try:
         d = json.loads(r.get("detail") or "{}")
     except ValueError:
@@ -160,7 +161,7 @@ def reject_detail(r: dict, winners: dict[str, str]) -> str:
     if d.get("lang"):
         bits.append(f"detected {d['lang']}" + (f" ({d['lang_conf']:.2f})" if d.get("lang_conf") is not None else ""))
     if d.get("shown_url"):
-        bits.append(f"URL written by the extractor ({d.get('url_attr')}) for the page's {d['shown_url']}")
+        bits.append(f"a larger version ({d.get('url_attr')}) of the page's {d['shown_url']}")
     if d.get("score") is not None:
         bits.append(f"score {d['score']:.3f}")
     if d.get("http_status") is not None and r.get("reason") not in ("read_not_html", "read_warc_truncated"):

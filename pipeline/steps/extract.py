@@ -46,12 +46,6 @@ def below_picture(width: int | None, height: int | None, url: str) -> bool:
     return max(width or 0, height or 0) < PICTURE_PX and query_width(url) < PICTURE_PX
 
 
-def _credit_line(text: str, sites: frozenset) -> bool:
-    """A picture's own text that is the site's credit line, "The Spruce Eats / Anita Schecter"
-    (:func:`pipeline.steps.image_roles.site_credit`, thirty-fourth pass, rule C')."""
-    return site_credit(text, sites)
-
-
 # Words of a file's name that make it a promotion, not a post's picture (rule P, thirty-fifth
 # pass): breakingbelizenews' sidebar "Weather-Banner_JAN2022-7-80x80.jpg" sponsor graphics.
 # "ad", "ads", "advert" and the ad banner sizes ("728x90") already give the thumbnail the ad
@@ -247,8 +241,8 @@ class Extractor(MapStage):
                 seen.add((img.url, source, value))
                 m = dict(meta, before=before, after=after) if source == "surrounding" \
                     else dict(meta)  # one dict per record: later stages may edit it
-                if source != "surrounding" and " / " in value and _credit_line(value, sites):
-                    m["credit_line"] = True  # the text step drops it (text_credit)
+                if source != "surrounding" and " / " in value and site_credit(value, sites):
+                    m["credit_line"] = True  # the site's own credit line: the text step drops it (text_credit)
                 if source == "surrounding" and (img.alt or img.caption or img.title):
                     # the picture's own texts: a two-word side they name too is its name
                     # (filters/file_names.named_by_image, sixteenth pass)
