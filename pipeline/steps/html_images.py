@@ -40,6 +40,24 @@ _AUTHOR_CSS = 'meta[name="author"]'
 # A JSON-LD author object's name, "author": {"@type": "Person", "name": "Sylvia Fountaine"} or
 # the first of a list of them (thirty-sixth pass): read from the source, not the parsed script.
 _LD_AUTHOR_RE = re.compile(r'"author"\s*:\s*\[?\s*\{[^{}]{0,400}?"name"\s*:\s*"([^"\\]{3,80})"')
+# Caption elements of the conventions written before <figcaption> (thirty-eighth pass,
+# docs/captions.md, each from the CMS's own template code): the caption element, and the
+# class token (or test) of the container whose pictures it captions.  WordPress's [caption]
+# and [gallery] shortcodes without html5 support (img_caption_shortcode, gallery_shortcode:
+# "div.wp-caption > p.wp-caption-text", "dl.gallery-item > dd.wp-caption-text"), Blogger's
+# post editor (a caption table's second row), MediaWiki's legacy thumbnail
+# (Linker::makeThumbLink2), docutils' HTML4 figure, schema.org's ImageObject caption.  Their
+# figcaption forms are read by the walk already.
+_CMS_CAPTION_CSS = (".wp-caption-text, td.tr-caption, .thumbcaption, div.figure > p.caption, "
+                    "[itemprop=caption]")
+_CMS_MARKERS = ("wp-caption-text", "tr-caption", "thumbcaption", 'class="figure',
+                "class='figure", "itemprop")
+_CMS_CONTAINERS = {"wp-caption-text": ("wp-caption", "gallery-item"),
+                   "tr-caption": ("tr-caption-container",), "thumbcaption": ("thumbinner",),
+                   "caption": ("figure",)}
+# How far up a caption element its container may be (WordPress: 1, Blogger's table: 3, a
+# theme's extra wrapper or two).
+_CMS_DEPTH = 5
 # A <base> element exists only where the source has a start tag named so (any case): the
 # regex costs a third less than the tree-wide query it spares on the pages without one.
 _BASE_TAG_RE = re.compile("<[bB][aA][sS][eE]")
@@ -285,7 +303,7 @@ def walk(root, base: str, containers: frozenset = frozenset(),
                     first_srcset_url(attrs.get("srcset")),
                     pictures[-1][0] if pictures else "", attrs, len(tokens), blocks[-1],
                     figures[-1] if figures else None, links > 0, region=region_of(stack, memo),
-                    link=_innermost_link(stack) if links else None))
+                    link=_innermost_link(stack) if links else None, mem_id=node.mem_id))
             elif do == _DO_BREAK:
                 add(" ")
             elif do == _DO_SOURCE:
@@ -298,6 +316,66 @@ def walk(root, base: str, containers: frozenset = frozenset(),
             node = node.next
     blocks[0][1] = len(tokens)
     return tokens, images, link_spans
+
+
+def _caption_text(node) -> str:
+    """An element's text with its blocks spaced apart, a docutils permalink ("¶" in
+    ``a.headerlink``) left out."""
+    parts = []
+    for sub in node.traverse(include_text=True):
+        if sub.tag == "-text":
+            parent = sub.parent
+            if parent is not None and parent.tag == "a" and \
+                    "headerlink" in (parent.attributes.get("class") or ""):
+                continue
+            parts.append(sub.text_content or "")
+        elif sub.tag in BLOCK_TAGS or sub.tag == "br":
+            parts.append(" ")
+    return collapse("".join(parts))
+
+
+def _cms_container(node):
+    """The element whose pictures a pre-figcaption caption element captions, or None."""
+    attrs = node.attributes
+    if attrs.get("itemprop") == "caption":
+        if node.tag == "figcaption":
+            return None  # the walk reads it
+        test = lambda a: "itemscope" in a and (a.get("itemtype") or "").endswith("ImageObject")  # noqa: E731
+    else:
+        names = (attrs.get("class") or "").split()
+        key = next((k for k in _CMS_CONTAINERS if k in names), None)
+        if key is None or node.tag == "figcaption":
+            return None
+        wanted = _CMS_CONTAINERS[key]
+        test = lambda a: not set(wanted).isdisjoint((a.get("class") or "").split())  # noqa: E731
+    up = node.parent
+    for _ in range(_CMS_DEPTH):
+        if up is None or up.tag in ("body", "html"):
+            return None
+        if test(up.attributes):
+            return up
+        up = up.parent
+    return None
+
+
+def cms_captions(body, images: list[ImageRef], max_text_chars: int) -> None:
+    """Sets ``cms_caption`` of the images a pre-figcaption caption element captions
+    (``_CMS_CAPTION_CSS``): each picture inside its container, the first caption found."""
+    by_id = {img.mem_id: img for img in images if img.mem_id}
+    for node in body.css(_CMS_CAPTION_CSS):
+        box = _cms_container(node)
+        if box is None:
+            continue
+        caption = None
+        for pic in box.css("img"):
+            img = by_id.get(pic.mem_id)
+            if img is None or img.cms_caption:
+                continue
+            if caption is None:
+                caption = cut(_caption_text(node), max_text_chars)
+                if not caption:
+                    break
+            img.cms_caption = caption
 
 
 def find_images(text: str, page_url: str, surrounding_chars: int = 300,
@@ -352,6 +430,8 @@ def find_images(text: str, page_url: str, surrounding_chars: int = 300,
         items = [n for n in items if n.tag_id == _IMG_ID]
     out.tokens, out.images, out.spans = walk(body, base, containers,
                                              image_subtrees(body, items, containers))
+    if any(marker in text for marker in _CMS_MARKERS):
+        cms_captions(body, out.images, max_text_chars)
     choose_urls(out.images, base)
     out.ends = [e for _, e in out.spans]
     if texts:
