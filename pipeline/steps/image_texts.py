@@ -78,8 +78,9 @@ class ImageRef:
     region: str = ""  # the page region it sits in (pipeline/steps/regions.py), "" in the content
     link: object = None  # the innermost enclosing <a> element; its href is read only when
     # a larger version of a thumbnail is looked for (image_urls.larger_url)
-    mem_id: int = 0  # the element's mem_id in the parsed tree (html_images.cms_captions)
-    cms_caption: str = ""  # a pre-figcaption CMS caption element's text (html_images)
+    caption_box: tuple | None = None  # (container, caption selector) of a pre-figcaption
+    # CMS caption container around it (html_images._caption_box)
+    cms_caption: str = ""  # that container's caption text (html_images.cms_captions)
 
 
 @dataclass

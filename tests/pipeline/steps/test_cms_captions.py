@@ -75,9 +75,9 @@ def test_a_figures_own_figcaption_wins_over_a_caption_element_around_it():
     # a caption element with no container of its convention around it: no picture named
     f'<div class="entry"><img src="/a.jpg" width="600" height="400"><p class="wp-caption-text">'
     f'{CAPTION}</p></div>',
-    # a container too far up (more than _CMS_DEPTH levels)
-    '<div class="wp-caption"><div><div><div><div><div><p class="wp-caption-text">'
-    f'{CAPTION}</p></div></div></div></div></div><img src="/a.jpg" width="600" height="400">'
+    # a container too far above the picture (more than _CMS_DEPTH levels): a page-wide box
+    '<div class="wp-caption"><div><div><div><div><div><img src="/a.jpg" width="600" '
+    f'height="400"></div></div></div></div></div><p class="wp-caption-text">{CAPTION}</p>'
     '</div>',
     # schema.org: a caption outside any ImageObject
     f'<div itemscope itemtype="https://schema.org/Article"><img src="/a.jpg" width="600" '
