@@ -235,6 +235,19 @@ def _find(label: dict, by_key: dict, by_image: dict) -> dict | None:
         if len(item["text"]) >= 12 and len(label["text"]) >= 12 and (
                 label["text"] in item["text"] or item["text"] in label["text"]):
             return item
+    if label["source"] == "surrounding":
+        # A caption element the extractor read as a side before the thirty-eighth pass (a
+        # WordPress "p.wp-caption-text", MediaWiki's "div.thumbcaption") is read as the
+        # picture's caption since: the text the labeller saw on that picture, under its
+        # right source.
+        caption = (label["page"], label["image_url"], "caption")
+        hit = by_key.get(caption + (label["text"],))
+        if hit is not None:
+            return hit
+        for item in by_image.get(caption, ()):
+            if len(item["text"]) >= 12 and len(label["text"]) >= 12 and (
+                    label["text"] in item["text"] or item["text"] in label["text"]):
+                return item
     return None
 
 

@@ -231,7 +231,9 @@ class Extractor(MapStage):
             norms: set[str] = set()
             n_out = len(out)
             for source, value in texts:
-                norm = value.casefold()
+                # a docutils / Sphinx permalink glyph ends a caption read as a side ("...¶"):
+                # the same text as the caption read without it (thirty-eighth pass)
+                norm = value.casefold().rstrip("¶ ")
                 if not value or norm in norms or (img.url, source, value) in seen:
                     if value and source == "surrounding":
                         units["extract_side_repeat"] += bool(before) + bool(after)

@@ -40,6 +40,22 @@ _AUTHOR_CSS = 'meta[name="author"]'
 # A JSON-LD author object's name, "author": {"@type": "Person", "name": "Sylvia Fountaine"} or
 # the first of a list of them (thirty-sixth pass): read from the source, not the parsed script.
 _LD_AUTHOR_RE = re.compile(r'"author"\s*:\s*\[?\s*\{[^{}]{0,400}?"name"\s*:\s*"([^"\\]{3,80})"')
+# Caption containers of the conventions written before <figcaption> (thirty-eighth pass,
+# docs/captions.md, each from the CMS's own template code): a class token of the container
+# -> the selector of its caption element.  WordPress's [caption] and [gallery] shortcodes
+# without html5 support (img_caption_shortcode, gallery_shortcode: "div.wp-caption >
+# p.wp-caption-text", "dl.gallery-item > dd.wp-caption-text"), Blogger's post editor (a
+# caption table's second row), MediaWiki's legacy thumbnail (Linker::makeThumbLink2),
+# docutils' HTML4 figure (its p.caption a child of the div).  Their figcaption forms are
+# read by the walk already.  A schema.org ImageObject (itemscope, an itemtype ending so)
+# holds its caption as an element with itemprop="caption".
+_CMS_BOXES = {"wp-caption": ".wp-caption-text", "gallery-item": ".wp-caption-text",
+              "tr-caption-container": "td.tr-caption", "thumbinner": ".thumbcaption",
+              "figure": "p.caption"}
+_SCHEMA_CAPTION_CSS = "[itemprop=caption]"
+# How far above an image its container may be (Blogger's table: img < a < td < tr < tbody <
+# table, five; WordPress, MediaWiki, docutils: one to three).
+_CMS_DEPTH = 5
 # A <base> element exists only where the source has a start tag named so (any case): the
 # regex costs a third less than the tree-wide query it spares on the pages without one.
 _BASE_TAG_RE = re.compile("<[bB][aA][sS][eE]")
@@ -77,6 +93,9 @@ def _tag_ids() -> dict[int, int]:
 _KNOWN_IDS = 0x1000
 _ACTION_ID = {**_tag_ids(), 2: _DO_EMPTY_TEXT, 3: _DO_SKIP, 4: _DO_SKIP, 5: _DO_SKIP}
 (_IMG_ID,) = (tag_id for tag_id, do in _ACTION_ID.items() if do == _DO_IMG)
+# The tags of the pre-figcaption caption containers (_CMS_BOXES): div, table, dl.
+_BOX_TAG_IDS = frozenset(LexborHTMLParser("").create_node(name).tag_id
+                         for name in ("div", "table", "dl"))
 
 
 def _after_figure(node, fig_id: int) -> bool:
@@ -183,6 +202,7 @@ def walk(root, base: str, containers: frozenset = frozenset(),
     """
     link_spans: list[tuple[int, int]] = []
     memo: dict = {}
+    boxes: dict = {}  # mem_id -> caption selector of a pre-figcaption container, or ""
     last_figure: tuple = (0, None)
     tokens: list[str] = []
     images: list[ImageRef] = []
@@ -285,7 +305,8 @@ def walk(root, base: str, containers: frozenset = frozenset(),
                     first_srcset_url(attrs.get("srcset")),
                     pictures[-1][0] if pictures else "", attrs, len(tokens), blocks[-1],
                     figures[-1] if figures else None, links > 0, region=region_of(stack, memo),
-                    link=_innermost_link(stack) if links else None))
+                    link=_innermost_link(stack) if links else None,
+                    caption_box=_caption_box(stack, boxes)))
             elif do == _DO_BREAK:
                 add(" ")
             elif do == _DO_SOURCE:
@@ -298,6 +319,74 @@ def walk(root, base: str, containers: frozenset = frozenset(),
             node = node.next
     blocks[0][1] = len(tokens)
     return tokens, images, link_spans
+
+
+def _caption_text(node) -> str:
+    """An element's text with its blocks spaced apart, a docutils permalink ("¶" in
+    ``a.headerlink``) left out."""
+    parts = []
+    for sub in node.traverse(include_text=True):
+        if sub.tag == "-text":
+            parent = sub.parent
+            if parent is not None and parent.tag == "a" and \
+                    "headerlink" in (parent.attributes.get("class") or ""):
+                continue
+            parts.append(sub.text_content or "")
+        elif sub.tag in BLOCK_TAGS or sub.tag == "br":
+            parts.append(" ")
+    return collapse("".join(parts))
+
+
+def _caption_box(stack: list, boxes: dict) -> tuple | None:
+    """``(container, caption selector)`` of the nearest pre-figcaption caption container
+    (``_CMS_BOXES``, a schema.org ImageObject) among the ``_CMS_DEPTH`` innermost open
+    elements of an image (``stack``), or None.  Containers are div, table and dl elements
+    (their templates'), so only those are read, each one's attributes once per page
+    (``boxes``)."""
+    for node, _ in stack[:-_CMS_DEPTH - 1:-1]:
+        if node.tag_id not in _BOX_TAG_IDS:
+            continue
+        key = node.mem_id
+        css = boxes.get(key)
+        if css is None:
+            css = ""
+            attrs = node.attributes
+            value = attrs.get("class")
+            if value:
+                for token in value.split():
+                    css = _CMS_BOXES.get(token, "")
+                    if css:
+                        break
+            if not css and "itemscope" in attrs and \
+                    (attrs.get("itemtype") or "").endswith("ImageObject"):
+                css = _SCHEMA_CAPTION_CSS
+            boxes[key] = css
+        if css:
+            return node, css
+    return None
+
+
+def cms_captions(images: list[ImageRef], max_text_chars: int) -> None:
+    """Sets ``cms_caption`` of the images in a pre-figcaption caption container
+    (``ImageRef.caption_box``): the text of its first caption element, for every picture in
+    it.  A figcaption is the walk's (read as the figure's caption)."""
+    done: dict = {}
+    for img in images:
+        if img.caption_box is None:
+            continue
+        box, css = img.caption_box
+        key = box.mem_id
+        if key not in done:
+            caption = ""
+            for node in box.css(css):
+                if node.tag == "figcaption" or (css == "p.caption"
+                                                and node.parent.mem_id != key):
+                    continue  # docutils' caption is a child of its div.figure
+                caption = cut(_caption_text(node), max_text_chars)
+                if caption:
+                    break
+            done[key] = caption
+        img.cms_caption = done[key]
 
 
 def find_images(text: str, page_url: str, surrounding_chars: int = 300,
@@ -352,6 +441,7 @@ def find_images(text: str, page_url: str, surrounding_chars: int = 300,
         items = [n for n in items if n.tag_id == _IMG_ID]
     out.tokens, out.images, out.spans = walk(body, base, containers,
                                              image_subtrees(body, items, containers))
+    cms_captions(out.images, max_text_chars)
     choose_urls(out.images, base)
     out.ends = [e for _, e in out.spans]
     if texts:

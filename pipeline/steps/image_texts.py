@@ -78,6 +78,9 @@ class ImageRef:
     region: str = ""  # the page region it sits in (pipeline/steps/regions.py), "" in the content
     link: object = None  # the innermost enclosing <a> element; its href is read only when
     # a larger version of a thumbnail is looked for (image_urls.larger_url)
+    caption_box: tuple | None = None  # (container, caption selector) of a pre-figcaption
+    # CMS caption container around it (html_images._caption_box)
+    cms_caption: str = ""  # that container's caption text (html_images.cms_captions)
 
 
 @dataclass
@@ -106,6 +109,10 @@ class PageImages:
         fig = img.figure
         if fig is not None and fig[1] >= 0:
             img.caption = cut(collapse("".join(tokens[fig[0]:fig[1]])), limit)
+        if not img.caption and img.cms_caption:
+            # a caption written before <figcaption>: a CMS's caption element beside the
+            # picture (html_images.cms_captions, thirty-eighth pass)
+            img.caption = img.cms_caption
         if img.url:
             chars = self.surrounding_chars
             img.before, lo = _before(tokens, img.block[0], img.pos, chars)

@@ -474,6 +474,23 @@ def test_a_label_is_found_under_the_url_its_item_fetches():
         "good_not_extracted"] == 1
 
 
+def test_a_side_label_is_found_under_the_caption_it_became():
+    # thirty-eighth pass: a CMS caption element read as a side before (p.wp-caption-text) is
+    # the picture's caption since; its label is that caption's, on the same picture only, and
+    # a label of another source is not moved
+    def lab(source, text, url="u"):
+        return {"page": "p", "image_url": url, "source": source, "text": text, "label": "good",
+                "split": "dev"}
+    items = [{"page": "p", "image_url": "u", "source": "caption", "kept": True,
+              "text": "Detail of a butterfly scale. The blue arrow points at the socket cell."}]
+    assert measure([lab("surrounding", "Detail of a butterfly scale.")], items)["dev"]["all"][
+        "good_lost"] == 0.0
+    for label in (lab("alt", "Detail of a butterfly scale."),
+                  lab("surrounding", "Detail of a butterfly scale.", url="v"),
+                  lab("surrounding", "A moth")):
+        assert measure([label], items)["dev"]["all"]["good_not_extracted"] == 1
+
+
 def test_the_table_of_one_split_holds_no_other_splits_rows():
     labels = [{"page": "p", "image_url": "u", "source": "alt", "text": t, "label": "good",
                "split": split, **extra} for t, split, extra in (

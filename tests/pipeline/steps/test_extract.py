@@ -559,6 +559,7 @@ def _texts_both_ways(html: str, url: str = URL) -> tuple[list, list, bool]:
     whole = PageImages(base=part.base)  # the page's <base href>, read once
     whole.tokens, whole.images, whole.spans = html_images.walk(body, part.base, containers)
     html_images.choose_urls(whole.images, part.base)
+    html_images.cms_captions(whole.images, whole.max_text_chars)  # as find_images does
     whole.ends = [e for _, e in whole.spans]
     for img in whole.images:
         whole.fill(img)
@@ -582,6 +583,10 @@ def _texts_both_ways(html: str, url: str = URL) -> tuple[list, list, bool]:
     "<p>one<img src=/i.jpg>two</p><p>three<a href=/z><img src=/j.jpg></a>four</p>",
     "<noscript><img src=/px.gif></noscript><div><p>text<img src=/k.jpg>more</p></div>",
     "<div><p>a<img src=/m.jpg>b</p><p>c<img src=/n.jpg>d</p></div><p>e<img src=/o.jpg></p>",
+    # a caption element of a pre-figcaption CMS (thirty-eighth pass): Blogger's table, whose
+    # image's block (its cell) is below the container
+    "<p>x</p><table class=tr-caption-container><tr><td><a href=/x><img src=/b.jpg></a></td>"
+    "</tr><tr><td class=tr-caption>Cap</td></tr></table>",
     # a figcaption after its figure holding a figure with one after it (the whole walk raised)
     "<p>x<img src=/a.jpg alt=a>y</p><figure></figure><figcaption><figure></figure>"
     "<figcaption>c</figcaption></figcaption>",
