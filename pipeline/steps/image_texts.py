@@ -78,6 +78,8 @@ class ImageRef:
     region: str = ""  # the page region it sits in (pipeline/steps/regions.py), "" in the content
     link: object = None  # the innermost enclosing <a> element; its href is read only when
     # a larger version of a thumbnail is looked for (image_urls.larger_url)
+    node: object = None  # the <img> element: a card's title is read from the tree around it
+    # only when its own block holds no text (image_cards.card_title)
 
 
 @dataclass
