@@ -92,8 +92,11 @@ def _text(node) -> str:
 
 
 def _follows(card, img, title) -> bool:
-    """Whether ``title`` comes after ``img`` in ``card`` (document order)."""
-    want = {img.mem_id: False, title.mem_id: True}
+    """Whether ``title`` comes after ``img`` in ``card`` (document order; the card itself, a
+    link around both, counts as after)."""
+    if title.mem_id == card.mem_id:
+        return True
+    want = {img.mem_id: True, title.mem_id: False}
     for node in card.traverse():
         got = want.get(node.mem_id)
         if got is not None:
