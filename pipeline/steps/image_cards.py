@@ -11,6 +11,7 @@ the picture's own link goes.  Read on demand, from the tree, for the few picture
 """
 from __future__ import annotations
 
+from pipeline.steps.html_images import BLOCK_TAGS, SKIP_TAGS
 from pipeline.steps.image_texts import collapse, cut
 
 # How far above the <img> a card may start: 1000bulbs' product box is 5 levels up; higher,
@@ -44,7 +45,7 @@ def _card(node):
     for _ in range(MAX_CARD_DEPTH):
         if card is None or card.tag in _PAGE_TAGS:
             return None
-        if card.text(deep=True).strip():
+        if _has_text(card):
             break
         card = card.parent
     else:
@@ -88,7 +89,36 @@ def _same_link(card, link):
 
 
 def _text(node) -> str:
-    return collapse(node.text(deep=True))
+    """The text of ``node`` as the walk reads it: blocks separated, and nothing of a
+    skipped element (a heading's own <style>, CSS-in-JS writes one there)."""
+    return collapse("".join(_pieces(node, False)))
+
+
+def _has_text(node) -> bool:
+    """Whether ``node`` holds any text (:func:`_text` not blank), read only up to the first."""
+    return any(piece.strip() for piece in _pieces(node, True))
+
+
+def _pieces(node, texts_only: bool):
+    """The text nodes' texts of ``node`` in document order, outside skipped elements, with
+    a space for each block element (unless ``texts_only``)."""
+    todo = [node]
+    while todo:
+        node = todo.pop()
+        text = node.text_content
+        if text is not None:
+            yield text
+            continue
+        tag = node.tag
+        if tag in SKIP_TAGS:
+            continue
+        if tag in BLOCK_TAGS and not texts_only:
+            yield " "
+        child, kids = node.last_child, []
+        while child is not None:  # pushed last to first: popped in document order
+            kids.append(child)
+            child = child.prev
+        todo.extend(kids)
 
 
 def _follows(card, img, title) -> bool:
