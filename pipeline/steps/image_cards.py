@@ -41,13 +41,13 @@ def card_title(node, link, limit: int) -> tuple[str, bool]:
 def _card(node):
     """The nearest ancestor of ``node`` whose text is not blank, within MAX_CARD_DEPTH
     levels, if no other <img> is in it (a copy in <noscript> is the same picture)."""
-    card = node.parent
+    below, card = node, node.parent
     for _ in range(MAX_CARD_DEPTH):
         if card is None or card.tag in _PAGE_TAGS:
             return None
-        if _has_text(card):
+        if _has_text(card, below):
             break
-        card = card.parent
+        below, card = card, card.parent
     else:
         return None
     mine = node.mem_id
@@ -94,9 +94,15 @@ def _text(node) -> str:
     return collapse("".join(_pieces(node, False)))
 
 
-def _has_text(node) -> bool:
-    """Whether ``node`` holds any text (:func:`_text` not blank), read only up to the first."""
-    return any(piece.strip() for piece in _pieces(node, True))
+def _has_text(node, blank) -> bool:
+    """Whether ``node`` holds any text (:func:`_text` not blank) outside its child ``blank``
+    (known to hold none: the climb's last level), read only up to the first."""
+    child, skip = node.first_child, blank.mem_id
+    while child is not None:
+        if child.mem_id != skip and any(piece.strip() for piece in _pieces(child, True)):
+            return True
+        child = child.next
+    return False
 
 
 def _pieces(node, texts_only: bool):
