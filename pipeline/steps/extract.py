@@ -107,8 +107,9 @@ class Extractor(MapStage):
     mostly of link text (a teaser list, a headline grid) is discarded, except a teaser card's
     title (one link) beside its picture, and in any region one naming the picture's file
     (:mod:`filters.file_names`); a picture in the content whose own block holds no text takes
-    the title of the card around it (:func:`pipeline.steps.image_cards.card_title`).  Alt, title and caption
-    are kept in any region; the region is in ``meta["region"]`` ("content" outside them).
+    the title of the card around it (:func:`pipeline.steps.image_cards.card_title`).  Alt,
+    title and caption are kept in any region; the region is in ``meta["region"]``
+    ("content" outside them).
 
     Drops, one per page: ``extract_undecodable`` (the body decodes to mostly replacement or
     control characters), ``extract_html_too_deep`` (elements nested deeper than
