@@ -12,6 +12,7 @@ from pipeline.core.errors import ConfigError
 from pipeline.core.records import Candidate, Page
 from pipeline.core.stage import Drop, Keep, MapStage
 from pipeline.steps.html_images import find_images
+from pipeline.steps.image_cards import card_title
 from pipeline.steps.image_names import campaign_link
 from pipeline.steps.image_roles import (PICTURE_PX, author_names, image_role, name_facts,
                                         query_width, site_credit, site_names)
@@ -105,8 +106,10 @@ class Extractor(MapStage):
     in the page's content: a side inside a region (navigation, comments, related, ...) or made
     mostly of link text (a teaser list, a headline grid) is discarded, except a teaser card's
     title (one link) beside its picture, and in any region one naming the picture's file
-    (:mod:`filters.file_names`).  Alt, title and caption
-    are kept in any region; the region is in ``meta["region"]`` ("content" outside them).
+    (:mod:`filters.file_names`); a picture in the content whose own block holds no text takes
+    the title of the card around it (:func:`pipeline.steps.image_cards.card_title`).  Alt,
+    title and caption are kept in any region; the region is in ``meta["region"]``
+    ("content" outside them).
 
     Drops, one per page: ``extract_undecodable`` (the body decodes to mostly replacement or
     control characters), ``extract_html_too_deep`` (elements nested deeper than
@@ -225,7 +228,9 @@ class Extractor(MapStage):
             if branded and not (img.caption or img.title or img.before or img.after):
                 units["extract_image_branded"] += 1
                 continue
-            before, after = self._sides(found, img, units)
+            before, after, card = self._card(img, units)
+            if not card:
+                before, after = self._sides(found, img, units)
             texts = (("alt", img.alt), ("caption", img.caption), ("title", img.title),
                      ("surrounding", f"{before} {after}".strip()))
             norms: set[str] = set()
@@ -243,6 +248,8 @@ class Extractor(MapStage):
                 seen.add((img.url, source, value))
                 m = dict(meta, before=before, after=after) if source == "surrounding" \
                     else dict(meta)  # one dict per record: later stages may edit it
+                if card and source == "surrounding":
+                    m["card_title"] = True
                 if source != "surrounding" and " / " in value and site_credit(value, sites):
                     m["credit_line"] = True  # the site's own credit line: the text step drops it (text_credit)
                 if source == "surrounding" and (img.alt or img.caption or img.title):
@@ -300,6 +307,19 @@ class Extractor(MapStage):
                 sides.append(text)
         return sides[0], sides[1]
 
+
+    def _card(self, img, units: Counter) -> tuple[str, str, bool]:
+        """``(before, after, True)`` with the title of the picture's card as its one side
+        (:func:`pipeline.steps.image_cards.card_title`, fortieth pass), counted as a kept
+        side: only for a picture in the content whose own block holds no text (a region's
+        pictures gain none), else ``("", "", False)``."""
+        if not self.page_roles or img.region or img.before or img.after or img.node is None:
+            return "", "", False
+        title, after = card_title(img.node, img.link, self.surrounding_chars)
+        if not title:
+            return "", "", False
+        units["side_kept"] += 1
+        return ("", title, True) if after else (title, "", True)
 
     @staticmethod
     def _named_title(found, img, text: str, after: bool) -> bool:

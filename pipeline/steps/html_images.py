@@ -305,7 +305,7 @@ def walk(root, base: str, containers: frozenset = frozenset(),
                     first_srcset_url(attrs.get("srcset")),
                     pictures[-1][0] if pictures else "", attrs, len(tokens), blocks[-1],
                     figures[-1] if figures else None, links > 0, region=region_of(stack, memo),
-                    link=_innermost_link(stack) if links else None,
+                    link=_innermost_link(stack) if links else None, node=node,
                     caption_box=_caption_box(stack, boxes)))
             elif do == _DO_BREAK:
                 add(" ")

@@ -81,6 +81,8 @@ class ImageRef:
     caption_box: tuple | None = None  # (container, caption selector) of a pre-figcaption
     # CMS caption container around it (html_images._caption_box)
     cms_caption: str = ""  # that container's caption text (html_images.cms_captions)
+    node: object = None  # the <img> element: a card's title is read from the tree around it
+    # only when its own block holds no text (image_cards.card_title)
 
 
 @dataclass

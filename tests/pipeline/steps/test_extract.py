@@ -432,7 +432,8 @@ def test_real_pages_against_an_lxml_count():
     assert {n: r for n, r in reasons.items() if r != "keep"} == {
         "gregoryszorc.com.python3.html": "extract_no_images",
         "reuters.com.parasite.html": "extract_no_images",
-        "vice.com.amazon.html": "extract_no_text",
+        # vice.com.amazon.html gives one text since the fortieth pass: its newsletter box's
+        # heading as a card's title, which the text step drops (text_boilerplate)
         **{name: "extract_no_text" for name in (
             "de.creativecommons.org.endlich.html", "denkanstoos.com.2012.html",
             "ebrosia.de.zinfandel.html", "internet-law.de.pseudonymen.html",

@@ -1,0 +1,140 @@
+"""A card's title for a picture whose own block holds no text (fortieth pass, docs/captions.md).
+
+Card markup (Bootstrap / Foundation cards, shop product boxes, recipe plugins' cards, news
+teasers) often wraps the picture in a block of its own and puts the title in a sibling block:
+``<div class=card><div class=card-img><a href=X><img alt=""></a></div>
+<div class=card-body><h3><a href=X>Title</a></h3></div></div>``.  The surrounding text of a
+picture is read only inside its nearest block (:mod:`pipeline.steps.html_images`), so such a
+picture has none.  Here the card is the picture's nearest ancestor that holds any text, if it
+holds no other picture; its title is its one heading, else the text of the links that go where
+the picture's own link goes.  Read on demand, from the tree, for the few pictures that need it.
+"""
+from __future__ import annotations
+
+from pipeline.steps.html_images import BLOCK_TAGS, SKIP_TAGS
+from pipeline.steps.image_texts import collapse, cut
+
+# How far above the <img> a card may start: 1000bulbs' product box is 5 levels up; higher,
+# the first element with text is a page section, not a card.
+MAX_CARD_DEPTH = 6
+_HEADINGS = "h1, h2, h3, h4, h5, h6"
+_PAGE_TAGS = frozenset(("body", "html"))
+
+
+def card_title(node, link, limit: int) -> tuple[str, bool]:
+    """``(title, after)`` of the card around the ``<img>`` ``node`` (``link``: its innermost
+    enclosing ``<a>`` or None), or ``("", False)``: no card, or no single title in it.
+    ``after``: the title follows the picture in document order."""
+    card = _card(node)
+    if card is None:
+        return "", False
+    heads = [h for h in card.css(_HEADINGS) if _text(h)]
+    if len(heads) == 1:
+        title = heads[0]
+    else:
+        title = _same_link(card, link)
+        if title is None:
+            return "", False
+    return cut(_text(title), limit), _follows(card, node, title)
+
+
+def _card(node):
+    """The nearest ancestor of ``node`` whose text is not blank, within MAX_CARD_DEPTH
+    levels, if no other <img> is in it (a copy in <noscript> is the same picture)."""
+    below, card = node, node.parent
+    for _ in range(MAX_CARD_DEPTH):
+        if card is None or card.tag in _PAGE_TAGS:
+            return None
+        if _has_text(card, below):
+            break
+        below, card = card, card.parent
+    else:
+        return None
+    mine = node.mem_id
+    for img in card.css("img"):
+        if img.mem_id != mine and not _in_noscript(img, card):
+            return None
+    return card
+
+
+def _in_noscript(node, top) -> bool:
+    """Whether ``node`` sits in a <noscript> below ``top``."""
+    node = node.parent
+    while node is not None and node.mem_id != top.mem_id:
+        if node.tag == "noscript":
+            return True
+        node = node.parent
+    return False
+
+
+def _same_link(card, link):
+    """The card's one link text going where the picture's link goes (the link itself
+    included, where the card is that link), or None."""
+    if link is None:
+        return None
+    href = (link.attributes.get("href") or "").strip()
+    if not href or href.startswith("#") or href.lower().startswith("javascript:"):
+        return None
+    links = [card] if card.mem_id == link.mem_id else []
+    links.extend(card.css("a[href]"))
+    found, texts = None, set()
+    for a in links:
+        if (a.attributes.get("href") or "").strip() != href:
+            continue
+        text = _text(a)
+        if text:
+            texts.add(text.casefold())
+            found = found or a
+    return found if len(texts) == 1 else None
+
+
+def _text(node) -> str:
+    """The text of ``node`` as the walk reads it: blocks separated, and nothing of a
+    skipped element (a heading's own <style>, CSS-in-JS writes one there)."""
+    return collapse("".join(_pieces(node, False)))
+
+
+def _has_text(node, blank) -> bool:
+    """Whether ``node`` holds any text (:func:`_text` not blank) outside its child ``blank``
+    (known to hold none: the climb's last level), read only up to the first."""
+    child, skip = node.first_child, blank.mem_id
+    while child is not None:
+        if child.mem_id != skip and any(piece.strip() for piece in _pieces(child, True)):
+            return True
+        child = child.next
+    return False
+
+
+def _pieces(node, texts_only: bool):
+    """The text nodes' texts of ``node`` in document order, outside skipped elements, with
+    a space for each block element (unless ``texts_only``)."""
+    todo = [node]
+    while todo:
+        node = todo.pop()
+        text = node.text_content
+        if text is not None:
+            yield text
+            continue
+        tag = node.tag
+        if tag in SKIP_TAGS:
+            continue
+        if tag in BLOCK_TAGS and not texts_only:
+            yield " "
+        child, kids = node.last_child, []
+        while child is not None:  # pushed last to first: popped in document order
+            kids.append(child)
+            child = child.prev
+        todo.extend(kids)
+
+
+def _follows(card, img, title) -> bool:
+    """Whether ``title`` comes after ``img`` in ``card`` (document order; the card itself, a
+    link around both, counts as after)."""
+    if title.mem_id == card.mem_id:
+        return True
+    want = {img.mem_id: True, title.mem_id: False}
+    for node in card.traverse():
+        got = want.get(node.mem_id)
+        if got is not None:
+            return got
+    return True

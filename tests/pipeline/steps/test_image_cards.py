@@ -1,0 +1,96 @@
+"""Fortieth pass (docs/captions.md): a card's title in a block beside the picture's own is the
+picture's surrounding text (pipeline/steps/image_cards.py); tiny inline pages."""
+from __future__ import annotations
+
+from pipeline.core.records import Page
+from pipeline.core.stage import Keep
+from pipeline.steps.extract import Extractor
+
+URL = "https://shop.example.net/lighting/"
+
+
+def extracted(html: str) -> dict:
+    """{image URL: {(source, text): meta}} of the page's candidates."""
+    ev = next(Extractor().events(Page(url=URL, body=html.encode(), content_type="text/html")))
+    out: dict = {}
+    if isinstance(ev, Keep):
+        for c in ev.outputs:
+            out.setdefault(c.image_url.rsplit("/", 1)[1], {})[(c.text_source, c.text)] = c.meta
+    return out
+
+
+def page(body: str) -> str:
+    return f"<html><body><main>{body}</main></body></html>"
+
+
+def test_a_product_cards_title_link_beside_the_pictures_link_is_its_text():
+    # 1000bulbs.com: the picture's link and the title's link go to the same product page,
+    # each in a block of its own; price and cart form beside them
+    card = ('<div class="product-box"><div class="row"><div class="product-image">'
+            '<a href="/product/154564/led-a19.html"><img src="/files/{n}.jpg" width="400" '
+            'height="400"></a></div></div><div class="detail-section"><div class="row">'
+            '<a class="product-title" href="/product/154564/led-a19.html">{t}</a>'
+            '<div class="muted">Brand: Curtis Mathes</div></div><div class="row">$2.99 '
+            '<a href="/product/154564/led-a19.html#reviews">(7)</a></div></div></div>')
+    got = extracted(page(card.format(n="bulb", t="LED Filament Bulb in Warm White Glass")))
+    meta = got["bulb.jpg"][("surrounding", "LED Filament Bulb in Warm White Glass")]
+    assert meta["card_title"] is True
+    assert meta["after"] == "LED Filament Bulb in Warm White Glass" and meta["before"] == ""
+
+
+def test_a_teaser_links_heading_after_its_figure_and_a_recipe_cards_heading():
+    # arstechnica.com: <a><figure><img></figure><h1>headline</h1></a>; a recipe plugin's
+    # card (Tasty Recipes): the picture alone in its block, the recipe's name in an <h2>
+    # beside it, no link; a heading before its picture is the before side
+    html = page(
+        '<a href="/science/2014/12/orion-launch-scrubbed/"><figure class="overlay">'
+        '<img src="/up/orionscrub-300x150.jpg" width="300" height="150"></figure>'
+        '<h1 class="heading"><span>Orion</span> launch scrubbed by a valve on the pad</h1></a>'
+        '<header class="tasty-recipes-entry-header"><div class="tasty-recipes-image">'
+        '<img src="/up/gingerbread-3.jpeg" width="500" height="500" alt=""></div>'
+        '<div class="tasty-recipes-header-content"><h2>Paleo Gingerbread with Molasses</h2>'
+        '<div class="rating">5 from 4 reviews</div><p>Prep Time: 10 minutes</p></div></header>'
+        '<div class="item"><h3>A Penguin Shaped Egg Cooker</h3><p><img src="/up/9-5.png" '
+        'width="700" height="436"></p></div>')
+    got = extracted(html)
+    assert ("surrounding", "Orion launch scrubbed by a valve on the pad") in got[
+        "orionscrub-300x150.jpg"]
+    assert ("surrounding", "Paleo Gingerbread with Molasses") in got["gingerbread-3.jpeg"]
+    meta = got["9-5.png"][("surrounding", "A Penguin Shaped Egg Cooker")]
+    assert meta["before"] == "A Penguin Shaped Egg Cooker" and meta["after"] == ""
+
+
+def test_no_card_title_outside_a_card():
+    # a widget holding several pictures (its heading is the widget's, not a card's), a card
+    # with two headings and no shared link, a link whose twin says something else, a
+    # picture in a region (related box), a picture whose own block has text (unchanged)
+    html = page(
+        '<div class="widget"><h4>you might also like:</h4>'
+        '<article><a href="/gift-guide/"><img src="/up/gift.jpg"></a></article>'
+        '<article><a href="/cookies/"><img src="/up/cookies.jpg"></a></article></div>'
+        '<div class="card"><div><img src="/up/two.jpg"></div>'
+        '<h3>Garden lights for the patio</h3><h3>Rope lights for the deck</h3></div>'
+        '<div class="card"><div><a href="/p/1"><img src="/up/twin.jpg"></a></div>'
+        '<a href="/p/1">Warm white bulb for lamps</a><a href="/p/1">Cool white bulb too</a></div>'
+        '<div class="related-posts"><div class="card"><div><a href="/p/2">'
+        '<img src="/up/related.jpg"></a></div><h3><a href="/p/2">A related story headline '
+        'here</a></h3></div></div>'
+        '<div class="card"><p><img src="/up/own.jpg"> A lamp on a desk by the window</p>'
+        '<h3>Another heading of the card</h3></div>')
+    got = extracted(html)
+    for name in ("gift.jpg", "cookies.jpg", "two.jpg", "twin.jpg", "related.jpg"):
+        assert name not in got
+    assert all("card_title" not in meta for meta in got["own.jpg"].values())
+
+
+def test_a_noscript_copy_is_the_same_picture_and_a_headings_style_is_no_text():
+    # a lazy loader's <noscript> copy of the picture does not make the card hold two; a
+    # CSS-in-JS <style> inside the heading (delish.com) is not its text
+    html = page(
+        '<div class="card"><div class="img"><a href="/r/apple-betty">'
+        '<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" data-src="/up/betty.jpg">'
+        '<noscript><img src="/up/betty.jpg"></noscript></a></div>'
+        '<h2><style>.css-bc6d9y{display:block}</style><a href="/r/apple-betty">'
+        'Apple Brown Betty with Oats</a></h2></div>')
+    got = extracted(html)
+    assert ("surrounding", "Apple Brown Betty with Oats") in got["betty.jpg"]
