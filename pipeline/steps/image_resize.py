@@ -191,6 +191,12 @@ def _cloudinary(url: str, declared: tuple, min_px: int) -> tuple:
 # written (_NONE).
 
 
+# The families whose larger picture is an upload of a size the thumbnail does not state: not
+# asked for an icon-sized thumbnail (role "icon"), whose upload on dev is itself an icon (a
+# wiki's 48 px item sprite) or a byline's headshot (thirty-ninth pass, M' and K').
+UPLOAD_FAMILIES = frozenset(("resize mediawiki", "resize flickr"))
+
+
 def _split_tail(url: str) -> tuple[str, str]:
     """``(url before its query / fragment, the query and fragment)``."""
     end = len(url)
