@@ -252,12 +252,7 @@ def wp_original(url: str) -> str:
     upload over 2560 px) and ``-e<stamp>`` (an edit in its image editor, whose sizes are named
     after the edited file) stay in the name, so the original given is the full size of the
     picture the thumbnail shows."""
-    end = len(url)
-    for mark in "?#":
-        i = url.find(mark)
-        if 0 <= i < end:
-            end = i
-    path = url[:end]
+    path = _split_tail(url)[0]
     if "/wp-content/uploads/" not in path:
         return ""
     slash = path.rfind("/")
