@@ -8,6 +8,10 @@ Cloudinary (``/image/upload/c_fill,h_74,w_133/...``).  Per each CDN's documented
 same URL with the size parameters scaled up asks the same picture, crop and format kept, at a
 larger size: :func:`resized_url` writes that URL where it can be written without guessing.
 
+Two documented path conventions name a larger picture as well (thirty-ninth pass): a
+MediaWiki thumbnail (``.../thumb/d/d5/Radish.png/24px-Radish.png``) gives its upload, a Flickr
+photo's small size suffix (``..._s.jpg``) its ``_z`` size.
+
 Never rewritten: a signed URL (a signature parameter or Cloudinary's ``s--...--`` component:
 a changed size breaks the signature), a Cloudinary named transformation (``t_focal-120x180``:
 its size is the server's), a size the server is not asked in pixels (``w_auto``, ``w_0.5``),
