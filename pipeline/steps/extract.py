@@ -16,7 +16,7 @@ from pipeline.steps.image_cards import card_title
 from pipeline.steps.image_names import campaign_link
 from pipeline.steps.image_roles import (PICTURE_PX, author_names, image_role, name_facts,
                                         query_width, site_credit, site_names)
-from pipeline.steps.image_resize import resized_url, wp_original
+from pipeline.steps.image_resize import UPLOAD_FAMILIES, resized_url, wp_original
 from pipeline.steps.image_urls import html_dim, larger_url
 from pipeline.web.charset import looks_undecodable
 from pipeline.web.html import TooDeep, parsed
@@ -203,6 +203,8 @@ class Extractor(MapStage):
                     # it, "?w=264&h=177&crop=1", too).  Menu furniture stays (sample 10).
                     bigger, where, big_width, big_height = resized_url(img.url, width,
                                                                        height, PICTURE_PX)
+                    if role == "icon" and where in UPLOAD_FAMILIES:
+                        bigger = ""  # an icon's upload is an icon (thirty-ninth pass, M' K')
                     if not bigger and thumb:
                         bigger, where = _wp_original(img.url, role, img.link), "wp original"
                 if bigger and not image_role(bigger, img.attrs, big_width, big_height,

@@ -143,3 +143,61 @@ def test_resizing_is_tried_only_with_page_roles():
                       "alt='Players lift the Stanley Cup on the ice'></p>",
                       page_roles=False).outputs
     assert cand.image_url == WP_THUMB and "shown_url" not in cand.meta
+
+
+# Thirty-ninth pass: sizes named in the path by two documented conventions.
+WIKI = "https://upload.wikimedia.org/wikipedia/commons/"
+FLICKR = "https://farm3.staticflickr.com/2939/14704637726_cd6fe86019_{}.jpg"
+
+
+@pytest.mark.parametrize("url,expected", [
+    # MediaWiki: a thumbnail under thumb/<h>/<hh>/<File>/<N>px-<File> gives the upload itself
+    (WIKI + "thumb/7/7d/Raranimus.jpg/120px-Raranimus.jpg",
+     (WIKI + "7/7d/Raranimus.jpg", "resize mediawiki", None, None)),
+    # a wiki of its own, a cache-busting query dropped
+    ("https://wiki.example.org/mediawiki/images/thumb/d/d5/Radish.png/24px-Radish.png?1a2b3",
+     ("https://wiki.example.org/mediawiki/images/d/d5/Radish.png", "resize mediawiki", None,
+      None)),
+    # Flickr: a small size suffix asked again as z (640 on the longest side), either host form
+    (FLICKR.format("s"), (FLICKR.format("z"), "resize flickr", None, None)),
+    ("http://farm1.static.flickr.com/2/1418878_1e92283336_m.jpg",
+     ("http://farm1.static.flickr.com/2/1418878_1e92283336_z.jpg", "resize flickr", None, None)),
+    ("https://live.staticflickr.com/65535/51234_0a1b2c3d4e_q.jpg",
+     ("https://live.staticflickr.com/65535/51234_0a1b2c3d4e_z.jpg", "resize flickr", None, None)),
+])
+def test_a_documented_thumbnail_path_gives_the_larger_picture(url, expected):
+    assert resized_url(url, 75, 75, 300) == expected
+
+
+@pytest.mark.parametrize("url", [
+    # a converted thumbnail (an SVG's PNG, a PDF's page): its upload is no raster or not it
+    WIKI + "thumb/2/2a/Map.svg/40px-Map.svg.png",
+    WIKI + "thumb/2/2a/Book.pdf/page1-120px-Book.pdf.jpg",
+    # a thumbnail at the image step's size already, one of another file, no hashed folders
+    WIKI + "thumb/2/2a/Innsbruck.jpg/360px-Innsbruck.jpg",
+    WIKI + "thumb/2/2a/Innsbruck.jpg/120px-Salzburg.jpg",
+    "https://wiki.example.org/images/thumb/Radish.png/24px-Radish.png",
+    # Flickr: a size that is large already, the original's own secret, not a photo source URL
+    FLICKR.format("b"), FLICKR.format("o"),
+    "https://www.flickr.com/photos/someone/14704637726_s.jpg",
+])
+def test_paths_that_name_no_smaller_documented_size_are_left(url):
+    assert resized_url(url, 75, 75, 300) == ("", "", None, None)
+
+
+def test_a_wiki_or_flickr_thumbnail_dropped_for_its_size_gives_the_larger_picture():
+    thumb = WIKI + "thumb/8/8f/Biarmosuchus.jpg/80px-Biarmosuchus.jpg"
+    (cand,) = outputs(f"<p><img src='{thumb}' width='80' height='60' "
+                      "alt='Biarmosuchus, a Biarmosuchian'></p>").outputs
+    assert cand.image_url == WIKI + "8/8f/Biarmosuchus.jpg"
+    assert cand.meta["url_attr"] == "resize mediawiki" and cand.meta["shown_url"] == thumb
+    assert "img_width" not in cand.meta  # the upload's size is not known
+    (cand,) = outputs(f"<p><img src='{FLICKR.format('s')}' width='75' height='75' "
+                      "title='Normandy american cemetery by a photographer'></p>").outputs
+    assert cand.image_url == FLICKR.format("z") and cand.meta["url_attr"] == "resize flickr"
+
+
+def test_a_wiki_thumbnail_in_the_menu_stays_furniture():
+    thumb = WIKI + "thumb/8/8f/Wiki_logo.png/80px-Wiki_logo.png"
+    html = f"<nav><a href='/'><img src='{thumb}' width='80' height='80' alt='Home'></a></nav>"
+    assert isinstance(outputs(html), Drop)
