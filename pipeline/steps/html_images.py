@@ -321,20 +321,34 @@ def walk(root, base: str, containers: frozenset = frozenset(),
     return tokens, images, link_spans
 
 
-def _caption_text(node) -> str:
-    """An element's text with its blocks spaced apart, a docutils permalink ("¶" in
-    ``a.headerlink``) left out."""
-    parts = []
-    for sub in node.traverse(include_text=True):
-        if sub.tag == "-text":
-            parent = sub.parent
-            if parent is not None and parent.tag == "a" and \
-                    "headerlink" in (parent.attributes.get("class") or ""):
-                continue
-            parts.append(sub.text_content or "")
-        elif sub.tag in BLOCK_TAGS or sub.tag == "br":
-            parts.append(" ")
-    return collapse("".join(parts))
+def element_text(node) -> str:
+    """An element's text as the walk reads it: blocks (and ``<br>``) spaced apart, nothing of a
+    skipped element (a heading's own ``<style>``: CSS-in-JS writes one there), no docutils
+    permalink ("¶" in ``a.headerlink``)."""
+    return collapse("".join(text_pieces(node)))
+
+
+def text_pieces(node, texts_only: bool = False):
+    """The text nodes' texts of ``node`` in document order, outside skipped elements and
+    permalinks, with a space for each block element and ``<br>`` (unless ``texts_only``)."""
+    todo = [node]
+    while todo:
+        node = todo.pop()
+        text = node.text_content
+        if text is not None:
+            yield text
+            continue
+        tag = node.tag
+        if tag in SKIP_TAGS or (tag == "a" and "headerlink" in (
+                node.attributes.get("class") or "").split()):
+            continue
+        if not texts_only and (tag in BLOCK_TAGS or tag == "br"):
+            yield " "
+        child, kids = node.last_child, []
+        while child is not None:  # pushed last to first: popped in document order
+            kids.append(child)
+            child = child.prev
+        todo.extend(kids)
 
 
 def _caption_box(stack: list, boxes: dict) -> tuple | None:
@@ -382,7 +396,7 @@ def cms_captions(images: list[ImageRef], max_text_chars: int) -> None:
                 if node.tag == "figcaption" or (css == "p.caption"
                                                 and node.parent.mem_id != key):
                     continue  # docutils' caption is a child of its div.figure
-                caption = cut(_caption_text(node), max_text_chars)
+                caption = cut(element_text(node), max_text_chars)
                 if caption:
                     break
             done[key] = caption

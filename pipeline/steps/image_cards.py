@@ -11,8 +11,8 @@ the picture's own link goes.  Read on demand, from the tree, for the few picture
 """
 from __future__ import annotations
 
-from pipeline.steps.html_images import BLOCK_TAGS, SKIP_TAGS
-from pipeline.steps.image_texts import collapse, cut
+from pipeline.steps.html_images import element_text as _text, text_pieces
+from pipeline.steps.image_texts import cut
 
 # How far above the <img> a card may start: 1000bulbs' product box is 5 levels up; higher,
 # the first element with text is a page section, not a card.
@@ -88,43 +88,16 @@ def _same_link(card, link):
     return found if len(texts) == 1 else None
 
 
-def _text(node) -> str:
-    """The text of ``node`` as the walk reads it: blocks separated, and nothing of a
-    skipped element (a heading's own <style>, CSS-in-JS writes one there)."""
-    return collapse("".join(_pieces(node, False)))
-
-
 def _has_text(node, blank) -> bool:
-    """Whether ``node`` holds any text (:func:`_text` not blank) outside its child ``blank``
-    (known to hold none: the climb's last level), read only up to the first."""
+    """Whether ``node`` holds any text (its :func:`~pipeline.steps.html_images.element_text`
+    not blank) outside its child ``blank`` (known to hold none: the climb's last level), read
+    only up to the first."""
     child, skip = node.first_child, blank.mem_id
     while child is not None:
-        if child.mem_id != skip and any(piece.strip() for piece in _pieces(child, True)):
+        if child.mem_id != skip and any(piece.strip() for piece in text_pieces(child, True)):
             return True
         child = child.next
     return False
-
-
-def _pieces(node, texts_only: bool):
-    """The text nodes' texts of ``node`` in document order, outside skipped elements, with
-    a space for each block element (unless ``texts_only``)."""
-    todo = [node]
-    while todo:
-        node = todo.pop()
-        text = node.text_content
-        if text is not None:
-            yield text
-            continue
-        tag = node.tag
-        if tag in SKIP_TAGS:
-            continue
-        if tag in BLOCK_TAGS and not texts_only:
-            yield " "
-        child, kids = node.last_child, []
-        while child is not None:  # pushed last to first: popped in document order
-            kids.append(child)
-            child = child.prev
-        todo.extend(kids)
 
 
 def _follows(card, img, title) -> bool:
