@@ -53,14 +53,14 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in range(2, 28)
+        assert lab.get("sample", 2) in range(2, 29)
         # samples 5, 10, 12 are stratified by region (header / footer / menu images), sample 11
         # and 13 by a stratum of their own ("larger": thumbnails naming a larger version;
-        # "resize": thumbnails a resizing CDN serves small), samples 14 to 27 are random draws
+        # "resize": thumbnails a resizing CDN serves small), samples 14 to 28 are random draws
         # capped at 3 items a site ("capped": no plain random draw, so reported on its own): they say so
         # and name each item's stratum, so that measure() keeps them out of the split's figures
         assert (lab.get("sample") in (5, 10, 12)) == (lab.get("stratified") == "region"), lab
-        assert (lab.get("sample") in (11, 13, *range(14, 28))) == (lab.get("stratified") == "stratum"), lab
+        assert (lab.get("sample") in (11, 13, *range(14, 29))) == (lab.get("stratified") == "stratum"), lab
         if lab.get("stratified") == "region":
             assert lab["region"] in ("nav", "header", "footer") and lab["split"] == "dev"
         if lab.get("stratified") == "stratum":
@@ -69,7 +69,7 @@ def test_the_labels_are_well_formed(path):
                                       18: "capped", 19: "capped", 20: "capped",
                                       21: "capped", 22: "capped", 23: "capped",
                                       24: "capped", 25: "capped", 26: "capped",
-                                      27: "capped"}[lab["sample"]] \
+                                      27: "capped", 28: "capped"}[lab["sample"]] \
                 and lab["split"] == "dev"
     counts = Counter(lab["label"] for lab in labels)
     assert len(labels) >= 200 and min(counts.values()) >= 35, counts
@@ -266,6 +266,14 @@ def test_the_fresh_dev_sample_14(english):
 # >100 0.031), the pass's fresh estimate.  Junk kept meets the issue's 0.08, good lost did not;
 # mined after that: 0.030 (1 of 33) after the thirty-first pass's rule E (a large picture's own
 # exclamation in sentence case), the issue's 0.05 met (plain assertion below).
+# Sample 28 (forty-second pass): 130 more English dev items nobody had read (seed 20261155, at
+# most 3 a site, 95 sites: 26 good, 80 junk, 24 vague), drawn on main d973d4d (after the
+# thirty-eighth to fortieth passes), labelled by eye and committed (b53972e) before anything was
+# measured on them, then measured once on main's rules (d973d4d): junk kept 0.037 (3 of 80: two
+# sciencemag banners and NPR's "Planet Money" blog header, alts naming a section, not the site),
+# good lost 0.038 (1 of 26: a 74 px related thumbnail's "Wendy Cohen", a decided kind; lost >100
+# 0.000), the pass's fresh estimate.  Both of the issue's bounds met as measured once.  The draw
+# runs with page roles off, where no card title (fortieth pass) is read: the sample holds none.
 @pytest.mark.parametrize("sample,max_junk_kept,max_good_lost", [(15, 0.08, 0.07),
                                                                 (16, 0.04, 0.07),
                                                                 (17, 0.08, 0.18),
@@ -278,7 +286,8 @@ def test_the_fresh_dev_sample_14(english):
                                                                 (24, 0.06, 0.05),
                                                                 (25, 0.11, 0.05),
                                                                 (26, 0.07, 0.04),
-                                                                (27, 0.06, 0.04)])
+                                                                (27, 0.06, 0.04),
+                                                                (28, 0.04, 0.04)])
 def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
     fresh = english[f"dev-s{sample}"]["all"]
     assert fresh["n_good"] >= 19 and fresh["n_junk"] >= 73
@@ -340,12 +349,15 @@ def _missed(sample: int, why: str):
     # sample 27: 0.061 (2 of 33) when measured once on main's rules at 8d68619 (a 74 px
     # thumbnail's name, a recipe alt ending in "!"); 0.030 after the thirty-first pass's
     # rule E kept the alt (mined)
-    27])
+    27,
+    # sample 28: 0.038 (1 of 26) when measured once on main's rules at d973d4d (a 74 px
+    # thumbnail's name, a decided kind): met as first measured
+    28])
 def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
     assert english[f"dev-s{sample}"]["all"]["good_lost"] <= 0.05
 
 
-@pytest.mark.parametrize("sample", [15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27])
+@pytest.mark.parametrize("sample", [15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28])
 def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
     # samples 15 to 17 meet it after their passes' changes (0.048, 0.026, 0.065); sample 19
     # as first measured (0.071) and after the twentieth pass (0.059); sample 20 not as first
@@ -356,7 +368,8 @@ def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
     # and 0.075 (an image id, a quote fragment ending in a comma); sample 24 as measured once
     # on main's rules (0.051); sample 25 not as measured once (0.099), after the thirtieth
     # pass's rules L' and B (mined) 0.074 (an ad banner behind a "/linkout/" link, an about
-    # box's "About Jenna"); samples 26 and 27 as measured once on main's rules (0.064, 0.055)
+    # box's "About Jenna"); samples 26, 27 and 28 as measured once on main's rules (0.064,
+    # 0.055, 0.037)
     assert english[f"dev-s{sample}"]["all"]["junk_kept"] <= 0.08
 
 
