@@ -313,11 +313,13 @@ class Extractor(MapStage):
     def _card(self, img, units: Counter) -> tuple[str, str, bool]:
         """``(before, after, True)`` with the title of the picture's card as its one side
         (:func:`pipeline.steps.image_cards.card_title`, fortieth pass), counted as a kept
-        side: only for a picture in the content whose own block holds no text and which has
-        no caption of its own (a figcaption, a CMS caption element: that is its text), a
-        region's pictures gain none; else ``("", "", False)``."""
-        if not self.page_roles or img.region or img.before or img.after or img.caption \
-                or img.node is None:
+        side: only for a picture whose own block holds no text and which has no caption of
+        its own (a figcaption, a CMS caption element: that is its text), in the content (a
+        region's pictures gain none; with page roles off every side is read, so a card's
+        title too: the comparison pool of tools/caption_draw holds it), else ``("", "",
+        False)``."""
+        if img.before or img.after or img.caption or img.node is None \
+                or (self.page_roles and img.region):
             return "", "", False
         title, after = card_title(img.node, img.link, self.surrounding_chars)
         if not title:

@@ -94,3 +94,18 @@ def test_a_noscript_copy_is_the_same_picture_and_a_headings_style_is_no_text():
         'Apple Brown Betty with Oats</a></h2></div>')
     got = extracted(html)
     assert ("surrounding", "Apple Brown Betty with Oats") in got["betty.jpg"]
+
+
+def test_with_page_roles_off_a_cards_title_is_read_in_any_region():
+    # extract.page_roles false reads every side as it is (the comparison pool that samples
+    # are drawn from): a card's title too, in a region as in the content; with roles on the
+    # related box's picture gains none
+    html = page('<div class="related-posts"><div class="card"><div><a href="/p/2">'
+                '<img src="/up/related.jpg"></a></div><h3><a href="/p/2">A related story '
+                'headline here</a></h3></div></div>')
+    body = Page(url=URL, body=html.encode(), content_type="text/html")
+    ev = next(Extractor(page_roles=False).events(body))
+    assert isinstance(ev, Keep)
+    texts = {(c.text_source, c.text, c.meta.get("card_title")) for c in ev.outputs}
+    assert ("surrounding", "A related story headline here", True) in texts
+    assert "related.jpg" not in extracted(html)
