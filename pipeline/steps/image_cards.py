@@ -94,7 +94,10 @@ def _has_text(node, blank) -> bool:
     only up to the first."""
     child, skip = node.first_child, blank.mem_id
     while child is not None:
-        if child.mem_id != skip and any(piece.strip() for piece in text_pieces(child, True)):
+        # lexbor's own text of the subtree (in C) first: blank there is blank here too (a
+        # skipped element only adds text); only a non-blank one is read piece by piece
+        if child.mem_id != skip and child.text(deep=True).strip() and \
+                any(piece.strip() for piece in text_pieces(child, True)):
             return True
         child = child.next
     return False
