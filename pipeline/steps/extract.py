@@ -107,7 +107,8 @@ class Extractor(MapStage):
     mostly of link text (a teaser list, a headline grid) is discarded, except a teaser card's
     title (one link) beside its picture, and in any region one naming the picture's file
     (:mod:`filters.file_names`); a picture in the content whose own block holds no text takes
-    the title of the card around it (:func:`pipeline.steps.image_cards.card_title`).  Alt,
+    the title of the card around it (:func:`pipeline.steps.image_cards.card_title`), one in a
+    related / aside region only the text of the link going where its own link goes.  Alt,
     title and caption are kept in any region; the region is in ``meta["region"]``
     ("content" outside them).
 
