@@ -107,7 +107,8 @@ class Extractor(MapStage):
     mostly of link text (a teaser list, a headline grid) is discarded, except a teaser card's
     title (one link) beside its picture, and in any region one naming the picture's file
     (:mod:`filters.file_names`); a picture in the content whose own block holds no text takes
-    the title of the card around it (:func:`pipeline.steps.image_cards.card_title`).  Alt,
+    the title of the card around it (:func:`pipeline.steps.image_cards.card_title`), one in a
+    related / aside region only the text of the link going where its own link goes.  Alt,
     title and caption are kept in any region; the region is in ``meta["region"]``
     ("content" outside them).
 
@@ -314,14 +315,17 @@ class Extractor(MapStage):
         """``(before, after, True)`` with the title of the picture's card as its one side
         (:func:`pipeline.steps.image_cards.card_title`, fortieth pass), counted as a kept
         side: only for a picture whose own block holds no text and which has no caption of
-        its own (a figcaption, a CMS caption element: that is its text), in the content (a
-        region's pictures gain none; with page roles off every side is read, so a card's
-        title too: the comparison pool of tools/caption_draw holds it), else ``("", "",
-        False)``."""
+        its own (a figcaption, a CMS caption element: that is its text), in the content or
+        in a related / aside region, where only a link going where the picture's link goes
+        names it (as a side there is kept only as one link's text, :meth:`_sides`;
+        forty-fourth pass, R); furniture's pictures gain none (with page roles off every
+        side is read, so a card's title too: the comparison pool of tools/caption_draw holds
+        it), else ``("", "", False)``."""
+        in_region = self.page_roles and bool(img.region)
         if img.before or img.after or img.caption or img.node is None \
-                or (self.page_roles and img.region):
+                or (in_region and img.region in FURNITURE):
             return "", "", False
-        title, after = card_title(img.node, img.link, self.surrounding_chars)
+        title, after = card_title(img.node, img.link, self.surrounding_chars, in_region)
         if not title:
             return "", "", False
         units["side_kept"] += 1

@@ -21,14 +21,19 @@ _HEADINGS = "h1, h2, h3, h4, h5, h6"
 _PAGE_TAGS = frozenset(("body", "html"))
 
 
-def card_title(node, link, limit: int) -> tuple[str, bool]:
+def card_title(node, link, limit: int, by_link: bool = False) -> tuple[str, bool]:
     """``(title, after)`` of the card around the ``<img>`` ``node`` (``link``: its innermost
     enclosing ``<a>`` or None), or ``("", False)``: no card, or no single title in it.
-    ``after``: the title follows the picture in document order."""
+    ``after``: the title follows the picture in document order.  ``by_link``: only the text
+    of the links going where the picture's link goes is a title, not a lone heading (a
+    picture in a related / aside region, forty-fourth pass: there a heading beside a picture
+    is as often a promo box's)."""
+    if by_link and not _href(link):
+        return "", False  # no link to share: no climb (most region pictures)
     card = _card(node)
     if card is None:
         return "", False
-    heads = [h for h in card.css(_HEADINGS) if _text(h)]
+    heads = [] if by_link else [h for h in card.css(_HEADINGS) if _text(h)]
     if len(heads) == 1:
         title = heads[0]
     else:
@@ -70,10 +75,8 @@ def _in_noscript(node, top) -> bool:
 def _same_link(card, link):
     """The card's one link text going where the picture's link goes (the link itself
     included, where the card is that link), or None."""
-    if link is None:
-        return None
-    href = (link.attributes.get("href") or "").strip()
-    if not href or href.startswith("#") or href.lower().startswith("javascript:"):
+    href = _href(link)
+    if not href:
         return None
     links = [card] if card.mem_id == link.mem_id else []
     links.extend(card.css("a[href]"))
@@ -86,6 +89,17 @@ def _same_link(card, link):
             texts.add(text.casefold())
             found = found or a
     return found if len(texts) == 1 else None
+
+
+def _href(link) -> str:
+    """The href of ``link`` (an ``<a>`` or None) if it goes to a page ("" for none, "#..."
+    or "javascript:")."""
+    if link is None:
+        return ""
+    href = (link.attributes.get("href") or "").strip()
+    if href.startswith("#") or href.lower().startswith("javascript:"):
+        return ""
+    return href
 
 
 def _has_text(node, blank) -> bool:

@@ -1,5 +1,6 @@
 """Fortieth pass (docs/captions.md): a card's title in a block beside the picture's own is the
-picture's surrounding text (pipeline/steps/image_cards.py); tiny inline pages."""
+picture's surrounding text (pipeline/steps/image_cards.py); in a related / aside region only a
+link going where the picture's goes (forty-fourth pass, R); tiny inline pages."""
 from __future__ import annotations
 
 from pipeline.core.records import Page
@@ -63,7 +64,8 @@ def test_a_teaser_links_heading_after_its_figure_and_a_recipe_cards_heading():
 def test_no_card_title_outside_a_card():
     # a widget holding several pictures (its heading is the widget's, not a card's), a card
     # with two headings and no shared link, a link whose twin says something else, a
-    # picture in a region (related box), a picture whose own block has text (unchanged)
+    # picture in a related box whose card has a heading but no link going where the
+    # picture's goes (forty-fourth pass, R), a picture whose own block has text (unchanged)
     html = page(
         '<div class="widget"><h4>you might also like:</h4>'
         '<article><a href="/gift-guide/"><img src="/up/gift.jpg"></a></article>'
@@ -73,14 +75,41 @@ def test_no_card_title_outside_a_card():
         '<div class="card"><div><a href="/p/1"><img src="/up/twin.jpg"></a></div>'
         '<a href="/p/1">Warm white bulb for lamps</a><a href="/p/1">Cool white bulb too</a></div>'
         '<div class="related-posts"><div class="card"><div><a href="/p/2">'
-        '<img src="/up/related.jpg"></a></div><h3><a href="/p/2">A related story headline '
-        'here</a></h3></div></div>'
+        '<img src="/up/related.jpg"></a></div><h3>A related story headline here</h3>'
+        '</div></div>'
         '<div class="card"><p><img src="/up/own.jpg"> A lamp on a desk by the window</p>'
         '<h3>Another heading of the card</h3></div>')
     got = extracted(html)
     for name in ("gift.jpg", "cookies.jpg", "two.jpg", "twin.jpg", "related.jpg"):
         assert name not in got
     assert all("card_title" not in meta for meta in got["own.jpg"].values())
+
+
+def test_in_a_related_or_aside_region_only_the_link_going_where_the_pictures_goes():
+    # forty-fourth pass, R: justataste's sidebar (aside) and beyondfrosting's related
+    # recipes: the picture's link and the title's link go to the recipe; a related card
+    # titled by a heading alone, a picture in no link, and furniture (a footer) gain none
+    card = ('<{tag} class="{c}"><div class="card"><div class="thumb"><a href="/r/{n}/">'
+            '<img src="/up/{n}.jpg" width="285" height="285"></a></div>'
+            '<h4><a href="/r/{n}/">{t}</a></h4></div></{tag}>')
+    html = page(
+        card.format(tag="div", c="sidebar", n="candy-apples", t="Easy Homemade Candy Apples")
+        + card.format(tag="div", c="related-posts", n="coffee-cake",
+                      t="Classic Sour Cream Coffee Cake")
+        + '<div class="related-posts"><div class="card"><div><img src="/up/nolink.jpg"></div>'
+          '<h4>Cocoa Powder Brownies Recipe</h4></div></div>'
+        + '<div class="related-posts"><div class="card"><div><a href="/r/a/">'
+          '<img src="/up/other.jpg"></a></div><h4><a href="/r/b/">Perfect Vanilla Frosting'
+          '</a></h4></div></div>').replace("</body>", card.format(
+              tag="footer", c="site-info", n="footer", t="Our Favourite Fall Recipes")
+              + "</body>")
+    got = extracted(html)
+    meta = got["candy-apples.jpg"][("surrounding", "Easy Homemade Candy Apples")]
+    assert meta["card_title"] is True and meta["region"] == "aside"
+    meta = got["coffee-cake.jpg"][("surrounding", "Classic Sour Cream Coffee Cake")]
+    assert meta["card_title"] is True and meta["region"] == "related"
+    for name in ("footer.jpg", "nolink.jpg", "other.jpg"):
+        assert name not in got
 
 
 def test_a_noscript_copy_is_the_same_picture_and_a_headings_style_is_no_text():
@@ -99,10 +128,11 @@ def test_a_noscript_copy_is_the_same_picture_and_a_headings_style_is_no_text():
 def test_with_page_roles_off_a_cards_title_is_read_in_any_region():
     # extract.page_roles false reads every side as it is (the comparison pool that samples
     # are drawn from): a card's title too, in a region as in the content; with roles on the
-    # related box's picture gains none
+    # related box's picture gains none (its heading is no link going where the picture's
+    # link goes: forty-fourth pass, R)
     html = page('<div class="related-posts"><div class="card"><div><a href="/p/2">'
-                '<img src="/up/related.jpg"></a></div><h3><a href="/p/2">A related story '
-                'headline here</a></h3></div></div>')
+                '<img src="/up/related.jpg"></a></div><h3>A related story headline here'
+                '</h3></div></div>')
     body = Page(url=URL, body=html.encode(), content_type="text/html")
     ev = next(Extractor(page_roles=False).events(body))
     assert isinstance(ev, Keep)
