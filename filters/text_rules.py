@@ -37,7 +37,11 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | cookies`, `privacy policy`, `is a registered trademark`)      |                         |
 | 8  | promo          | drop       | `buy now`, `add to cart`, `free shipping`, `20% off`,         | text_promo              |
 |    |                |            | coupon / promo codes, a phone number to call                  |                         |
-| 9  | price          | drop       | prices (`$19.99`, `19,99 €`, `EUR 20`; not `$5 million`)      | text_price              |
+| 9  | price          | edit, drop | prices (`$19.99`, `19,99 €`, `EUR 20`; not `$5 million`); a   | text_price              |
+|    |                |            | run of prices and shop words ending a product's name is cut   |                         |
+|    |                |            | (`Sand Table Was £80.00 Now £50.00 Save £30.00`), the rest    |                         |
+|    |                |            | judged as any text; not a price inside a phrase (`Recipes     |                         |
+|    |                |            | Under $3`) nor one leading a deal (`$99 for a Drone`)         |                         |
 | 10 | adult          | drop       | a word or phrase of `wordlists/adult_en.txt`                  | text_adult              |
 | 11 | spam           | drop       | a word or phrase of `wordlists/spam_en.txt`                   | text_spam               |
 | 12 | punctuation    | edit, drop | emoji removed, runs of punctuation collapsed (`!!!` -> `!`);  | text_punctuation        |
@@ -885,8 +889,9 @@ def price(text, ctx=None):
         return _reject("price")
     # The rules before this one judge whole texts too: the rest is asked again ("Gift
     # card" is boilerplate whether or not a price followed it).
-    for rule in (boilerplate, promo):
-        out = rule(rest)
+    off = ctx.config.disabled_rules if ctx is not None else ()
+    for name, rule in (("boilerplate", boilerplate), ("promo", promo)):
+        out = rule(rest) if name not in off else rest
         if out is not rest:
             return out
     return rest
