@@ -899,7 +899,7 @@ def price(text, ctx=None):
 
 # The trailing price run (forty-first pass, rule P; docs/captions.md registers each piece).
 _P_CUR = r"(?:[$€£¥₹]|US\$|(?:USD|EUR|GBP|CHF)\b)"
-_P_NUM = r"\d(?:[\d.,]*\d)?"
+_P_NUM = r"(?>\d(?:[\d.,]*\d)?)"  # atomic: a number is read whole, one way
 _P_AMOUNT = (rf"(?:{_P_CUR}\s?{_P_NUM}(?:\.-|,-)?|{_P_NUM}(?:,-)?\s?(?:[€£¥₹]"
              r"|(?:USD|EUR|GBP|CHF|euros?|dollars?)\b))")
 _P_UNIT = (r"(?:\s?/\s?[a-z]{1,6}\b|\s(?:each|ea\b\.?|per\s+(?:kg|lb|g|100\s?g|oz|item|"
@@ -908,14 +908,20 @@ _P_PRICE = rf"{_P_AMOUNT}{_P_UNIT}?(?:\s?(?:-|–|to|bis)\s?{_P_AMOUNT}{_P_UNIT}
 # "Was" / "Now" only capitalised: "the ticket was $5" is a sentence.
 _P_LABEL = (r"(?:(?-i:Was|WAS|Now|NOW)(?:\s+only)?|from(?:\s+only)?|only|just|"
             r"(?:list\s+|our\s+|sale\s+)?price|sale|rrp|save(?:\s+up\s+to)?|savings|"
-            r"you\s+save|ab)\s?:?")
+            r"you\s+save|ab)(?:\s?:)?")
 _P_SHOP = (r"(?:add\s+to\s+(?:cart|bag|basket|trolley)|buy\s+now|in\s+stock|"
            r"(?:save\s+(?:up\s+to\s+)?)?\d{1,2}\s?%(?:\s+off)?|\(?incl?\.?\s+vat\)?)")
 _P_PIECE = rf"(?:(?:{_P_LABEL}\s?)?{_P_PRICE}|{_P_SHOP})"
 _P_SEP = r"[-–|·•,/(]"
+# Between two pieces one space, or a separator (no dash) with a space either side or none:
+# each run of characters splits one way only, so a failed match backtracks in linear time
+# (an optional space on each side of an optional separator split "$1 $1 $1 ... x" 2^n ways).
+# A dash between two amounts is a range, never a gap: read both ways, "$1 - $1 - ..." split
+# 2^n ways too.
+_P_GAP = r"(?:\s?[|·•,/():]\s?|\s)"
 _PRICE_TAIL_RE = re.compile(
     rf"(?:(?<=\s)|(?<={_P_SEP})|^)(?:{_P_SEP}\s?)?{_P_PIECE}"
-    rf"(?:\s?(?:{_P_SEP}|\)|:)?\s?{_P_PIECE})*\s?[.!)]*$", re.I)
+    rf"(?:{_P_GAP}{_P_PIECE})*[\s.!)]*$", re.I)
 # A rest ending in one of these held the price inside a phrase: "Healthy Dinner Recipes
 # Under $3", "Get 2 for $5", "Prime Is Now $139", "Jetzt ... für 10 Euro".
 _PRICE_PHRASE_END = frozenset(
