@@ -953,11 +953,11 @@ def price_rest(text: str) -> str | None:
 
 def _price_defers(text: str, ctx) -> bool:
     """Whether a promo hit lies only in a trailing price run the price rule will cut."""
-    if not any(c in text for c in "$€£¥₹") and not _PRICE_RE.search(text):
-        return False
     if ctx is not None and "price" in ctx.config.disabled_rules:
         return False
-    rest = price_rest(text) if _PRICE_RE.search(text) else None
+    if not _PRICE_RE.search(text):  # the price rule would not fire
+        return False
+    rest = price_rest(text)
     if rest is None:
         return False
     return not (("%" in rest and _PERCENT_RE.search(rest)) or _PROMO.search(facts(rest).words))
