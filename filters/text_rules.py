@@ -37,7 +37,11 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | cookies`, `privacy policy`, `is a registered trademark`)      |                         |
 | 8  | promo          | drop       | `buy now`, `add to cart`, `free shipping`, `20% off`,         | text_promo              |
 |    |                |            | coupon / promo codes, a phone number to call                  |                         |
-| 9  | price          | drop       | prices (`$19.99`, `19,99 €`, `EUR 20`; not `$5 million`)      | text_price              |
+| 9  | price          | edit, drop | prices (`$19.99`, `19,99 €`, `EUR 20`; not `$5 million`); a   | text_price              |
+|    |                |            | run of prices and shop words ending a product's name is cut   |                         |
+|    |                |            | (`Sand Table Was £80.00 Now £50.00 Save £30.00`), the rest    |                         |
+|    |                |            | judged as any text; not a price inside a phrase (`Recipes     |                         |
+|    |                |            | Under $3`) nor one leading a deal (`$99 for a Drone`)         |                         |
 | 10 | adult          | drop       | a word or phrase of `wordlists/adult_en.txt`                  | text_adult              |
 | 11 | spam           | drop       | a word or phrase of `wordlists/spam_en.txt`                   | text_spam               |
 | 12 | punctuation    | edit, drop | emoji removed, runs of punctuation collapsed (`!!!` -> `!`);  | text_punctuation        |
@@ -854,6 +858,10 @@ def _word_before(text: str, at: int) -> str:
 def promo(text, ctx=None):
     f = facts(text, ctx)
     if ("%" in text and _PERCENT_RE.search(text)) or _PROMO.search(f.words):
+        # "Teddy Bear £5 Add to cart": the phrase is the shop furniture of a trailing price,
+        # which the price rule cuts (forty-first pass); asked only of a promo hit.
+        if _price_defers(text, ctx):
+            return text
         return _reject("promo")
     if f.cls is not None and f.sym.count("d") < 9:
         return text
@@ -871,7 +879,88 @@ def price(text, ctx=None):
             return text
     elif not DIGIT_RE.search(text):
         return text
-    return _reject("price") if _PRICE_RE.search(text) else text
+    if not _PRICE_RE.search(text):
+        return text
+    # A product's name before its price (forty-first pass, rule P): the trailing price run is
+    # cut and the rest judged as any text; a price alone, a list of prices, a price inside a
+    # sentence or headline, or one leading a deal ("$99 for a ...") drop the text as before.
+    rest = price_rest(text)
+    if rest is None:
+        return _reject("price")
+    # The rules before this one judge whole texts too: the rest is asked again ("Gift
+    # card" is boilerplate whether or not a price followed it).
+    off = ctx.config.disabled_rules if ctx is not None else ()
+    for name, rule in (("boilerplate", boilerplate), ("promo", promo)):
+        out = rule(rest) if name not in off else rest
+        if out is not rest:
+            return out
+    return rest
+
+
+# The trailing price run (forty-first pass, rule P; docs/captions.md registers each piece).
+_P_CUR = r"(?:[$€£¥₹]|US\$|(?:USD|EUR|GBP|CHF)\b)"
+_P_NUM = r"(?>\d(?:[\d.,]*\d)?)"  # atomic: a number is read whole, one way
+_P_AMOUNT = (rf"(?:{_P_CUR}\s?{_P_NUM}(?:\.-|,-)?|{_P_NUM}(?:,-)?\s?(?:[€£¥₹]"
+             r"|(?:USD|EUR|GBP|CHF|euros?|dollars?)\b))")
+_P_UNIT = (r"(?:\s?/\s?[a-z]{1,6}\b|\s(?:each|ea\b\.?|per\s+(?:kg|lb|g|100\s?g|oz|item|"
+           r"person|month|night|piece|pack|unit|pound|litre|liter|l|m)\b))")
+_P_PRICE = rf"{_P_AMOUNT}{_P_UNIT}?(?:\s?(?:-|–|to|bis)\s?{_P_AMOUNT}{_P_UNIT}?)?"
+# "Was" / "Now" only capitalised: "the ticket was $5" is a sentence.
+_P_LABEL = (r"(?:(?-i:Was|WAS|Now|NOW)(?:\s+only)?|from(?:\s+only)?|only|just|"
+            r"(?:list\s+|our\s+|sale\s+)?price|sale|rrp|save(?:\s+up\s+to)?|savings|"
+            r"you\s+save|ab)(?:\s?:)?")
+_P_SHOP = (r"(?:add\s+to\s+(?:cart|bag|basket|trolley)|buy\s+now|in\s+stock|"
+           r"(?:save\s+(?:up\s+to\s+)?)?\d{1,2}\s?%(?:\s+off)?|\(?incl?\.?\s+vat\)?)")
+_P_PIECE = rf"(?:(?:{_P_LABEL}\s?)?{_P_PRICE}|{_P_SHOP})"
+_P_SEP = r"[-–|·•,/(]"
+# Between two pieces one space, or a separator (no dash) with a space either side or none:
+# each run of characters splits one way only, so a failed match backtracks in linear time
+# (an optional space on each side of an optional separator split "$1 $1 $1 ... x" 2^n ways).
+# A dash between two amounts is a range, never a gap: read both ways, "$1 - $1 - ..." split
+# 2^n ways too.
+_P_GAP = r"(?:\s?[|·•,/():]\s?|\s)"
+_PRICE_TAIL_RE = re.compile(
+    rf"(?:(?<=\s)|(?<={_P_SEP})|^)(?:{_P_SEP}\s?)?{_P_PIECE}"
+    rf"(?:{_P_GAP}{_P_PIECE})*[\s.!)]*$", re.I)
+# A rest ending in one of these held the price inside a phrase: "Healthy Dinner Recipes
+# Under $3", "Get 2 for $5", "Prime Is Now $139", "Jetzt ... für 10 Euro".
+_PRICE_PHRASE_END = frozenset(
+    "for under over than at of to by with and or is are was were be costs cost costing priced "
+    "pay paid just only about around nearly almost up less more spend spent earn make get "
+    "plus a an the per on in into für ab unter über bis von um nur zu kostet kosten je pour à "
+    "de dès knapp rund ca etwa circa roughly approx approximately".split())
+# The run is looked for in the text's last characters only: the pattern is tried at each
+# position of that window, so its cost is bounded whatever the text's length.
+_PRICE_TAIL_CHARS = 160
+
+
+def price_rest(text: str) -> str | None:
+    """``text`` without the run of price pieces ending it (rule P), or None where that leaves
+    no product's name: no run, nothing with a letter left, a price left in the rest, or a rest
+    ending in a word that makes the price part of a phrase (``_PRICE_PHRASE_END``)."""
+    at = max(0, len(text) - _PRICE_TAIL_CHARS)
+    m = _PRICE_TAIL_RE.search(text, at)
+    if m is None or (m.start() == at and at and not text[at - 1].isspace()):
+        return None
+    rest = tidy(text[: m.start()])
+    if not HAS_LETTER.search(rest) or _PRICE_RE.search(rest):
+        return None
+    last = rest.rsplit(" ", 1)[-1].strip(".,:;!?\"'“”‘’()").lower()
+    if last in _PRICE_PHRASE_END:
+        return None
+    return rest
+
+
+def _price_defers(text: str, ctx) -> bool:
+    """Whether a promo hit lies only in a trailing price run the price rule will cut."""
+    if ctx is not None and "price" in ctx.config.disabled_rules:
+        return False
+    if not _PRICE_RE.search(text):  # the price rule would not fire
+        return False
+    rest = price_rest(text)
+    if rest is None:
+        return False
+    return not (("%" in rest and _PERCENT_RE.search(rest)) or _PROMO.search(facts(rest).words))
 
 
 # 10-11. word lists ---------------------------------------------------------------------------
@@ -1492,7 +1581,7 @@ RULES: list[Rule] = [
     Rule("credit", credit, "edit"),
     Rule("boilerplate", boilerplate, "drop"),
     Rule("promo", promo, "drop"),
-    Rule("price", price, "drop"),
+    Rule("price", price, "edit, drop"),
     Rule("adult", adult, "drop"),
     Rule("spam", spam, "drop"),
     Rule("punctuation", punctuation, "edit, drop"),

@@ -41,7 +41,9 @@ TEXT = {
     "credit": "a photo credit or copyright line was all the text held",
     "boilerplate": "a site's stock phrase ('click to enlarge', 'image may contain', 'share this')",
     "promo": "a promotion or call to action ('subscribe', 'buy now', 'sponsored')",
-    "price": "a price or a shopping line",
+    "price": "a price or a shopping line: a price alone, a list of prices, a price inside a "
+             "sentence or headline, or one leading a deal (a product's name before its price is "
+             "kept, the price cut: edit 'price')",
     "adult": "words from the adult-content list",
     "spam": "spam words (pharmacy, gambling, loans, crypto giveaways, replica goods)",
     "punctuation": "more punctuation or symbols than words",

@@ -125,6 +125,11 @@ FAMILIES = {
     "price_dotted": lambda n: _fill("1.", n, "", " €x"),
     "price_words": lambda n: _fill("1,", n, "", " dollarz"),
     "price_words_gated": lambda n: _fill("1,", n, "dollars ", " dollarz"),  # the gate passed
+    # forty-first pass: the trailing price run (a failed match backtracks once per split)
+    "price_tail_spaced": lambda n: _fill("$1 ", n, "a ", "x"),   # gap: one space
+    "price_tail_ranges": lambda n: _fill("$1 - ", n, "a ", "x"),  # a dash is a range only
+    "price_tail_labels": lambda n: _fill("Price : $1 , ", n, "a ", "x"),
+    "price_tail_after": lambda n: _fill("1 € ", n, "a ", "x"),
     # --- punctuation / caps / lists / repeats ---------------------------------------------
     "punct_runs": lambda n: _fill("!!a", n),
     "punct_same": lambda n: _fill("*", n, "a"),

@@ -367,6 +367,36 @@ def test_a_long_caption_keeps_its_leading_sentences(cleaner):
     assert out.meta["text_edits"] == ["credit", "lead"]
 
 
+# forty-first pass (rule P): a product's name before its price is kept, the cut recorded
+
+def test_a_price_ending_a_product_name_is_cut_and_recorded(cleaner):
+    raw = "Little Tikes Anchors Away Sand and Water Table Was £80.00 Now £50.00 Save £30.00"
+    (out,) = run(cleaner, cand(raw, source="surrounding")).outputs
+    assert out.text == "Little Tikes Anchors Away Sand and Water Table"
+    assert out.meta["text_edits"] == ["price"] and out.raw_text == raw
+
+
+def test_shop_furniture_after_a_price_is_cut_not_dropped_as_promo(cleaner):
+    (out,) = run(cleaner, cand("Plush Teddy Bear with a red bow £5.00 Add to cart")).outputs
+    assert out.text == "Plush Teddy Bear with a red bow"
+    assert out.meta["text_edits"] == ["price"]
+    # a promo phrase left in the rest still drops it; so does one with the price rule off
+    assert run(cleaner, cand("Free shipping on this teddy bear £5.00")) == Drop("text_promo")
+    off = TextCleaner(TextCleanerConfig(disabled_rules=["price"]))
+    assert run(off, cand("Plush Teddy Bear with a red bow £5.00 Add to cart")) == \
+        Drop("text_promo")
+
+
+@pytest.mark.parametrize("text,reason", [
+    ("Quick view £ 19.99", "text_too_short"),  # the rest judged by the normal rules
+    ("Was £10.00 Now £8.00", "text_price"),  # a price only
+    ("27 Ways To Dress Like Beyonce For Under $100", "text_price"),  # a headline about a price
+    ("Click here to shop $5", "text_boilerplate"),  # the rest asked of the rules before price
+])
+def test_what_is_left_of_a_price_cut_is_judged_as_any_text(cleaner, text, reason):
+    assert run(cleaner, cand(text, source="surrounding")) == Drop(reason)
+
+
 def test_a_side_dropped_beside_a_kept_one_is_counted(cleaner):
     from pipeline.core.stats import StepStats
 

@@ -115,8 +115,17 @@ DROPS = {
               # twenty-eighth pass: a phone number to call (rule P)
               "Order online now or free phone 08000 111 083",
               "Call 1-800-555-0199 for a free quote", "Hotline: +49 (0)30 1234 5678"],
-    "price": ["Nike Air Max 90 only $120", "Sofa for 499,00 €", "Just 19.99 USD today",
-              "EUR 25 per night", "Only £9.99"],
+    "price": ["Sofa for 499,00 €", "Just 19.99 USD today",
+              "EUR 25 per night", "Only £9.99",
+              # forty-first pass (rule P): a price alone, a price list, a price inside a
+              # sentence or headline, a deal led by its price, a price left in the rest
+              "Now $19.99", "Was £10.00 Now £8.00 Save £2.00", "£22.00 to £26.00",
+              "Healthy Dinner Recipes Under $3", "Gifts Under $20", "Prices start at $29",
+              "Bronx produce workers threaten strike over $5 raise bid",
+              "$99 for a Drone with HD Camera - Shipping Included",
+              "The ticket was $5", "Save $20 on all orders",
+              "Protection £59.00 Samsung 48 inch LED TV Was £699.00 Now £449.00",
+              "Akku-Bohrschrauber für knapp 30 Euro"],
     "adult": ["Hot milf pics", "free porn videos", "XXX movies", "Leaked nudes of the star"],
     "spam": ["Cheap viagra online", "Best online casino in town", "Fast payday loans approved"],
     "punctuation": ["!!!!!! a !!!!!!", "@@ a %% $ ( )", "$$$ 100 % $$$ ok", "😍😍😍 A 😍 :-) :-)"],
@@ -132,6 +141,17 @@ DROPS = {
 
 # rule -> (text, expected text after the edit)
 EDITS = {
+    # forty-first pass (rule P): a trailing price run cut from a product's name
+    "price": [("Little Tikes Sand and Water Table Was £80.00 Now £50.00 Save £30.00",
+               "Little Tikes Sand and Water Table"),
+              ("Freespirit Quilted Jacket £30.00 to £34.00", "Freespirit Quilted Jacket"),
+              ("Saucony Running Shoe - Men's $89.96 List Price: $150.00 SAVINGS: $60.04",
+               "Saucony Running Shoe - Men's"),
+              ("Camden NoMa Washington, DC $1779 - $4399", "Camden NoMa Washington, DC"),
+              ("Nike Air Max 90 only $120", "Nike Air Max 90"),
+              ("Organic Bananas £3.50 per kg", "Organic Bananas"),
+              ("Red Wine Vinegar, 19,99 €", "Red Wine Vinegar"),
+              ("Garden hose with reel (£12.99)", "Garden hose with reel")],
     "hashtags": [("Lemon tart with berries on a plate #baking #dessert #recipe",
                   "Lemon tart with berries on a plate"),
                  ("Sunset over the bay #nofilter", "Sunset over the bay")],
