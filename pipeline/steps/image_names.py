@@ -41,6 +41,12 @@ TRACKER_URL_RE = re.compile(
 _SPACER_WORDS = frozenset("spacer blank clear trans transparent 1x1 shim pixel dot empty "
                           "placeholder".split())
 _NAMED_SIZE_RE = re.compile(r"^(\d{2,4})x(\d{2,4})$")
+# A rating widget's star graphic ("star_half.gif", "star-gray.png", "star-on.svg"): "star" with
+# only these words and numbers beside it (forty-fifth pass).  "star" alone is no icon word: a
+# "star.jpg" can be a photograph of one.
+_STAR_WORDS = frozenset("star half gray grey empty full on off blank filled outline yellow gold "
+                        "small sm big lg rating rate active inactive".split())
+_STAR_EXTS = (".gif", ".png", ".svg")
 
 
 # The digits end the value: "?w=98c520fc" is a hash, no width (thirteenth pass).
@@ -105,6 +111,9 @@ def name_facts(url: str) -> tuple:
         # beside it names (thirty-second pass, rule P)
         spacer = True
     roles = {_ROLE_TOKENS[t] for t in tokens + extra if t in _ROLE_TOKENS}
+    if "star" in tokens and name.lower().endswith(_STAR_EXTS) \
+            and all(t in _STAR_WORDS or t.isdigit() for t in tokens):
+        roles.add("icon")
     if "bio" in tokens and not _BIO_WITH.isdisjoint(tokens):
         # a bio picture, the person's own ("...-Alex-Bozarjian-BIO-IMG.png",
         # "cookie-and-kate-bio-photo.jpg"), as "biopic" is (eighteenth pass)

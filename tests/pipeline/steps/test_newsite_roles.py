@@ -87,3 +87,19 @@ def test_a_placeholder_beside_a_hotel_listing_gives_no_candidate():
 ])
 def test_a_file_named_otherwise_is_no_placeholder(url):
     assert image_role(url, {}, 640, 400, "") == ""
+
+
+@pytest.mark.parametrize("url, role", [
+    # forty-fifth pass (rule S): a rating widget's star graphics (snacktory's trails page,
+    # a forum's reputation star) are icons, whatever product name sits beside them
+    ("https://e.com/images/star_gray.gif", "icon"),
+    ("https://e.com/images/star_half.gif", "icon"),
+    ("http://www.bikeforums.net/star.gif", "icon"),
+    ("https://e.com/img/star-on.png", "icon"),
+    # "star" with other words, or a photograph's extension, is no rating widget
+    ("https://e.com/uploads/star.jpg", ""),
+    ("https://e.com/uploads/rock-star.png", ""),
+    ("https://e.com/uploads/daily-star.png", ""),
+])
+def test_a_rating_stars_graphic_is_an_icon(url, role):
+    assert (image_role(url, {"alt": "Nalgene Polyethylene Bottle"}, None, None, "") or "") == role
