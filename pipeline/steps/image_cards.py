@@ -21,16 +21,18 @@ _HEADINGS = "h1, h2, h3, h4, h5, h6"
 _PAGE_TAGS = frozenset(("body", "html"))
 
 
-def card_title(node, link, limit: int, by_link: bool = False) -> tuple[str, bool]:
+def card_title(node, link, limit: int, by_link: bool = False,
+               memo: dict | None = None) -> tuple[str, bool]:
     """``(title, after)`` of the card around the ``<img>`` ``node`` (``link``: its innermost
     enclosing ``<a>`` or None), or ``("", False)``: no card, or no single title in it.
     ``after``: the title follows the picture in document order.  ``by_link``: only the text
     of the links going where the picture's link goes is a title, not a lone heading (a
     picture in a related / aside region, forty-fourth pass: there a heading beside a picture
-    is as often a promo box's)."""
+    is as often a promo box's).  ``memo``: one dict per page, shared by its pictures (the
+    pictures of one widget climb through the same ancestors)."""
     if by_link and not _href(link):
         return "", False  # no link to share: no climb (most region pictures)
-    card = _card(node)
+    card = _card(node, {} if memo is None else memo)
     if card is None:
         return "", False
     heads = [] if by_link else [h for h in card.css(_HEADINGS) if _text(h)]
@@ -43,22 +45,38 @@ def card_title(node, link, limit: int, by_link: bool = False) -> tuple[str, bool
     return cut(_text(title), limit), _follows(card, node, title)
 
 
-def _card(node):
+def _card(node, memo: dict):
     """The nearest ancestor of ``node`` whose text is not blank, within MAX_CARD_DEPTH
-    levels, if no other <img> is in it (a copy in <noscript> is the same picture)."""
+    levels, if no other <img> is in it (a copy in <noscript> is the same picture).  ``memo``
+    (by mem_id): whether an ancestor holds text (the child the climb came from holds none,
+    so the answer is the element's own, whichever picture asks) and its first two <img>
+    outside a <noscript>."""
     below, card = node, node.parent
     for _ in range(MAX_CARD_DEPTH):
         if card is None or card.tag in _PAGE_TAGS:
             return None
-        if _has_text(card, below):
+        key = card.mem_id
+        has = memo.get(key)
+        if has is None:
+            has = memo[key] = _has_text(card, below)
+        if has:
             break
         below, card = card, card.parent
     else:
         return None
+    key = -card.mem_id - 1  # the image list's key, apart from the text's
+    imgs = memo.get(key)
+    if imgs is None:
+        imgs = []
+        for img in card.css("img"):
+            if not _in_noscript(img, card):
+                imgs.append(img.mem_id)
+                if len(imgs) == 2:
+                    break
+        memo[key] = imgs
     mine = node.mem_id
-    for img in card.css("img"):
-        if img.mem_id != mine and not _in_noscript(img, card):
-            return None
+    if any(m != mine for m in imgs):
+        return None
     return card
 
 
