@@ -78,9 +78,6 @@ class ImageRef:
     region: str = ""  # the page region it sits in (pipeline/steps/regions.py), "" in the content
     link: object = None  # the innermost enclosing <a> element; its href is read only when
     # a larger version of a thumbnail is looked for (image_urls.larger_url)
-    caption_box: tuple | None = None  # (container, caption selector) of a pre-figcaption
-    # CMS caption container around it (html_images._caption_box)
-    cms_caption: str = ""  # that container's caption text (html_images.cms_captions)
     node: object = None  # the <img> element: a card's title is read from the tree around it
     # only when its own block holds no text (image_cards.card_title)
 
@@ -98,6 +95,9 @@ class PageImages:
     tokens: list = field(default_factory=list, repr=False)
     spans: list = field(default_factory=list, repr=False)
     ends: list = field(default_factory=list, repr=False)
+    # image -> the caption of a CMS's caption container around it, or "" (set by
+    # html_images.find_images: html_images.cms_captions)
+    captions: object = field(default=None, repr=False)
     surrounding_chars: int = 300
     max_text_chars: int = 1000
 
@@ -111,10 +111,10 @@ class PageImages:
         fig = img.figure
         if fig is not None and fig[1] >= 0:
             img.caption = cut(collapse("".join(tokens[fig[0]:fig[1]])), limit)
-        if not img.caption and img.cms_caption:
+        if not img.caption and self.captions is not None:
             # a caption written before <figcaption>: a CMS's caption element beside the
             # picture (html_images.cms_captions, thirty-eighth pass)
-            img.caption = img.cms_caption
+            img.caption = self.captions(img)
         if img.url:
             chars = self.surrounding_chars
             img.before, lo = _before(tokens, img.block[0], img.pos, chars)

@@ -560,7 +560,7 @@ def _texts_both_ways(html: str, url: str = URL) -> tuple[list, list, bool]:
     whole = PageImages(base=part.base)  # the page's <base href>, read once
     whole.tokens, whole.images, whole.spans = html_images.walk(body, part.base, containers)
     html_images.choose_urls(whole.images, part.base)
-    html_images.cms_captions(whole.images, whole.max_text_chars)  # as find_images does
+    whole.captions = html_images.cms_captions(whole.max_text_chars)  # as find_images does
     whole.ends = [e for _, e in whole.spans]
     for img in whole.images:
         whole.fill(img)
