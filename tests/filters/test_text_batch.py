@@ -285,7 +285,9 @@ def test_rules_with_fast_paths_answer_as_their_reference_code(all_candidates):
                 got, want = fast(text, ctx), reference(text, None)
                 assert got == want, (name, text)
                 seen[name, isinstance(want, text_rules.Reject) or want != text] += 1
-    assert all(seen[name, True] >= 20 for name in text_reference.RULES), seen  # they do fire
+    # they do fire: each on 10 texts or more (repeated_words, the rarest, fires on 18 since the
+    # draw's pool holds card titles, which moved the seeded mutations; it was 20 or more before)
+    assert all(seen[name, True] >= 10 for name in text_reference.RULES), seen
 
 
 @pytest.mark.parametrize("predictor", ["binding", "compiled"])
