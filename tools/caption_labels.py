@@ -226,25 +226,18 @@ def _index(items: list[dict]) -> tuple[dict, dict]:
 def _find(label: dict, by_key: dict, by_image: dict) -> dict | None:
     """The current item for a label: same page, image (shown, or else fetched), source and
     text; else (the text changed a little, e.g. a window boundary moved) one whose text
-    holds it or is held."""
-    key = (label["page"], label["image_url"], label["source"], label["text"])
-    hit = by_key.get(key)
-    if hit is not None:
-        return hit
-    for item in by_image.get(key[:3], ()):
-        if len(item["text"]) >= 12 and len(label["text"]) >= 12 and (
-                label["text"] in item["text"] or item["text"] in label["text"]):
-            return item
-    if label["source"] == "surrounding":
-        # A caption element the extractor read as a side before the thirty-eighth pass (a
-        # WordPress "p.wp-caption-text", MediaWiki's "div.thumbcaption") is read as the
-        # picture's caption since: the text the labeller saw on that picture, under its
-        # right source.
-        caption = (label["page"], label["image_url"], "caption")
-        hit = by_key.get(caption + (label["text"],))
+    holds it or is held.  A surrounding label is looked for as a caption too: a caption
+    element the extractor read as a side before the thirty-eighth pass (a WordPress
+    "p.wp-caption-text", MediaWiki's "div.thumbcaption") is read as the picture's caption
+    since, the text the labeller saw on that picture under its right source."""
+    sources = (label["source"], "caption") if label["source"] == "surrounding" \
+        else (label["source"],)
+    for source in sources:
+        where = (label["page"], label["image_url"], source)
+        hit = by_key.get(where + (label["text"],))
         if hit is not None:
             return hit
-        for item in by_image.get(caption, ()):
+        for item in by_image.get(where, ()):
             if len(item["text"]) >= 12 and len(label["text"]) >= 12 and (
                     label["text"] in item["text"] or item["text"] in label["text"]):
                 return item

@@ -311,7 +311,6 @@ class Extractor(MapStage):
                 sides.append(text)
         return sides[0], sides[1]
 
-
     def _card(self, img, units: Counter, memo: dict) -> tuple[str, str, bool]:
         """``(before, after, True)`` with the title of the picture's card as its one side
         (:func:`pipeline.steps.image_cards.card_title`, fortieth pass), counted as a kept
