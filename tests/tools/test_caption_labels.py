@@ -285,7 +285,8 @@ def test_the_fresh_dev_sample_14(english):
 # estimate.  Junk kept meets the issue's 0.08, good lost does not.  After the forty-fourth
 # pass's R (a card's title by the link going where the picture's goes, in related / aside
 # regions; mined on this sample's four related recipes) good lost 0.114 (4 of 35), junk kept
-# unchanged.
+# unchanged; after the forty-seventh pass's D (a Drupal image style's "banner" is no ad folder:
+# nestle-family's hero, mined) 0.086 (3 of 35).
 @pytest.mark.parametrize("sample,max_junk_kept,max_good_lost", [(15, 0.08, 0.07),
                                                                 (16, 0.04, 0.07),
                                                                 (17, 0.08, 0.18),
@@ -300,7 +301,7 @@ def test_the_fresh_dev_sample_14(english):
                                                                 (26, 0.07, 0.04),
                                                                 (27, 0.06, 0.04),
                                                                 (28, 0.04, 0.04),
-                                                                (29, 0.03, 0.12)])
+                                                                (29, 0.03, 0.09)])
 def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
     fresh = english[f"dev-s{sample}"]["all"]
     assert fresh["n_good"] >= 19 and fresh["n_junk"] >= 70  # sample 29: 70 junk
@@ -373,7 +374,8 @@ def _missed(sample: int, why: str):
         "good alt kept); 'Milan' and 'Lemurosaurus', one word; a 48 px menu picture; a "
         "recipe hero's copy under a Drupal 'desktop_banner' style, role ad (its other copy "
         "keeps the alt); 0.114, 4 of 35, after the forty-fourth pass's R read the four card "
-        "titles (mined): the four others remain; docs/captions.md)"))])
+        "titles (mined); 0.086, 3 of 35, after the forty-seventh pass's D read the hero "
+        "(mined): the three others remain; docs/captions.md)"))])
 def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
     assert english[f"dev-s{sample}"]["all"]["good_lost"] <= 0.05
 
