@@ -42,44 +42,39 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | (`Sand Table Was £80.00 Now £50.00 Save £30.00`), the rest    |                         |
 |    |                |            | judged as any text; not a price inside a phrase (`Recipes     |                         |
 |    |                |            | Under $3`) nor one leading a deal (`$99 for a Drone`)         |                         |
-| 10 | tail           | edit       | a teaser's metadata ending the text is cut: a cooking time    | text_tail               |
-|    |                |            | (`Chicken Soup 80 mins Ratings`), a reading time, a count of  |                         |
-|    |                |            | comments / reviews, an age (`20 hours ago`), a date glued on  |                         |
-|    |                |            | or after a plain word or a label (`posted on Sep 9, 2015`),   |                         |
-|    |                |            | `Read More`; not after a phrase word (`Bake for 40 mins`)     |                         |
-| 11 | adult          | drop       | a word or phrase of `wordlists/adult_en.txt`                  | text_adult              |
-| 12 | spam           | drop       | a word or phrase of `wordlists/spam_en.txt`                   | text_spam               |
-| 13 | punctuation    | edit, drop | emoji removed, runs of punctuation collapsed (`!!!` -> `!`);  | text_punctuation        |
+| 10 | adult          | drop       | a word or phrase of `wordlists/adult_en.txt`                  | text_adult              |
+| 11 | spam           | drop       | a word or phrase of `wordlists/spam_en.txt`                   | text_spam               |
+| 12 | punctuation    | edit, drop | emoji removed, runs of punctuation collapsed (`!!!` -> `!`);  | text_punctuation        |
 |    |                |            | dropped when letters are under half of the non-space chars    |                         |
-| 14 | all_caps       | drop, edit | >= 3 words of 2+ letters and >= 80% of them upper case; a     | text_all_caps           |
+| 13 | all_caps       | drop, edit | >= 3 words of 2+ letters and >= 80% of them upper case; a     | text_all_caps           |
 |    |                |            | text naming its picture's file is title-cased instead         |                         |
-| 15 | hashtags       | edit       | a run of hashtags ending a caption is cut (`Lemon tart with   | text_hashtags           |
+| 14 | hashtags       | edit       | a run of hashtags ending a caption is cut (`Lemon tart with   | text_hashtags           |
 |    |                |            | berries #baking #dessert #recipe`), when words are left       |                         |
-| 16 | keyword_list   | drop       | >= 5 separator-split segments of <= 2.5 words on average, or  | text_keyword_list       |
+| 15 | keyword_list   | drop       | >= 5 separator-split segments of <= 2.5 words on average, or  | text_keyword_list       |
 |    |                |            | >= 3 hashtags, or a short comma list of 3-6 capitalised items |                         |
 |    |                |            | ("Netflix, Netflix-Zentrale, Los Gatos": ``short_list``)      |                         |
-| 17 | repeated_words | edit, drop | `the the` -> `the` (not `Pichi Pichi`, a name); dropped when  | text_repeated_words     |
+| 16 | repeated_words | edit, drop | `the the` -> `the` (not `Pichi Pichi`, a name); dropped when  | text_repeated_words     |
 |    |                |            | one content word is >= 30%                                    |                         |
 |    |                |            | of the words and occurs >= 3 times                            |                         |
-| 18 | lead           | edit       | a text over max_words / max_chars keeps its leading whole     | text_lead               |
+| 17 | lead           | edit       | a text over max_words / max_chars keeps its leading whole     | text_lead               |
 |    |                |            | sentences that fit (agency captions: the first sentence says  |                         |
 |    |                |            | what the picture shows, the rest tells the story); so does a  |                         |
 |    |                |            | text ending in a comma (cut mid-sentence)                     |                         |
-| 19 | exclamation    | drop       | a question or an exclamation of <= 8 words: teasers, comments | text_exclamation        |
+| 18 | exclamation    | drop       | a question or an exclamation of <= 8 words: teasers, comments | text_exclamation        |
 |    |                |            | and buttons ("Trying for a baby?", "WOW!", "Let's Go Devils!")|                         |
-| 20 | dateline       | drop       | a text opening with a date (`Apr 7, 2009 This week's ...`,    | text_dateline           |
+| 19 | dateline       | drop       | a text opening with a date (`Apr 7, 2009 This week's ...`,    | text_dateline           |
 |    |                |            | `7. März 2021`): post metadata, dated teasers; not a caption's|                         |
 |    |                |            | own dateline followed by a colon or dash; a post's date line  |                         |
 |    |                |            | anywhere (`... Published: 28 Apr, 2020`, `Updated 22:00`); a  |                         |
 |    |                |            | teaser ending in its byline (`... By Noah Berlatsky`,         |                         |
 |    |                |            | `... By Louis Keene 3 min read`)                              |                         |
-| 21 | lead_in        | drop       | a text ending in a colon: a label (`Share this on:`), or in   | text_lead_in,           |
+| 20 | lead_in        | drop       | a text ending in a colon: a label (`Share this on:`), or in   | text_lead_in,           |
 |    |                |            | "here" (`... click here.`); one ending in an ellipsis: a      | text_truncated          |
 |    |                |            | teaser cut short (`Signs point...`), or in a comma: a fragment|                         |
-| 22 | length         | drop       | words outside [min_words, max_words] or chars outside         | text_too_short,         |
+| 21 | length         | drop       | words outside [min_words, max_words] or chars outside         | text_too_short,         |
 |    |                |            | [min_chars, max_chars]; from min_words_own words for a        | text_too_long           |
 |    |                |            | picture's own text outside the page's furniture (see below)   |                         |
-| 23 | lang           | drop       | fastText on the lowercased text (lid.176 reads Title Case     | text_not_target         |
+| 22 | lang           | drop       | fastText on the lowercased text (lid.176 reads Title Case     | text_not_target         |
 |    |                |            | English as German; first lang_max_chars chars): a non-target  |                         |
 |    |                |            | language with probability                                     |                         |
 |    |                |            | >= lang_min_conf; below it the page's language stands (or     |                         |
@@ -89,7 +84,7 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | whatever fastText says (``meta["lang_by"] = "vocabulary"``);  |                         |
 |    |                |            | up to 12 words when a third of them are more frequent in the  |                         |
 |    |                |            | target than in fastText's language                            |                         |
-| 24 | oov            | drop       | share of words whose wordfreq Zipf frequency < zipf_threshold | text_oov                |
+| 23 | oov            | drop       | share of words whose wordfreq Zipf frequency < zipf_threshold | text_oov                |
 |    |                |            | above max_oov_ratio; a name of 2-3 capitalised words is not   |                         |
 |    |                |            | judged by it ("Amrita Deonarine", "Enchilada Suizas"), nor    |                         |
 |    |                |            | one with a comma or a particle ("Oligokyphus, a Cynodont")    |                         |
@@ -115,7 +110,7 @@ A text naming its picture's file (``filters/file_names.py``: "Bourbon Balls" bes
 decides it per candidate, ``TextCleaner._named``): own text wherever it sits, all capitals
 title-cased, not judged by its vocabulary nor, up to three words, by fastText's language.
 
-Rules 22-24 use the cleaner's configuration and models through ``ctx`` and write
+Rules 19-21 use the cleaner's configuration and models through ``ctx`` and write
 ``meta["n_words"]``, ``meta["lang"]``, ``meta["lang_conf"]`` and ``meta["oov_ratio"]``.
 """
 from __future__ import annotations
@@ -1027,106 +1022,6 @@ def _price_defers(text: str, ctx) -> bool:
     return not (("%" in rest and _PERCENT_RE.search(rest)) or _PROMO.search(facts(rest).words))
 
 
-# 9b. a teaser's metadata tail ----------------------------------------------------------------
-# Forty-sixth pass, rule B (docs/captions.md registers each piece): a teaser card's text often
-# ends in the card's metadata, joined on when the card's link or block is read whole: a cooking
-# time and a ratings label ("Instant Pot Chicken Soup 80 mins Ratings"), a reading time, a
-# count of comments or reviews ("... 5 Comments", "... 4.9 out of 5 stars 311 Reviews"), an
-# age ("... 20 hours ago", "... added 2 years ago"), a date ("... Money Smart”April 4, 2022",
-# "... posted on September 9, 2015"), a "Read More".  The run is cut and the rest judged as
-# any text.  For every text, not card titles only: plain teaser sides end so too, and a
-# caption's own words end in none of these pieces (a date only where no phrase word, comma
-# or period stands before it: "Sky Map for Nov. 1, 2014", "... in New York, Nov. 27" keep it).
-# Month names, also read by dateline (18b).
-_MONTH = (r"(?:jan|feb|febr|mar|apr|jun|jul|aug|sep|sept|oct|okt|nov|dec|dez|déc)\.?"
-          r"|january|february|march|april|may|june|july|august|september|october|november"
-          r"|december|januar|februar|märz|maerz|mai|juni|juli|oktober|dezember|janvier"
-          r"|février|fevrier|mars|avril|juin|juillet|août|aout|septembre|octobre|novembre"
-          r"|décembre")
-# A date at the start of a text: "Apr 7, 2009", "7. April 2009", "7 avril 2009", "2009-04-07",
-# "07.04.2009", "4/7/09" -- unless a colon or dash follows it, as in a caption's own dateline
-# ("Nov. 26, 2013: Police officers adjust a barricade ..."), or a semicolon, as in the caption
-# form of USA TODAY Sports / Imagn pictures ("Jul 27, 2022; Tampa, FL, USA; Tampa Bay
-# Buccaneers quarterback Tom Brady (12) works out ...", seventeenth pass).
-_DATELINE_RE = re.compile(r"(?:(?:" + _MONTH + r") \d{1,2}(?:st|nd|rd|th)?,? \d{4}"
-                          r"|\d{1,2}(?:st|nd|rd|th|\.)? (?:" + _MONTH + r"),? \d{4}"
-                          r"|\d{4}-\d\d-\d\d|\d{1,2}[./]\d{1,2}[./]\d{2,4})(?!\s*[:;–—-])",
-                          re.I)
-_T_UNIT = r"(?:mins?|hrs?|days?)\b"
-_T_DUR = rf"\d{{1,3}} ?{_T_UNIT}(?: \d{{1,3}} ?{_T_UNIT}){{0,3}}(?: ratings)?"
-_T_READ = r"\d{1,3} ?min(?:ute)?s? read"
-_T_COUNT = (r"(?:\d(?:\.\d)? out of 5 stars )?(?:\d{1,6}(?:[.,]\d{1,3})?k?|no) "
-            r"(?:comments?|reactions?|reviews?|ratings?|votes?|shares?)")
-_T_AGE = (r"(?:\d{1,3} (?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?) ago"
-          r"|(?:added|(?-i:posted)) \d{1,3} (?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?"
-          r"|months?|years?) ago)")
-_T_DATE = (r"(?:(?:" + _MONTH + r") \d{1,2}(?:st|nd|rd|th)?, \d{4}"
-           r"|\d{1,2}(?:st|nd|rd|th|\.)? (?:" + _MONTH + r") \d{4}|\d{1,2}/\d{1,2}/\d{4})")
-_T_MORE = (r"(?:read more|continue reading|read (?:the )?full story|view recipe|get the recipe)"
-           r"(?: ?(?:»|›|→|\.\.\.|…))?")
-# A labelled date, or a date alone (group "d": judged by what stands before it, below).
-_TAIL_PIECE_RE = re.compile(
-    rf"(?:(?<=\s)(?:{_T_DUR}|{_T_READ}|{_T_COUNT}|{_T_AGE}|{_T_MORE}"
-    rf"|(?:added:?|(?-i:posted on)) {_T_DATE})|(?P<d>{_T_DATE}))[\s.]*$", re.I)
-# The last word of a text that may end in such a piece (lowercased letter words); a text
-# ending otherwise, and in no digit, is left at once.
-_TAIL_LAST = frozenset("mins min hrs hr days day ratings rating read comments comment reactions "
-                       "reaction reviews review votes vote shares share ago more reading story "
-                       "recipe".split())
-# Separators between pieces, and between the rest and the first piece.
-_TAIL_SEPS = " •|·-–—,"
-_TAIL_BARS = ("•", "|", "·")
-# The words that make a trailing piece part of a phrase: "Bake for 40 mins", "Letters to the
-# Editor for Jan. 20, 2023".
-_TAIL_PHRASE_END = frozenset(
-    "for in about under over than at of to by with and or on since until from before after "
-    "takes take only just approx approximately around nearly almost least every per a an the "
-    "is are was were".split())
-_TAIL_CHARS = 120
-
-
-def tail_rest(text: str) -> str:
-    """``text`` without the run of teaser metadata ending it (rule B); ``text`` itself where
-    there is none, or where cutting would leave fewer than two words."""
-    rest = text
-    for _ in range(6):  # a run holds a few pieces ("June 30, 2014 • No Comment")
-        m = _TAIL_PIECE_RE.search(rest, max(0, len(rest) - _TAIL_CHARS))
-        if m is None:
-            break
-        before = rest[: m.start()]
-        head = before.rstrip(" ")
-        bar = head.endswith(_TAIL_BARS)
-        if m.group("d") is not None:
-            if before[-1:] not in (" ", ""):
-                # glued to the word before: "Money Smart”April 4, 2022"
-                if not (before[-1].isalpha() or before[-1] in "”\"’')"):
-                    break
-            elif not bar and (not head or head[-1] in ",.:;-–—/"):
-                break  # "... in New York, Nov. 27, 2013" is a caption's own date
-        elif not before[-1:].isspace():
-            break
-        cut = head.rstrip(_TAIL_SEPS)
-        if not bar and cut == head:  # no separator: the word before must be no phrase word
-            last = cut.rsplit(" ", 1)[-1].strip("\"'“”‘’()").lower()
-            if last in _TAIL_PHRASE_END:
-                break
-        if len(cut.split()) < 2 or not HAS_LETTER.search(cut):
-            break
-        rest = cut
-    return rest
-
-
-def tail(text, ctx=None):
-    if not text[-1:].isdigit():
-        f = facts(text, ctx)
-        if not f.words or f.words[-1] not in _TAIL_LAST:
-            return text
-    # A post's capitalised date line ("... Updated 2 hours ago") stays dateline's drop.
-    if ("ublished" in text or "pdated" in text or "osted" in text) and _PUBLISHED_RE.search(text):
-        return text
-    return tail_rest(text)
-
-
 # 10-11. word lists ---------------------------------------------------------------------------
 _ADULT = PhraseSet(load_wordlist("adult_en.txt"))
 _SPAM = PhraseSet(load_wordlist("spam_en.txt"))
@@ -1469,6 +1364,20 @@ def own_exclamation(text: str) -> bool:
 
 
 # 18b. datelines and lead-ins ---------------------------------------------------------------------
+_MONTH = (r"(?:jan|feb|febr|mar|apr|jun|jul|aug|sep|sept|oct|okt|nov|dec|dez|déc)\.?"
+          r"|january|february|march|april|may|june|july|august|september|october|november"
+          r"|december|januar|februar|märz|maerz|mai|juni|juli|oktober|dezember|janvier"
+          r"|février|fevrier|mars|avril|juin|juillet|août|aout|septembre|octobre|novembre"
+          r"|décembre")
+# A date at the start of a text: "Apr 7, 2009", "7. April 2009", "7 avril 2009", "2009-04-07",
+# "07.04.2009", "4/7/09" -- unless a colon or dash follows it, as in a caption's own dateline
+# ("Nov. 26, 2013: Police officers adjust a barricade ..."), or a semicolon, as in the caption
+# form of USA TODAY Sports / Imagn pictures ("Jul 27, 2022; Tampa, FL, USA; Tampa Bay
+# Buccaneers quarterback Tom Brady (12) works out ...", seventeenth pass).
+_DATELINE_RE = re.compile(r"(?:(?:" + _MONTH + r") \d{1,2}(?:st|nd|rd|th)?,? \d{4}"
+                          r"|\d{1,2}(?:st|nd|rd|th|\.)? (?:" + _MONTH + r"),? \d{4}"
+                          r"|\d{4}-\d\d-\d\d|\d{1,2}[./]\d{1,2}[./]\d{2,4})(?!\s*[:;–—-])",
+                          re.I)
 
 
 # A post's date line anywhere in a text ("... Stewart Perrie Published 22:00, 11 July 2021
@@ -1732,7 +1641,6 @@ RULES: list[Rule] = [
     Rule("boilerplate", boilerplate, "drop"),
     Rule("promo", promo, "drop"),
     Rule("price", price, "edit, drop"),
-    Rule("tail", tail, "edit"),
     Rule("adult", adult, "drop"),
     Rule("spam", spam, "drop"),
     Rule("punctuation", punctuation, "edit, drop"),
@@ -1790,7 +1698,7 @@ KNOWN_RULE_NAMES = RULE_NAMES + [r.name for r in CANDIDATE_RULES]
 #
 # The other rules always run.  Texts without a class string get every bit.
 BIT = {name: 1 << i for i, name in enumerate(RULE_NAMES)}
-GATED = frozenset(BIT) - {"boilerplate", "tail", "hashtags", "lead", "exclamation", "dateline",
+GATED = frozenset(BIT) - {"boilerplate", "hashtags", "lead", "exclamation", "dateline",
                           "lead_in", "length", "lang", "oov"}
 _ALL = sum(BIT.values())
 _ALWAYS = _ALL - sum(BIT[n] for n in GATED)
