@@ -91,6 +91,13 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | ; Title-case words count as known outside German ("Diri Kole  |                         |
 |    |                |            | ak Pwa recipe", "Foglio Wall ... Tobia Scarpa"); a text kept  |                         |
 |    |                |            | over the bound records why in ``meta["oov_by"]``              |                         |
+| 24 | tail           | edit       | after every rule has kept the text (a final edit: the rules   | text_tail               |
+|    |                |            | above judged it whole), a teaser's metadata ending it is cut: |                         |
+|    |                |            | a cooking time (`Chicken Soup 80 mins Ratings`), a reading    |                         |
+|    |                |            | time, a count of comments / reviews, an age (`20 hours ago`), |                         |
+|    |                |            | a date glued on or after a plain word or a label (`posted on  |                         |
+|    |                |            | Sep 9, 2015`), `Read More`; not after a phrase word (`Bake    |                         |
+|    |                |            | for 40 mins`), not leaving fewer than two words               |                         |
 
 One rule more judges a text with its candidate, after the rules above (``CANDIDATE_RULES``;
 the text's cached result does not know its source), and is disabled by its own name too:
@@ -110,7 +117,7 @@ A text naming its picture's file (``filters/file_names.py``: "Bourbon Balls" bes
 decides it per candidate, ``TextCleaner._named``): own text wherever it sits, all capitals
 title-cased, not judged by its vocabulary nor, up to three words, by fastText's language.
 
-Rules 19-21 use the cleaner's configuration and models through ``ctx`` and write
+Rules 21-23 use the cleaner's configuration and models through ``ctx`` and write
 ``meta["n_words"]``, ``meta["lang"]``, ``meta["lang_conf"]`` and ``meta["oov_ratio"]``.
 """
 from __future__ import annotations
@@ -1631,6 +1638,101 @@ def _names_known(text: str, zipf, ctx) -> bool:
     return n_known > 0 and n_oov / len(words) <= ctx.config.max_oov_ratio
 
 
+# 24. a teaser's metadata tail, cut after the rules have kept the text -----------------------
+# Forty-sixth pass, rule B (docs/captions.md registers each piece): a teaser card's text often
+# ends in the card's metadata, joined on when the card's link or block is read whole: a cooking
+# time and a ratings label ("Instant Pot Chicken Soup 80 mins Ratings"), a reading time, a
+# count of comments or reviews ("... 5 Comments", "... 4.9 out of 5 stars 311 Reviews"), an
+# age ("... 20 hours ago", "... added 2 years ago"), a date ("... Money Smart”April 4, 2022",
+# "... posted on September 9, 2015"), a "Read More".  For every text, not card titles only:
+# plain teaser sides end so too, and a caption's own words end in none of these pieces (a date
+# only where no phrase word, comma or period stands before it: "Sky Map for Nov. 1, 2014",
+# "... in New York, Nov. 27" keep it).
+# The last rule (forty-eighth pass, B'): the cut is made after every rule has kept the text,
+# so each rule and each per-candidate judgement (the length window, a two-word surrounding
+# text's drop in TextCleaner._short, dateline's byline ending) reads the text as it came.
+# Run where the forty-sixth pass put it (after price), the cut turned two-word teaser names
+# ("Curried Goat 1 day 3 hrs 30 mins") into text_too_short and dated teasers ending in a byline
+# into text_dateline: the metadata was part of how the text was judged, so it is cut only from
+# a text the rules have judged whole.  It never drops (two words and a letter are left), so it
+# changes no decision; meta["n_words"] stays the count the length rule judged.
+_T_UNIT = r"(?:mins?|hrs?|days?)\b"
+_T_DUR = rf"\d{{1,3}} ?{_T_UNIT}(?: \d{{1,3}} ?{_T_UNIT}){{0,3}}(?: ratings)?"
+_T_READ = r"\d{1,3} ?min(?:ute)?s? read"
+_T_COUNT = (r"(?:\d(?:\.\d)? out of 5 stars )?(?:\d{1,6}(?:[.,]\d{1,3})?k?|no) "
+            r"(?:comments?|reactions?|reviews?|ratings?|votes?|shares?)")
+_T_AGE = (r"(?:\d{1,3} (?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?) ago"
+          r"|(?:added|(?-i:posted)) \d{1,3} (?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?"
+          r"|months?|years?) ago)")
+_T_DATE = (r"(?:(?:" + _MONTH + r") \d{1,2}(?:st|nd|rd|th)?, \d{4}"
+           r"|\d{1,2}(?:st|nd|rd|th|\.)? (?:" + _MONTH + r") \d{4}|\d{1,2}/\d{1,2}/\d{4})")
+_T_MORE = (r"(?:read more|continue reading|read (?:the )?full story|view recipe|get the recipe)"
+           r"(?: ?(?:»|›|→|\.\.\.|…))?")
+# A labelled date, or a date alone (group "d": judged by what stands before it, below).
+_TAIL_PIECE_RE = re.compile(
+    rf"(?:(?<=\s)(?:{_T_DUR}|{_T_READ}|{_T_COUNT}|{_T_AGE}|{_T_MORE}"
+    rf"|(?:added:?|(?-i:posted on)) {_T_DATE})|(?P<d>{_T_DATE}))[\s.]*$", re.I)
+# The last word of a text that may end in such a piece (lowercased letter words); a text
+# ending otherwise, and in no digit, is left at once.
+_TAIL_LAST = frozenset("mins min hrs hr days day ratings rating read comments comment reactions "
+                       "reaction reviews review votes vote shares share ago more reading story "
+                       "recipe".split())
+# Separators between pieces, and between the rest and the first piece.
+_TAIL_SEPS = " •|·-–—,"
+_TAIL_BARS = ("•", "|", "·")
+# The words that make a trailing piece part of a phrase: "Bake for 40 mins", "Letters to the
+# Editor for Jan. 20, 2023".
+_TAIL_PHRASE_END = frozenset(
+    "for in about under over than at of to by with and or on since until from before after "
+    "takes take only just approx approximately around nearly almost least every per a an the "
+    "is are was were".split())
+_TAIL_CHARS = 120
+
+
+def tail_rest(text: str) -> str:
+    """``text`` without the run of teaser metadata ending it (rules B, B'); ``text`` itself where
+    there is none, or where cutting would leave fewer than two words."""
+    rest = text
+    for _ in range(6):  # a run holds a few pieces ("June 30, 2014 • No Comment")
+        m = _TAIL_PIECE_RE.search(rest, max(0, len(rest) - _TAIL_CHARS))
+        if m is None:
+            break
+        before = rest[: m.start()]
+        head = before.rstrip(" ")
+        bar = head.endswith(_TAIL_BARS)
+        if m.group("d") is not None:
+            if before[-1:] not in (" ", ""):
+                # glued to the word before: "Money Smart”April 4, 2022"
+                if not (before[-1].isalpha() or before[-1] in "”\"’')"):
+                    break
+            elif not bar and (not head or head[-1] in ",.:;-–—/"):
+                break  # "... in New York, Nov. 27, 2013" is a caption's own date
+        elif not before[-1:].isspace():
+            break
+        cut = head.rstrip(_TAIL_SEPS)
+        if not bar and cut == head:  # no separator: the word before must be no phrase word
+            # without a final period: "for approx. 1 hr" (forty-eighth pass)
+            last = cut.rsplit(" ", 1)[-1].strip("\"'“”‘’().").lower()
+            if last in _TAIL_PHRASE_END:
+                break
+        if len(cut.split()) < 2 or not HAS_LETTER.search(cut):
+            break
+        rest = cut
+    return rest
+
+
+def tail(text, ctx=None):
+    if not text[-1:].isdigit():
+        f = facts(text, ctx)
+        if not f.words or f.words[-1] not in _TAIL_LAST:
+            return text
+    # A post's capitalised date line ("... Updated 2 hours ago") is dateline's drop (it is cut
+    # from nothing dateline has kept; this holds where dateline is disabled too).
+    if ("ublished" in text or "pdated" in text or "osted" in text) and _PUBLISHED_RE.search(text):
+        return text
+    return tail_rest(text)
+
+
 RULES: list[Rule] = [
     Rule("markup", markup, "edit, drop", ("markup", "bad_chars")),
     Rule("email", email, "edit"),
@@ -1655,6 +1757,7 @@ RULES: list[Rule] = [
     Rule("length", length, "drop", ("too_short", "too_long")),
     Rule("lang", lang, "drop", ("not_target",)),
     Rule("oov", oov, "drop"),
+    Rule("tail", tail, "edit"),
 ]
 RULE_NAMES = [r.name for r in RULES]
 # Rules that judge a text with its candidate (the text's source), after RULES: the cached
@@ -1698,7 +1801,7 @@ KNOWN_RULE_NAMES = RULE_NAMES + [r.name for r in CANDIDATE_RULES]
 #
 # The other rules always run.  Texts without a class string get every bit.
 BIT = {name: 1 << i for i, name in enumerate(RULE_NAMES)}
-GATED = frozenset(BIT) - {"boilerplate", "hashtags", "lead", "exclamation", "dateline",
+GATED = frozenset(BIT) - {"boilerplate", "tail", "hashtags", "lead", "exclamation", "dateline",
                           "lead_in", "length", "lang", "oov"}
 _ALL = sum(BIT.values())
 _ALWAYS = _ALL - sum(BIT[n] for n in GATED)

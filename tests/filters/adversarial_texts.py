@@ -138,6 +138,13 @@ FAMILIES = {
     "price_tail_ranges": lambda n: _fill("$1 - ", n, "a ", "x"),  # a dash is a range only
     "price_tail_labels": lambda n: _fill("Price : $1 , ", n, "a ", "x"),
     "price_tail_after": lambda n: _fill("1 € ", n, "a ", "x"),
+    # forty-sixth pass (B): the teaser tail (each search is tried at each of the last 120
+    # positions; pieces are bounded, the loop stops after six)
+    "tail_durations": lambda n: _fill("1 min ", n, "a ", "1 mins"),
+    "tail_dates": lambda n: _fill("a May 1, 2020 ", n, "a ", "x 2020"),
+    "tail_counts": lambda n: _fill("1 Comments • ", n, "a ", "1 Comments"),
+    "tail_glued": lambda n: _fill("aMay 1, 2020", n, "a "),
+    "tail_digits": lambda n: _fill("1 ", n, "a ", "1"),
     # --- punctuation / caps / lists / repeats ---------------------------------------------
     "punct_runs": lambda n: _fill("!!a", n),
     "punct_same": lambda n: _fill("*", n, "a"),
