@@ -542,16 +542,19 @@ def _has_label_hint(low: str) -> bool:
 # (below) would keep the photographer's name as if it were a caption.  Two to four parts split
 # by "/", each of 1-6 words, one of them an agency (or "... via Getty Images"), every other
 # word capitalised, an initial or a name particle.
-_BARE_AGENCY_RE = re.compile(
-    r"(?:getty(?: images)?(?: news| sport| entertainment)?|ap(?: photo| images)?|reuters|afp"
+_AGENCY_NAMES = (
+    r"getty(?: images)?(?: news| sport| entertainment)?|ap(?: photo| images)?|reuters|afp"
     r"|epa(?:-efe)?|tns|invision|shutterstock(?:\.com)?|istock(?:photo)?|alamy|corbis"
     r"|imagn(?: images)?|usa today(?: sports| network)?|bloomberg|dpa|picture[ -]alliance"
     r"|zuma(?: press| wire)?|rex(?: features)?|nurphoto|sipa(?: usa)?|anadolu(?: agency)?"
-    r"|wireimage|filmmagic|uncredited|.+ via getty images"
+    r"|wireimage|filmmagic|uncredited"
     # Photo-sharing and licence sources (forty-sixth pass, A): "Christopher Michel/Flickr",
     # "Courtesy of JD Thomas/Flickr Creative Commons", "Jane Doe/Wikimedia Commons".
     r"|flickr(?: creative commons| cc)?|wikimedia(?: commons)?|wikipedia|creative commons"
-    r"|cc[ -]by(?:[ -](?:sa|nd|nc))*(?: \d\.\d)?|unsplash|pexels|pixabay)", re.I)
+    r"|cc[ -]by(?:[ -](?:sa|nd|nc))*(?: \d\.\d)?|unsplash|pexels|pixabay"
+    # Icon Sportswire, once Icon SMI (forty-eighth pass, C): "Cliff Welch/Icon SMI".
+    r"|icon smi|icon sportswire")
+_BARE_AGENCY_RE = re.compile(rf"(?:{_AGENCY_NAMES}|.+ via getty images)", re.I)
 _NAME_PARTICLES = frozenset("de van von der del da di la le al bin via".split())
 # One label word before a bare credit line: "Image Christopher Michel/Flickr" (forty-sixth pass).
 _BARE_LABELS = ("Image ", "Photo ", "Photograph ", "Picture ", "Credit ")
@@ -581,6 +584,37 @@ def bare_credit(text: str) -> bool:
         elif not all(w[:1].isupper() or w in _NAME_PARTICLES for w in words):
             return False
     return agency and n <= 12
+
+
+# A credit glued before a caption (forty-eighth pass, C): "Kyle Ross/USA TODAY Sports Joel
+# Embiid and Krisapts Porzingis jump center", "Stephen Chernin/Getty ImagesShouldn't suitcases
+# of cash ...".  The agency's name says where the credit ends: 2-4 name words (or an agency),
+# "/" with no space, an agency, then a space before a capital, a digit or a quote, or the
+# caption glued on ("ImagesShouldn't": a lower-case letter, then a capital and a lower-case
+# one).  A spaced slash is a name's second writing or a dish and its photographer ("Thai
+# Pandan Chicken / Gai Haw Bai Toey"); "for <publication>" credits are not cut (where the
+# publication's name ends is not known).  Each name word is a run without a space, so the
+# pattern splits a text one way.
+_NAME_WORD = r"(?:[A-Z][\w.'’-]*|de|van|von|der|del|da|di|la|le|al|bin)"
+_LEAD_CREDIT_RE = re.compile(
+    rf"(?:{_NAME_WORD}(?: {_NAME_WORD}){{1,3}}|(?i:{_AGENCY_NAMES}))/(?i:{_AGENCY_NAMES})"
+    r"(?: (?=[A-Z\d\"“‘'])|(?<=[a-z])(?=[A-Z][a-z]))")
+# Where the credit's slash may stand (the gate, may_fire, asks the same).
+_LEAD_CREDIT_CHARS = 48
+# "© Getty Images Nach ihrer Trennung ...": the agency's whole name after a copyright sign.
+_COPYRIGHT_AGENCY_RE = re.compile(rf"\s*(?:{_AGENCY_NAMES}) (?=\S)", re.I)
+
+
+def _lead_credit(text: str) -> str:
+    """``text`` without a credit line glued before it (see above); ``text`` itself where
+    there is none or fewer than two words would be left."""
+    if "/" not in text[:_LEAD_CREDIT_CHARS]:
+        return text
+    m = _LEAD_CREDIT_RE.match(text)
+    if m is None:
+        return text
+    rest = text[m.end():]
+    return rest if len(rest.split()) >= 2 else text
 
 
 def publisher_credit(text: str) -> bool:
@@ -652,12 +686,19 @@ def credit(text, ctx=None):
     low = f.low
     if _whole_credit(text, f):
         return ""
+    text = _lead_credit(text)
     m = _COPYRIGHT_RE.search(text) if "©" in text or "(c)" in low or "copyright" in low else None
     if m is not None:
         rest = text[m.end():]
         # "... © John Smith 2018" credits the rest of the text; "© UNOCHA/A. Maz Ebola has
-        # claimed ..." credits only the next token.
-        text = text[: m.start()] + (" " + rest.split(" ", 1)[1] if len(rest.split()) > 8 else "")
+        # claimed ..." credits only the next token, "© Getty Images Nach ihrer ..." the
+        # agency's name (forty-eighth pass, C).
+        if len(rest.split()) > 8:
+            a = _COPYRIGHT_AGENCY_RE.match(rest)
+            rest = " " + (rest[a.end():] if a is not None else rest.split(" ", 1)[1])
+        else:
+            rest = ""
+        text = text[: m.start()] + rest
     text = _PAREN_CREDIT_RE.sub("", text) if text.endswith((")", "]")) else text
     label = ":" in text and (f.cls is None or _has_label_hint(low))
     m = _CREDIT_LABEL_RE.search(text) if label else None
@@ -1856,7 +1897,8 @@ def may_fire(f) -> int:
         # ... and a bare credit line, "Name/Agency" (twelve words at most, a space either
         # side of each of three slashes)
         if text.endswith((")", "]")) or "(c)" in low or (":" in text and _has_label_hint(low)) \
-                or ("/" in text and sym.count(" ") <= 17):
+                or ("/" in text and sym.count(" ") <= 17) \
+                or "/" in text[:_LEAD_CREDIT_CHARS]:  # a credit glued before a caption
             bits |= BIT["credit"]
         if "://" in text:
             bits |= BIT["url"]

@@ -9,9 +9,9 @@ test for a list of names on a large picture (twenty-ninth pass, rule N), here as
 rules."""
 from filters.text_facts import facts, letter_words
 from filters.text_rules import (_AGENCY_RE, _AGENCY_WORDS, _CAMERA_HINTS, _CAMERA_RE,
-                                _COPYRIGHT_RE, _CREDIT_LABEL_RE, _DIGITS3_RE, _DUP_OK, _DUP_RE,
-                                _EXT_HINT_RE, _FILE_RE, _HASH_RE, _HASHTAG_RE, _HEX12_RE, _ID_RE,
-                                _LIST_JOINERS, _MEDIA_BY_RE,
+                                _COPYRIGHT_AGENCY_RE, _COPYRIGHT_RE, _CREDIT_LABEL_RE, _DIGITS3_RE,
+                                _DUP_OK, _DUP_RE, _EXT_HINT_RE, _FILE_RE, _HASH_RE, _HASHTAG_RE,
+                                _HEX12_RE, _ID_RE, _LEAD_CREDIT_RE, _LIST_JOINERS, _MEDIA_BY_RE,
                                 _WHOLE_FILE_RE, _LABEL_HINTS, _PAREN_CREDIT_RE, _PHOTO_BY_RE, _SEP_RE, _SLUG_RE,
                                 _UPPER2_RE, STOPWORDS, Reject, _dot_letter, bare_credit,
                                 lower_words)
@@ -99,10 +99,16 @@ def credit(text, ctx=None):
     low = f.low
     if bare_credit(text):
         return ""
+    # a credit glued before a caption (forty-eighth pass, C), its slash in the first 48 chars
+    m = _LEAD_CREDIT_RE.match(text)
+    if m is not None and text.index("/") < 48 and len(text[m.end():].split()) >= 2:
+        text = text[m.end():]
     m = _COPYRIGHT_RE.search(text) if "©" in text or "(c)" in low or "copyright" in low else None
     if m is not None:
         rest = text[m.end():]
-        text = text[: m.start()] + (" " + rest.split(" ", 1)[1] if len(rest.split()) > 8 else "")
+        a = _COPYRIGHT_AGENCY_RE.match(rest)
+        first = rest[a.end():] if a is not None else rest.split(" ", 1)[1] if " " in rest else ""
+        text = text[: m.start()] + (" " + first if len(rest.split()) > 8 else "")
     text = _PAREN_CREDIT_RE.sub("", text) if text.endswith((")", "]")) else text
     label = ":" in text and (f.cls is None or any(h in low for h in _LABEL_HINTS))
     m = _CREDIT_LABEL_RE.search(text) if label else None
