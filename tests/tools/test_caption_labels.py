@@ -309,7 +309,7 @@ def test_the_fresh_dev_sample_14(english):
                                                                 (27, 0.06, 0.04),
                                                                 (28, 0.04, 0.04),
                                                                 (29, 0.03, 0.12),
-                                                                (30, 0.10, 0.14)])
+                                                                (30, 0.10, 0.10)])
 def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
     fresh = english[f"dev-s{sample}"]["all"]
     assert fresh["n_good"] >= 19 and fresh["n_junk"] >= 62  # sample 30: 62 junk
@@ -387,7 +387,8 @@ def _missed(sample: int, why: str):
         "good lost <= 0.05 is not met on the fresh dev sample 30 (0.133, 4 of 30, "
         "measured once on main's rules at 03d9aca: a related recipe's card title not read, "
         "two menu pictures' alts ('On The Cover: Chris Hemsworth', 'Washington, D.C.') as "
-        "furniture, a one-word side 'Guacamole'; docs/captions.md)"))])
+        "furniture, a one-word side 'Guacamole'; 0.100, 3 of 30, after the forty-sixth "
+        "pass's U read the card title (mined): the three others remain; docs/captions.md)"))])
 def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
     assert english[f"dev-s{sample}"]["all"]["good_lost"] <= 0.05
 
