@@ -552,7 +552,7 @@ _AGENCY_NAMES = (
     # "Courtesy of JD Thomas/Flickr Creative Commons", "Jane Doe/Wikimedia Commons".
     r"|flickr(?: creative commons| cc)?|wikimedia(?: commons)?|wikipedia|creative commons"
     r"|cc[ -]by(?:[ -](?:sa|nd|nc))*(?: \d\.\d)?|unsplash|pexels|pixabay"
-    # Icon Sportswire, once Icon SMI (forty-eighth pass, C): "Cliff Welch/Icon SMI".
+    # Icon Sportswire, once Icon SMI (forty-ninth pass, C): "Cliff Welch/Icon SMI".
     r"|icon smi|icon sportswire")
 _BARE_AGENCY_RE = re.compile(rf"(?:{_AGENCY_NAMES}|.+ via getty images)", re.I)
 _NAME_PARTICLES = frozenset("de van von der del da di la le al bin via".split())
@@ -586,7 +586,7 @@ def bare_credit(text: str) -> bool:
     return agency and n <= 12
 
 
-# A credit glued before a caption (forty-eighth pass, C): "Kyle Ross/USA TODAY Sports Joel
+# A credit glued before a caption (forty-ninth pass, C): "Kyle Ross/USA TODAY Sports Joel
 # Embiid and Krisapts Porzingis jump center", "Stephen Chernin/Getty ImagesShouldn't suitcases
 # of cash ...".  The agency's name says where the credit ends: 2-4 name words (or an agency),
 # "/" with no space, an agency, then a space before a capital, a digit or a quote, or the
@@ -692,7 +692,7 @@ def credit(text, ctx=None):
         rest = text[m.end():]
         # "... © John Smith 2018" credits the rest of the text; "© UNOCHA/A. Maz Ebola has
         # claimed ..." credits only the next token, "© Getty Images Nach ihrer ..." the
-        # agency's name (forty-eighth pass, C).
+        # agency's name (forty-ninth pass, C).
         if len(rest.split()) > 8:
             a = _COPYRIGHT_AGENCY_RE.match(rest)
             rest = " " + (rest[a.end():] if a is not None else rest.split(" ", 1)[1])
@@ -1689,7 +1689,7 @@ def _names_known(text: str, zipf, ctx) -> bool:
 # plain teaser sides end so too, and a caption's own words end in none of these pieces (a date
 # only where no phrase word, comma or period stands before it: "Sky Map for Nov. 1, 2014",
 # "... in New York, Nov. 27" keep it).
-# The last rule (forty-eighth pass, B'): the cut is made after every rule has kept the text,
+# The last rule (forty-ninth pass, B'): the cut is made after every rule has kept the text,
 # so each rule and each per-candidate judgement (the length window, a two-word surrounding
 # text's drop in TextCleaner._short, dateline's byline ending) reads the text as it came.
 # Run where the forty-sixth pass put it (after price), the cut turned two-word teaser names
@@ -1752,7 +1752,7 @@ def tail_rest(text: str) -> str:
             break
         cut = head.rstrip(_TAIL_SEPS)
         if not bar and cut == head:  # no separator: the word before must be no phrase word
-            # without a final period: "for approx. 1 hr" (forty-eighth pass)
+            # without a final period: "for approx. 1 hr" (forty-ninth pass)
             last = cut.rsplit(" ", 1)[-1].strip("\"'“”‘’().").lower()
             if last in _TAIL_PHRASE_END:
                 break

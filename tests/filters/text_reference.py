@@ -99,7 +99,7 @@ def credit(text, ctx=None):
     low = f.low
     if bare_credit(text):
         return ""
-    # a credit glued before a caption (forty-eighth pass, C), its slash in the first 48 chars
+    # a credit glued before a caption (forty-ninth pass, C), its slash in the first 48 chars
     m = _LEAD_CREDIT_RE.match(text)
     if m is not None and text.index("/") < 48 and len(text[m.end():].split()) >= 2:
         text = text[m.end():]
