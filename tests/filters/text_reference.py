@@ -14,7 +14,8 @@ from filters.text_rules import (_AGENCY_RE, _AGENCY_WORDS, _CAMERA_HINTS, _CAMER
                                 _HEX12_RE, _ID_RE, _LEAD_CREDIT_RE, _LIST_JOINERS, _MEDIA_BY_RE,
                                 _WHOLE_FILE_RE, _LABEL_HINTS, _PAREN_CREDIT_RE, _PHOTO_BY_RE, _SEP_RE, _SLUG_RE,
                                 _UPPER2_RE, STOPWORDS, Reject, _dot_letter, bare_credit,
-                                lower_words)
+                                lower_words, HAS_LETTER, _PUBLISHED_RE, _TAIL_BARS, _TAIL_LAST,
+                                _TAIL_PHRASE_END, _TAIL_PIECE_RE, _TAIL_SEPS)
 
 
 def keyword_list(text, ctx=None):
@@ -121,4 +122,39 @@ def credit(text, ctx=None):
     return _AGENCY_RE.sub(" ", text) if any(w in low for w in _AGENCY_WORDS) else text
 
 
-RULES = {f.__name__: f for f in (keyword_list, repeated_words, all_caps, filename, credit)}
+def tail(text, ctx=None):
+    """The teaser-tail cut as the forty-sixth pass wrote it: each search over the last 120
+    characters, no bound on where a piece may start, no test of a final digit."""
+    f = facts(text, ctx)
+    if not text[-1:].isdigit() and (not f.words or f.words[-1] not in _TAIL_LAST):
+        return text
+    if ("ublished" in text or "pdated" in text or "osted" in text) and _PUBLISHED_RE.search(text):
+        return text
+    rest = text
+    for _ in range(6):
+        m = _TAIL_PIECE_RE.search(rest, max(0, len(rest) - 120))
+        if m is None:
+            break
+        before = rest[: m.start()]
+        head = before.rstrip(" ")
+        bar = head.endswith(_TAIL_BARS)
+        if m.group("d") is not None:
+            if before[-1:] not in (" ", ""):
+                if not (before[-1].isalpha() or before[-1] in "”\"’')"):
+                    break
+            elif not bar and (not head or head[-1] in ",.:;-–—/"):
+                break
+        elif not before[-1:].isspace():
+            break
+        cut = head.rstrip(_TAIL_SEPS)
+        if not bar and cut == head:
+            last = cut.rsplit(" ", 1)[-1].strip("\"'“”‘’().").lower()
+            if last in _TAIL_PHRASE_END:
+                break
+        if len(cut.split()) < 2 or not HAS_LETTER.search(cut):
+            break
+        rest = cut
+    return rest
+
+
+RULES = {f.__name__: f for f in (keyword_list, repeated_words, all_caps, filename, credit, tail)}
