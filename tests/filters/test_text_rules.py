@@ -31,7 +31,7 @@ DROPS = {
                  # twenty-eighth pass: an image id (rule I)
                  "71attMcKIYS", "81ajCDAbs-L"],
     "dimension": ["800x600", "1920 × 1080 px", "300px"],
-    "credit": ["Courtesy of TeleGeography.", "Courtesy: NASA/JPL",
+    "credit": ["Courtesy of TeleGeography.", "Courtesy: NASA/JPL", "Cliff Welch/Icon SMI",
                "Photo by Jane Doe on Unsplash", "© 2019 Jane Doe", "Photo: Jane Doe/AP",
                "Getty Images", "Image courtesy of the artist",
                # twentieth pass: a bare credit line, whole
@@ -213,6 +213,20 @@ EDITS = {
     "dimension": [("Mountain lake 1920x1080 wallpaper", "Mountain lake wallpaper"),
                   ("Team photo (800 x 600)", "Team photo")],
     "credit": [("A dog on the beach. Photo: Jane Doe/AP", "A dog on the beach."),
+               # forty-ninth pass (C): a credit glued before a caption, up to its agency
+               ("Kyle Ross/USA TODAY Sports Joel Embiid and Krisapts Porzingis jump center",
+                "Joel Embiid and Krisapts Porzingis jump center"),
+               ("Stephen Chernin/Getty ImagesShouldn't suitcases of cash have been returned?",
+                "Shouldn't suitcases of cash have been returned?"),
+               ("Cliff Welch/Icon SMI Maurkice Pouncey denies that he took money.",
+                "Maurkice Pouncey denies that he took money."),
+               ("AFP/Getty Images Protesters march through central Paris",
+                "Protesters march through central Paris"),
+               ("Jane van der Berg/Reuters “A long way home” opens in Leeds",
+                "“A long way home” opens in Leeds"),
+               ("© Getty Images Nach ihrer Trennung zeigte sich Adele nun mit rund zehn Kilo "
+                "weniger auf einem Konzert", "Nach ihrer Trennung zeigte sich Adele nun mit rund "
+                "zehn Kilo weniger auf einem Konzert"),
                # seventh pass: German and French credit labels
                ("Erdölpumpen im Abendrot. Bildquelle: Stadt Aichach", "Erdölpumpen im Abendrot."),
                ("Der Bahnhof nach dem Unglück. Fotografin: Eva Muster",
@@ -249,6 +263,8 @@ EDITS = {
 KEEPS = {
     # a phrase word, a comma or a dash before the piece; a piece inside; one word left
     "tail": ["Bake for 40 mins", "Cover and let it rest for 30 mins.", "Soup 45 mins",
+             # forty-ninth pass: the phrase word read without its period
+             "Let that sit for approx. 1 hr.", "Continue cooking for approx. 1 min.",
              "45 mins Ratings", "Mercury Sky Map for Nov. 1, 2014",
              "The Snoopy balloon is inflated in New York, Nov. 27, 2013",
              "What We’re Reading This Week—December 31, 2014",
@@ -273,6 +289,12 @@ KEEPS = {
                  "3DPrinting at the fair", "The new iPhone15 on a table", "Samsung LE37B550"],
     "dimension": ["Oil on canvas, 100 x 80 cm", "A 2x4 board on the floor", "Over 1000 people came"],
     "credit": ["courtesy fees at the hotel desk", "A photographer at work in the studio",
+               # forty-ninth pass (C): no agency, a spaced slash, one name word, a lower-case
+               # word after the agency, a "for <publication>" credit, too little left
+               "Jane Doe/Apple pie with cream on a plate", "Thai Pandan Chicken / Gai Haw Bai Toey",
+               "Jane Doe/AP style is what we use here",
+               "Kevin C. Downs/for New York Daily News London Rene suffered scars.",
+               "Jane Doe/APTitle of the post",
                "Courtesy of the artist, a bronze horse in the hall of the museum",
                "Image of the week: a fox at dusk",
                "Two herons (Ardea cinerea) at the pond", "The list of winners [updated]",
