@@ -123,6 +123,9 @@ def _innermost_link(stack: list) -> object:
 # link), or neither.
 _BLOCK_DOS = frozenset((_DO_BLOCK, _DO_FIGURE, _DO_FIGCAPTION))
 _FRAME_DOS = frozenset((_DO_FIGURE, _DO_PICTURE, _DO_A))
+# The elements that open a block frame: an image's nearest ancestor among them is the
+# block whose token range is its ``ImageRef.block`` (image_cards climbs through it).
+BLOCK_TAG_IDS = frozenset(tag_id for tag_id, do in _ACTION_ID.items() if do in _BLOCK_DOS)
 
 
 def image_subtrees(root, items, containers: frozenset = frozenset()) -> list | None:

@@ -122,6 +122,13 @@ class PageImages:
             img.window = (lo, img.pos, hi)
         return img
 
+    def blank_block(self, img: ImageRef) -> bool:
+        """Whether the walk read no text in the image's nearest block (whitespace only: its
+        before and after texts may still be blank where they are not, an escaped no-break
+        space decodes to blank), so no element at or below that block holds any."""
+        lo, hi = img.block
+        return not "".join(self.tokens[lo:hi]).strip()
+
     def links(self, img: ImageRef, after: bool) -> tuple[float, int]:
         """``(share of link text, number of links)`` of the image's before / after text."""
         lo, pos, hi = img.window
