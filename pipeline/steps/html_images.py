@@ -420,6 +420,28 @@ def cms_captions(max_text_chars: int):
     return caption
 
 
+def _author_marks(text: str) -> tuple[bool, list[str]]:
+    """``(whether the source has name="author" or name='author', the names the JSON-LD
+    author pattern finds)``, from one search of the source for "author" (speed pass 18):
+    each of the three searches and the regex's own scan it replaces read the whole page
+    (2.5% of the extract step, mostly UCS-2 text).  Both quoted forms of "author" are
+    found at its occurrences; the regex is tried at each '"author"' outside the last match,
+    as its finditer would (its pattern starts so and looks neither behind nor at the
+    start)."""
+    meta, names, end = False, [], 0
+    find, match = text.find, _LD_AUTHOR_RE.match
+    at = find("author")
+    while at >= 0:
+        quote = text[at - 1] if at else ""
+        if quote in ("'", '"') and text.startswith(quote, at + 6):
+            meta = meta or (at >= 6 and text.startswith("name=", at - 6))
+            if quote == '"' and at - 1 >= end and (m := match(text, at - 1)) is not None:
+                names.append(m.group(1))
+                end = m.end()
+        at = find("author", at + 6)  # "author" cannot overlap itself
+    return meta, names
+
+
 def find_images(text: str, page_url: str, surrounding_chars: int = 300,
                 max_text_chars: int = 1000, texts: bool = True, tree=None) -> PageImages:
     """Every ``<img>`` of an HTML document with its URL and its texts (not yet de-duplicated);
@@ -450,14 +472,14 @@ def find_images(text: str, page_url: str, surrounding_chars: int = 300,
     # The page's author names (thirty-sixth pass): a portrait outside the article whose alt
     # names them is the author's (image_roles.author_names / image_role).
     authors = []
-    if 'name="author"' in text or "name='author'" in text:
+    meta_author, ld_authors = _author_marks(text)
+    if meta_author:
         head = tree.head
         node = (head.css_first(_AUTHOR_CSS) if head is not None else None) \
             or tree.css_first(_AUTHOR_CSS)
         if node is not None:
             authors.append(collapse(node.attributes.get("content")))
-    if '"author"' in text:
-        authors.extend(m.group(1) for m in _LD_AUTHOR_RE.finditer(text))
+    authors.extend(ld_authors)
     out.authors = tuple(dict.fromkeys(a for a in authors if a))
     body = tree.body or root
     if body is None:
