@@ -11,6 +11,8 @@ the picture's own link goes.  Read on demand, from the tree, for the few picture
 """
 from __future__ import annotations
 
+from selectolax.lexbor import LexborHTMLParser
+
 from pipeline.steps.html_images import BLOCK_TAG_IDS, element_text as _text, text_pieces
 from pipeline.steps.image_texts import cut
 
@@ -18,7 +20,9 @@ from pipeline.steps.image_texts import cut
 # the first element with text is a page section, not a card.
 MAX_CARD_DEPTH = 6
 _HEADINGS = "h1, h2, h3, h4, h5, h6"
-_PAGE_TAGS = frozenset(("body", "html"))
+# body and html by lexbor's tag id (``tag`` decodes a name per call)
+_PAGE_TAG_IDS = frozenset(LexborHTMLParser("").create_node(name).tag_id
+                          for name in ("body", "html"))
 
 
 def card_title(node, link, limit: int, by_link: bool = False,
@@ -56,7 +60,7 @@ def _card(node, memo: dict, blank_block: bool = False):
     below, card = node, node.parent
     inside = blank_block
     for _ in range(MAX_CARD_DEPTH):
-        if card is None or card.tag in _PAGE_TAGS:
+        if card is None or card.tag_id in _PAGE_TAG_IDS:
             return None
         if inside:
             # Inside the blank block, or the block itself (the walk's text is all that
@@ -75,7 +79,13 @@ def _card(node, memo: dict, blank_block: bool = False):
         return None
     key = -card.mem_id - 1  # the image list's key, apart from the text's
     imgs = memo.get(key)
+    mine = node.mem_id
     if imgs is None:
+        # Another picture first rejects the card at once: the search stops there instead
+        # of listing every picture of a section of them (card_title 3% cheaper, replayed).
+        first = card.css_first("img")
+        if first is not None and first.mem_id != mine and not _in_noscript(first, card):
+            return None
         imgs = []
         for img in card.css("img"):
             if not _in_noscript(img, card):
@@ -83,7 +93,6 @@ def _card(node, memo: dict, blank_block: bool = False):
                 if len(imgs) == 2:
                     break
         memo[key] = imgs
-    mine = node.mem_id
     if any(m != mine for m in imgs):
         return None
     return card
