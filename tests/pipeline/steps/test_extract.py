@@ -631,3 +631,55 @@ def test_a_furniture_pictures_own_text_gets_its_other_own_texts():
            if c.text_source != "surrounding"]
     assert len(own) == 2 and all(c.meta["region"] == "content" and "image_text" not in c.meta
                                  for c in own)
+
+
+@pytest.mark.parametrize("html", [
+    "<base href=/a/><p>x<img src=i.jpg>",
+    "<html><body><img src=i.jpg></body></html><base href=/c/>",
+    "<table><base href=/f/><tr><td>x<img src=i.jpg></table>",
+    "<template><base href=/g/></template><img src=i.jpg>",
+    "<svg><base href=/h/></svg><img src=i.jpg>",
+    "<p>x<base data-alt=y><base href=/k/><base href=/k2/><img src=i.jpg>",
+    "<p>x<base href=/m/ data-alt=y data-src=/l.jpg><img src=i.jpg>",
+    "<head><noscript><base href=/n/></noscript></head><img src=i.jpg>",
+    # a <frameset> after the body's start takes the body out of the document: its <base>
+    # is no more the page's (the body is still walked, as before)
+    "<p><base href=/o/><frameset><img src=i.jpg>",
+])
+def test_base_href_is_the_documents_first_wherever_the_parser_puts_it(html):
+    # speed pass 18: the <base> is found by the images' own query of the body and a query
+    # of the head (html_images._page_items), not by a search of the source gating a query
+    # of the whole tree; the base is still the document's first <base href>
+    from selectolax.lexbor import LexborHTMLParser
+
+    node = LexborHTMLParser(html).css_first("base[href]")
+    want = resolve(URL, node.attributes["href"]) if node is not None else URL
+    found = find_images(html, URL)
+    assert found.base == want
+    assert [img.url for img in found.images if not img.container] == \
+        [urljoin(want, "i.jpg")] * len([i for i in found.images if not i.container])
+
+
+def test_author_marks_read_what_the_three_searches_and_the_pattern_did():
+    # speed pass 18: one search of the source for "author" (html_images._author_marks)
+    # instead of 'name="author"', "name='author'", '"author"' and the JSON-LD pattern's own
+    # scan; the same answers, overlapping and unmatched occurrences included
+    import random
+
+    from pipeline.steps.html_images import _LD_AUTHOR_RE, _author_marks
+
+    def before(text):
+        meta = 'name="author"' in text or "name='author'" in text
+        return meta, [m.group(1) for m in _LD_AUTHOR_RE.finditer(text)]
+
+    parts = ['"author"', "'author'", "name=", '"author": {"name": "Ann Lee"}', "{", "}", " ",
+             '"name":"Bo Li"', "author", '"', "'", ":", "[", "x", "é",
+             '"author":[{"@type":"Person","name":"Sylvia Fountaine"}]']
+    rnd = random.Random(18)
+    texts = ["", "author", '"author"', "name='author'", 'name="author"author"',
+             '"author"author": {"name": "Ann Lee"}']
+    texts += ["".join(rnd.choice(parts) for _ in range(rnd.randint(1, 12)))
+              for _ in range(20000)]
+    for text in texts:
+        assert _author_marks(text) == before(text), text
+    assert sum(bool(before(t)[1]) for t in texts) > 1000  # the pattern matched often
