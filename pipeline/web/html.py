@@ -68,9 +68,10 @@ def nesting_depth(html: str | bytes, stop: int = MAX_DEPTH) -> int:
     shows it cannot be deeper than ``stop``; counting stops once past ``stop``.
 
     Tags are found by vectorised byte compares (numpy), C-speed byte searches and one
-    ``findall``; only the loop over the tags that count is Python.  On the real pages of the tests it costs about a fifth of what language
-    identification and extraction cost.  ``html`` may be its UTF-8 bytes already (a page read
-    as valid UTF-8: its body), which saves encoding it again."""
+    ``findall``; only the loop over the tags that count is Python.  On the real pages of the
+    tests it costs about a fifth of what language identification and extraction cost.
+    ``html`` may be its UTF-8 bytes already (a page read as valid UTF-8: its body), which
+    saves encoding it again."""
     data = html if isinstance(html, bytes) else html.encode("utf-8", "replace")
     # Where the tags start: a vectorised compare finds them in half the time bytes.count
     # takes to count them, and the "</" are then read at those places only, not searched
