@@ -540,13 +540,27 @@ _BARE_AGENCY_RE = re.compile(
     r"|epa(?:-efe)?|tns|invision|shutterstock(?:\.com)?|istock(?:photo)?|alamy|corbis"
     r"|imagn(?: images)?|usa today(?: sports| network)?|bloomberg|dpa|picture[ -]alliance"
     r"|zuma(?: press| wire)?|rex(?: features)?|nurphoto|sipa(?: usa)?|anadolu(?: agency)?"
-    r"|wireimage|filmmagic|uncredited|.+ via getty images)", re.I)
+    r"|wireimage|filmmagic|uncredited|.+ via getty images"
+    # Photo-sharing and licence sources (forty-sixth pass, A): "Christopher Michel/Flickr",
+    # "Courtesy of JD Thomas/Flickr Creative Commons", "Jane Doe/Wikimedia Commons".
+    r"|flickr(?: creative commons| cc)?|wikimedia(?: commons)?|wikipedia|creative commons"
+    r"|cc[ -]by(?:[ -](?:sa|nd|nc))*(?: \d\.\d)?|unsplash|pexels|pixabay)", re.I)
 _NAME_PARTICLES = frozenset("de van von der del da di la le al bin via".split())
+# One label word before a bare credit line: "Image Christopher Michel/Flickr" (forty-sixth pass).
+_BARE_LABELS = ("Image ", "Photo ", "Photograph ", "Picture ", "Credit ")
 
 
 def bare_credit(text: str) -> bool:
-    """Whether the whole ``text`` is a credit line "Name/Agency" (see above)."""
-    parts = (text[2:] if text.startswith("- ") else text).split("/")
+    """Whether the whole ``text`` is a credit line "Name/Agency" (see above), or "Name via
+    Agency" ("James D. Smith via AP", forty-sixth pass)."""
+    text = text[2:] if text.startswith("- ") else text
+    if text.startswith(_BARE_LABELS):
+        text = text.split(" ", 1)[1]
+    parts = text.split("/")
+    if len(parts) == 1 and " via " in text:
+        parts = text.rsplit(" via ", 1)
+        if not _BARE_AGENCY_RE.fullmatch(parts[1].strip()):
+            return False
     if not 2 <= len(parts) <= 4:
         return False
     agency, n = False, 0
@@ -579,13 +593,58 @@ def publisher_credit(text: str) -> bool:
                or w == "&" or w in _NAME_PARTICLES for w in publisher + name)
 
 
+# Whole-text credits of other shapes (forty-sixth pass, A): a studio or photographer in
+# brackets, "(Al ‘Hughes’ Dukes Photography)"; credit words with no name, "Photo credit"; a
+# licence line, "Photo used under Creative Commons from theparadigmshifter".
+_BRACKET_CREDIT_RE = re.compile(r"[(\[][^()\[\]]*\bphotograph(?:y|ers?)\b[^()\[\]]*[)\]]\W*",
+                                re.I)
+_CREDIT_WORDS_ONLY_RE = re.compile(r"(?:photo|image|picture|photograph)\s+(?:credits?|courtesy)"
+                                   r"\W*", re.I)
+_LICENCE_LINE_RE = re.compile(r"(?:photo|image|picture|photograph)\s+(?:used|licensed|shared|"
+                              r"reproduced)\s+under\b", re.I)
+_LICENCE_WORDS = ("creative commons", "cc ", "cc-", "licence", "license")
+
+
+def _courtesy_name(text: str, words: list[str]) -> bool:
+    """"Courtesy Thomas Wallace Design" (<= 6 words, no "of") or "Courtesy of JD Thomas/Flickr
+    Creative Commons" (7-10 words): every word after "Courtesy" ("of") a name's."""
+    rest = text.split(None, 1)[1] if " " in text else ""
+    if rest.startswith("of "):
+        if not 7 <= len(words) <= 10:
+            return False
+        rest = rest[3:]
+    elif len(words) > 6:
+        return False
+    names = rest.replace("/", " ").split()
+    return bool(names) and all(w[:1].isupper() or w[:1].isdigit() or w == "&"
+                               or w in _NAME_PARTICLES for w in names)
+
+
+def _whole_credit(text: str, f) -> bool:
+    """Whether the whole ``text`` is a credit of a shape the edits below would not cut whole."""
+    low = f.low
+    if "/" in text or " via " in text:
+        if bare_credit(text):
+            return True  # the whole text is a credit line
+    if low.startswith("courtesy"):
+        if len(f.words) <= 6 and _COURTESY_RE.match(low):
+            return True  # "Courtesy of TeleGeography.", "Courtesy: NASA"
+        if text[:8] == "Courtesy" and _courtesy_name(text, f.words):
+            return True
+    if text[:1] in "([" and len(f.words) <= 8 and "photograph" in low \
+            and _BRACKET_CREDIT_RE.fullmatch(text):
+        return True
+    if len(f.words) <= 3 and _CREDIT_WORDS_ONLY_RE.fullmatch(text):
+        return True
+    return (" under " in low and _LICENCE_LINE_RE.match(text) is not None
+            and any(w in low for w in _LICENCE_WORDS))
+
+
 def credit(text, ctx=None):
     f = facts(text, ctx)
     low = f.low
-    if "/" in text and bare_credit(text):
-        return ""  # the whole text is a credit line
-    if low.startswith("courtesy") and len(f.words) <= 6 and _COURTESY_RE.match(low):
-        return ""  # the whole text is a credit: "Courtesy of TeleGeography.", "Courtesy: NASA"
+    if _whole_credit(text, f):
+        return ""
     m = _COPYRIGHT_RE.search(text) if "©" in text or "(c)" in low or "copyright" in low else None
     if m is not None:
         rest = text[m.end():]
@@ -1655,7 +1714,8 @@ _PRICE_WORDS = frozenset("usd eur gbp chf dollar dollars euro euros bucks us".sp
 _PHRASE_KEYS = _PROMO.keys | _ADULT.keys | _SPAM.keys
 # "by", "courtesy" and "via" are common words: credit acts on them only after "photo",
 # "photograph", "image" or "picture" (_PHOTO_BY_RE), so the gate asks for both.
-_BY_WORDS = frozenset("by courtesy via credit".split())
+# "under": a licence line, "Photo used under Creative Commons ..." (forty-sixth pass, A).
+_BY_WORDS = frozenset("by courtesy via credit credits under".split())
 _PHOTO_WORDS = frozenset("photo photograph image picture illustration".split())
 # ... or after these at a sentence's start (_MEDIA_BY_RE).
 _MEDIA_WORDS = frozenset("animation animations graphic graphics video videos photos photography "
@@ -1718,7 +1778,8 @@ def may_fire(f) -> int:
     if digits and "lu" in cls and ("dl" in cls or "du" in cls):
         bits |= BIT["filename"]  # an image id (_ID_RE)
     if not _TRIGGER_WORDS.isdisjoint(words):
-        if not _CREDIT_WORDS.isdisjoint(words) or words[0] == "courtesy" or (
+        # "via" alone: a bare credit "James D. Smith via AP" (forty-sixth pass, A)
+        if not _CREDIT_WORDS.isdisjoint(words) or words[0] == "courtesy" or "via" in words or (
                 not _BY_WORDS.isdisjoint(words) and not (_PHOTO_WORDS.isdisjoint(words)
                                                          and _MEDIA_WORDS.isdisjoint(words))):
             bits |= BIT["credit"]

@@ -318,7 +318,8 @@ class Extractor(MapStage):
         its own (a figcaption, a CMS caption element: that is its text), in the content or
         in a related / aside region, where only a link going where the picture's link goes
         names it (as a side there is kept only as one link's text, :meth:`_sides`;
-        forty-fourth pass, R); furniture's pictures gain none (with page roles off every
+        forty-fourth pass, R), or, for a picture in no link, a heading that is wholly one
+        link (forty-eighth pass, U); furniture's pictures gain none (with page roles off every
         side is read, so a card's title too: the comparison pool of tools/caption_draw holds
         it), else ``("", "", False)``."""
         in_region = self.page_roles and bool(img.region)

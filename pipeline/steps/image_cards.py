@@ -32,14 +32,23 @@ def card_title(node, link, limit: int, by_link: bool = False,
     ``after``: the title follows the picture in document order.  ``by_link``: only the text
     of the links going where the picture's link goes is a title, not a lone heading (a
     picture in a related / aside region, forty-fourth pass: there a heading beside a picture
-    is as often a promo box's).  ``memo``: one dict per page, shared by its pictures (the
-    pictures of one widget climb through the same ancestors).  ``blank_block``: the walk read
-    no text in the picture's nearest block (:meth:`PageImages.blank_block`)."""
-    if by_link and not _href(link):
-        return "", False  # no link to share: no climb (most region pictures)
+    is as often a promo box's); a region picture in no link at all takes the card's one
+    heading only where that heading is wholly one link to a page, the card's one link text
+    going there (forty-eighth pass, U: popular-posts widgets link the title, not the picture;
+    a promo box's "Sponsors" heading links nowhere).  ``memo``: one dict per page, shared by
+    its pictures (the pictures of one widget climb through the same ancestors).
+    ``blank_block``: the walk read no text in the picture's nearest block
+    (:meth:`PageImages.blank_block`)."""
+    if by_link and link is not None and not _href(link):
+        return "", False  # a link going nowhere to share: no climb
     card = _card(node, {} if memo is None else memo, blank_block)
     if card is None:
         return "", False
+    if by_link and link is None:
+        title = _linked_heading(card)
+        if title is None:
+            return "", False
+        return cut(_text(title), limit), _follows(card, node, title)
     heads = [] if by_link else [h for h in card.css(_HEADINGS) if _text(h)]
     if len(heads) == 1:
         title = heads[0]
@@ -48,6 +57,20 @@ def card_title(node, link, limit: int, by_link: bool = False,
         if title is None:
             return "", False
     return cut(_text(title), limit), _follows(card, node, title)
+
+
+def _linked_heading(card):
+    """The card's one heading with text if it is wholly one link to a page and that link is
+    the card's one link text going there (:func:`_same_link`), else None."""
+    heads = [h for h in card.css(_HEADINGS) if _text(h)]
+    if len(heads) != 1:
+        return None
+    links = [a for a in heads[0].css("a[href]") if _text(a)]
+    if len(links) != 1 or not _href(links[0]) \
+            or " ".join(_text(links[0]).split()).casefold() \
+            != " ".join(_text(heads[0]).split()).casefold():
+        return None
+    return _same_link(card, links[0])
 
 
 def _card(node, memo: dict, blank_block: bool = False):

@@ -176,6 +176,17 @@ def _icon_folder(folder: str) -> bool:
         return False
     return stem == "icon" and word != folder or (len(stem) > 4 and not stem.endswith(_NOT_ICON))
 _DIR_CACHE: dict[str, str] = {}
+# Drupal core's image-style derivatives: ".../files/styles/<style>/<scheme>/<path>"
+# (ImageStyle::buildUri), <scheme> a stream wrapper of core.
+_DRUPAL_SCHEMES = frozenset(("public", "private"))
+
+
+def _drupal_style(folders: list[str], i: int) -> bool:
+    """Whether ``folders[i]`` is the style name of a Drupal image-style URL: the site's name
+    for a derivative size and slot ("desktop_banner": the slot of a page's hero picture), whose
+    "banner" word names no ad folder (forty-seventh pass, rule D)."""
+    return 0 < i < len(folders) - 1 and folders[i - 1] == "styles" \
+        and folders[i + 1] in _DRUPAL_SCHEMES
 
 
 def folder_role(low: str) -> str:
@@ -194,11 +205,14 @@ def folder_role(low: str) -> str:
     hit = _DIR_CACHE.get(path)
     if hit is None:
         hit = ""
-        for folder in path.split("/"):
+        folders = path.split("/")
+        for i, folder in enumerate(folders):
             role = _DIR_ROLES.get(folder) or ("logo" if folder.endswith("logo") else "")
             if not role and ("_" in folder or "-" in folder):
                 role = next((_DIR_WORD_ROLES[w] for w in _DIR_SPLIT_RE.split(folder)
                              if w in _DIR_WORD_ROLES), "")
+            if role == "ad" and "banner" in folder and _drupal_style(folders, i):
+                role = ""
             if not role and "icon" in folder and _icon_folder(folder):
                 role = "icon"
             if role:

@@ -112,6 +112,14 @@ FAMILIES = {
     "credit_bare": lambda n: _fill("A/", n, "Photo: "),
     "credit_slashes": lambda n: _fill("Aa / ", n),
     "credit_brackets": lambda n: _fill("[photo ", n, "", "]"),
+    # forty-sixth pass (A): whole-text credits of new shapes
+    "credit_bracket_studio": lambda n: _fill("photography", n, "(a ", "x"),   # _BRACKET_CREDIT_RE
+    "credit_bracket_studio_spaced": lambda n: _fill("a", n, "(Jane photography ", "x"),
+    "credit_courtesy_names": lambda n: _fill("Aa/", n, "Courtesy of "),
+    "credit_courtesy_bare": lambda n: _fill("A", n, "Courtesy ", " x"),
+    "credit_via": lambda n: _fill("Aa/", n, "", " via AP"),
+    "credit_licence": lambda n: _fill("a ", n, "Photo used under ", "cc"),
+    "credit_words_only": lambda n: _fill(".", n, "Photo credit"),
     # --- boilerplate / promo / price -----------------------------------------------------
     "boiler_pub_name": lambda n: _fill("Aa ", n, "", "Blo"),       # (?:[A-Z][\w.-]*/? ){1,5}
     "boiler_feed": lambda n: _fill("posted ", n, "the "),

@@ -40,7 +40,15 @@ DROPS = {
                "- Sean Gallup/Getty Images News", "Odd Andersen /AFP",
                # twenty-eighth pass: other media credited the same way (rule A)
                "Animation by Lisa Larson-Walker.", "Graphic by The Washington Post",
-               "Photos by Jane Doe", "Video courtesy of NASA"],
+               "Photos by Jane Doe", "Video courtesy of NASA",
+               # forty-sixth pass (A): more whole-text credits
+               "Christopher Michel/Flickr", "Jane Doe/Wikimedia Commons",
+               "Image Christopher Michel/Flickr", "James D. Smith via AP",
+               "Courtesy Thomas Wallace Design", "Courtesy Zillow",
+               "Courtesy of JD Thomas/Flickr Creative Commons",
+               "(Al ‘Hughes’ Dukes Photography)", "[Studio Photographer Jane Doe]",
+               "Photo credit", "Image credits", "Photo courtesy",
+               "Photo used under Creative Commons from theparadigmshifter"],
     "boilerplate": ["logo", "Logo", "image", "click here", "photo of", "Image 3", "ACME Corp logo",
                     "search icon", "article image", "lifebuzz newsletter", "Pin Print",
                     "Bookmark and Share", "Jump to Recipe", "Follow via Facebook",
@@ -247,7 +255,14 @@ KEEPS = {
                "A video by the BBC shows the flood in the town",
                "Maps by hand: a cartographer at her desk",
                # a name and its writing (twenty-seventh pass, rule E)
-               "Sichuan Dumplings (Zhong Dumplings/钟水饺)", "A dumpling tray (Jiaozi/饺子)"],
+               "Sichuan Dumplings (Zhong Dumplings/钟水饺)", "A dumpling tray (Jiaozi/饺子)",
+               # a name alone is a name-only caption; "via" and "courtesy" in other senses;
+               # a photography studio's own picture named in words (forty-sixth pass, A)
+               "Joaquin Phoenix", "Recipe via Serious Eats", "Flickr Headquarters",
+               "Courtesy car available for all customers",
+               "Courtesy of the house: free bread for every table tonight",
+               "Wikimedia Foundation", "Tofu Katsu (Food Photography)",
+               "A photo used under the bridge as a marker"],
     "boilerplate": ["Logo design for a small bakery in Berlin", "A list of things to add to the stew", "A photo of my grandmother",
                     "A car powered by hydrogen", "The policy on privacy was debated",
                     "Photo of a dog running on the beach", "Image recognition at work",

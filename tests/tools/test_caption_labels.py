@@ -53,14 +53,14 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in range(2, 30)
+        assert lab.get("sample", 2) in range(2, 31)
         # samples 5, 10, 12 are stratified by region (header / footer / menu images), sample 11
         # and 13 by a stratum of their own ("larger": thumbnails naming a larger version;
-        # "resize": thumbnails a resizing CDN serves small), samples 14 to 29 are random draws
+        # "resize": thumbnails a resizing CDN serves small), samples 14 to 30 are random draws
         # capped at 3 items a site ("capped": no plain random draw, so reported on its own): they say so
         # and name each item's stratum, so that measure() keeps them out of the split's figures
         assert (lab.get("sample") in (5, 10, 12)) == (lab.get("stratified") == "region"), lab
-        assert (lab.get("sample") in (11, 13, *range(14, 30))) == (lab.get("stratified") == "stratum"), lab
+        assert (lab.get("sample") in (11, 13, *range(14, 31))) == (lab.get("stratified") == "stratum"), lab
         if lab.get("stratified") == "region":
             assert lab["region"] in ("nav", "header", "footer") and lab["split"] == "dev"
         if lab.get("stratified") == "stratum":
@@ -69,7 +69,8 @@ def test_the_labels_are_well_formed(path):
                                       18: "capped", 19: "capped", 20: "capped",
                                       21: "capped", 22: "capped", 23: "capped",
                                       24: "capped", 25: "capped", 26: "capped",
-                                      27: "capped", 28: "capped", 29: "capped"}[lab["sample"]] \
+                                      27: "capped", 28: "capped", 29: "capped",
+                                      30: "capped"}[lab["sample"]] \
                 and lab["split"] == "dev"
     counts = Counter(lab["label"] for lab in labels)
     assert len(labels) >= 200 and min(counts.values()) >= 35, counts
@@ -285,7 +286,15 @@ def test_the_fresh_dev_sample_14(english):
 # estimate.  Junk kept meets the issue's 0.08, good lost does not.  After the forty-fourth
 # pass's R (a card's title by the link going where the picture's goes, in related / aside
 # regions; mined on this sample's four related recipes) good lost 0.114 (4 of 35), junk kept
-# unchanged.
+# unchanged; after the forty-seventh pass's D (a Drupal image style's "banner" is no ad folder:
+# nestle-family's hero, mined) 0.086 (3 of 35).
+# Sample 30 (forty-eighth pass): 130 more English dev items nobody had read (seed 20261157, at
+# most 3 a site, 98 sites: 30 good, 62 junk, 38 vague; 25 card titles), drawn on main 03d9aca,
+# labelled by eye and committed (b133e5e) before anything was measured on them, then measured
+# once on main's rules (03d9aca): junk kept 0.097 (6 of 62: a cover's "undefined cover image",
+# a native ad's teaser, a recipe step heading read as a card title, a credit alone, two ad
+# banners' alts), good lost 0.133 (4 of 30: a related recipe's card title, two menu pictures'
+# alts, a one-word side "Guacamole"), the pass's fresh estimate.  Neither bound is met.
 @pytest.mark.parametrize("sample,max_junk_kept,max_good_lost", [(15, 0.08, 0.07),
                                                                 (16, 0.04, 0.07),
                                                                 (17, 0.08, 0.18),
@@ -300,10 +309,11 @@ def test_the_fresh_dev_sample_14(english):
                                                                 (26, 0.07, 0.04),
                                                                 (27, 0.06, 0.04),
                                                                 (28, 0.04, 0.04),
-                                                                (29, 0.03, 0.12)])
+                                                                (29, 0.03, 0.09),
+                                                                (30, 0.10, 0.10)])
 def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
     fresh = english[f"dev-s{sample}"]["all"]
-    assert fresh["n_good"] >= 19 and fresh["n_junk"] >= 70  # sample 29: 70 junk
+    assert fresh["n_good"] >= 19 and fresh["n_junk"] >= 62  # sample 30: 62 junk
     assert fresh["junk_kept"] <= max_junk_kept
     assert fresh["good_lost"] <= max_good_lost
 
@@ -373,13 +383,23 @@ def _missed(sample: int, why: str):
         "good alt kept); 'Milan' and 'Lemurosaurus', one word; a 48 px menu picture; a "
         "recipe hero's copy under a Drupal 'desktop_banner' style, role ad (its other copy "
         "keeps the alt); 0.114, 4 of 35, after the forty-fourth pass's R read the four card "
-        "titles (mined): the four others remain; docs/captions.md)"))])
+        "titles (mined); 0.086, 3 of 35, after the forty-seventh pass's D read the hero "
+        "(mined): the three others remain; docs/captions.md)")),
+    _missed(30, (
+        "good lost <= 0.05 is not met on the fresh dev sample 30 (0.133, 4 of 30, "
+        "measured once on main's rules at 03d9aca: a related recipe's card title not read, "
+        "two menu pictures' alts ('On The Cover: Chris Hemsworth', 'Washington, D.C.') as "
+        "furniture, a one-word side 'Guacamole'; 0.100, 3 of 30, after the forty-eighth "
+        "pass's U read the card title (mined): the three others remain; docs/captions.md)"))])
 def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
     assert english[f"dev-s{sample}"]["all"]["good_lost"] <= 0.05
 
 
 @pytest.mark.parametrize("sample", [15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
-                                    29])
+                                    29, _missed(30, (
+    "junk kept <= 0.08 is not met on the fresh dev sample 30 (0.097, 6 of 62, measured once "
+    "on main's rules at 03d9aca: 'undefined cover image', a native ad's teaser, a recipe step "
+    "heading as a card title, a credit alone, two ad banners' alts; docs/captions.md)"))])
 def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
     # samples 15 to 17 meet it after their passes' changes (0.048, 0.026, 0.065); sample 19
     # as first measured (0.071) and after the twentieth pass (0.059); sample 20 not as first

@@ -141,6 +141,38 @@ def test_with_page_roles_off_a_cards_title_is_read_in_any_region():
     assert "related.jpg" not in extracted(html)
 
 
+def test_a_region_picture_in_no_link_takes_a_heading_that_is_one_link():
+    # forty-eighth pass, U: fitmencook's popular-posts card (related): the picture in no link,
+    # the title a heading wholly linked to the post; a promo box's heading that links nowhere
+    # ("Sponsors"), a heading only partly a link, a card whose other link to the post says
+    # something else, and a footer card gain none
+    card = ('<div class="{c}"><div class="popular_post"><figure><img src="/up/{n}.jpg" '
+            'width="2000" height="1125" alt=""></figure><h2 class="grid_title">{h}</h2>'
+            '<p>I still remember the day these...</p>{x}<span>November 3, 2025</span>'
+            '</div></div>')
+    link = '<a href="/recipes/{n}/">{t}</a>'
+    html = page(
+        card.format(c="related-posts", n="klondike", x="", h=link.format(
+            n="klondike", t="Mango Coconut Protein Nice Cream Klondike Bars (V)"))
+        + card.format(c="sidebar", n="sponsors", x="", h="Sponsors")
+        + card.format(c="sidebar", n="partly", x="", h="New: " + link.format(
+            n="partly", t="Ground Bison Bowl"))
+        + card.format(c="related-posts", n="readmore", h=link.format(
+            n="readmore", t="Spicy Korean Ground Turkey Recipe"),
+            x='<a href="/recipes/readmore/">Read more</a>')
+    ).replace("</body>", '<footer class="site-info"><div class="item"><figure>'
+              '<img src="/up/footer.jpg" alt=""></figure><h2>' + link.format(
+                  n="footer", t="Budget Potato Stuffed Burritos") + '</h2><p>Our pick</p>'
+              '</div></footer></body>')
+    got = extracted(html)
+    meta = got["klondike.jpg"][("surrounding",
+                                "Mango Coconut Protein Nice Cream Klondike Bars (V)")]
+    assert meta["card_title"] is True and meta["region"] == "related"
+    assert meta["after"] and not meta["before"]
+    for name in ("sponsors.jpg", "partly.jpg", "readmore.jpg", "footer.jpg"):
+        assert all(src != "surrounding" for src, _ in got.get(name, {})), (name, got.get(name))
+
+
 def test_the_climb_skips_only_levels_with_no_text():
     # speed pass 18: the levels up to the picture's nearest block are not read where the
     # walk read no text in that block (PageImages.blank_block); every picture of the real

@@ -470,6 +470,23 @@ def test_only_header_and_banner_are_read_as_words_of_a_folder_name(url):
     assert image_role(url, {}, None, None, "") == ""
 
 
+@pytest.mark.parametrize("url,role", [
+    # forty-seventh pass, rule D: a Drupal image style's name is a derivative's size and slot,
+    # its "banner" no ad folder (nestle-family's recipe hero under "desktop_banner")
+    ("https://e.com/sites/s.com/files/styles/desktop_banner/public/2020-01/17154---Roasted"
+     "-Chicken-with-Oriental-Rice.jpg?itok=wUcsrDWz", ""),
+    ("https://e.com/sites/default/files/styles/banner/private/hero.jpg", ""),
+    # only "banner", only in the style segment (then "public" / "private", core's schemes)
+    ("https://e.com/sites/default/files/styles/logo/public/brands5c9.png", "logo"),
+    ("https://e.com/files/styles/blog_channel_header_768x100/public/strip.png", "furniture"),
+    ("https://e.com/sites/default/files/styles/promo/public/a.jpg", "ad"),
+    ("https://e.com/files/styles/top_banner/s3/a.jpg", "ad"),
+    ("https://e.com/oth_banner/styles/thumb/public/a.jpg", "ad"),
+])
+def test_a_drupal_image_styles_banner_is_no_ad_folder(url, role):
+    assert image_role(url, {}, None, None, "") == role
+
+
 @pytest.mark.parametrize("url", [
     "http://imgs.sfgate.com/graphics/partners/kaango/pets/kaango_classifieds.gif",
     "http://images.recipe.com/recipe/images/partners/100_bhg.jpg",
