@@ -94,6 +94,7 @@ def _tag_ids() -> dict[int, int]:
 _KNOWN_IDS = 0x1000
 _ACTION_ID = {**_tag_ids(), 2: _DO_EMPTY_TEXT, 3: _DO_SKIP, 4: _DO_SKIP, 5: _DO_SKIP}
 (_IMG_ID,) = (tag_id for tag_id, do in _ACTION_ID.items() if do == _DO_IMG)
+# <base> by lexbor's tag id: _page_items tells the query's <base> elements from the rest.
 _BASE_ID = LexborHTMLParser("").create_node("base").tag_id
 # The tags of the pre-figcaption caption containers (_CMS_BOXES): div, table, dl.
 _BOX_TAG_IDS = frozenset(LexborHTMLParser("").create_node(name).tag_id

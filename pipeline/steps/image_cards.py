@@ -86,9 +86,9 @@ def _card(node, memo: dict, blank_block: bool = False):
         if card is None or card.tag_id in _PAGE_TAG_IDS:
             return None
         if inside:
-            # Inside the blank block, or the block itself (the walk's text is all that
-            # _has_text reads, and more): blank, without reading it again (the climb's
-            # first levels, 58% of its _has_text calls on the bench's pages).
+            # Inside the blank block, or the block itself: the walk's tokens there hold
+            # every text _has_text would read (and a docutils permalink's), so blank,
+            # without reading it again (58% of the climb's _has_text calls, bench pages).
             inside = card.tag_id not in BLOCK_TAG_IDS
         else:
             key = card.mem_id

@@ -123,9 +123,10 @@ class PageImages:
         return img
 
     def blank_block(self, img: ImageRef) -> bool:
-        """Whether the walk read no text in the image's nearest block (whitespace only: its
-        before and after texts may still be blank where they are not, an escaped no-break
-        space decodes to blank), so no element at or below that block holds any."""
+        """Whether the walk read no text in the image's nearest block (its tokens all
+        whitespace), so no element at or below that block holds any.  Read from the tokens,
+        not from the before / after texts: those can be blank where the tokens are not (an
+        escaped no-break space, "&amp;nbsp;", decodes to one)."""
         lo, hi = img.block
         return not "".join(self.tokens[lo:hi]).strip()
 
