@@ -131,7 +131,8 @@ _FRAME_DOS = frozenset((_DO_FIGURE, _DO_PICTURE, _DO_A))
 BLOCK_TAG_IDS = frozenset(tag_id for tag_id, do in _ACTION_ID.items() if do in _BLOCK_DOS)
 
 
-def image_subtrees(root, items, containers: frozenset = frozenset()) -> list | None:
+def image_subtrees(root, items, containers: frozenset = frozenset(),
+                   alone: set | None = None) -> list | None:
     """The parts of ``root`` the walk must read for its images: ``items``, the ``<img>``
     elements of ``root`` and its lazy containers (their mem_ids in ``containers``) in
     document order.  Returns ``[(element, its ancestors below root, outermost first)]`` in
@@ -145,11 +146,19 @@ def image_subtrees(root, items, containers: frozenset = frozenset()) -> list | N
     needs all of ``root``.  Pages are mostly markup no image needs (58% of the nodes of the
     bench's pages), and the walk costs per node.  Images the walk never reaches (inside a
     skipped element: script, svg, ...) need nothing.  A lazy container is read like its
-    image, itself included (its own block, figure or link frame is open for its image)."""
+    image, itself included (its own block, figure or link frame is open for its image).
+
+    ``alone`` (a set): an ``<img>`` with no such block is walked as a subtree of its own
+    instead, its outermost figure, picture or link, else itself, and its mem_id added to
+    ``alone``.  Its record is then the whole walk's but for its token ranges (its figure,
+    picture and links are open, its region reads its ancestors): its texts must be read from
+    the whole walk (:meth:`PageImages.fill`).  Such images are nearly all tracking pixels
+    straight under ``<body>``: on 19 of the bench's 110 pages they cost the whole walk."""
     top = root.mem_id
     # mem_id -> (skipped, inside a frame, the subtree above the outermost frame, the
-    # nearest block): for the element and its ancestors, each read once per page.
-    memo = {top: (False, False, None, None)}
+    # nearest block, the outermost frame): for the element and its ancestors, each read
+    # once per page.
+    memo = {top: (False, False, None, None, None)}
     tops: dict = {}
     for item in items:
         node, todo = (item if item.mem_id in containers else item.parent), []
@@ -159,22 +168,25 @@ def image_subtrees(root, items, containers: frozenset = frozenset()) -> list | N
             if node is None:
                 return None  # not below root (never met): the walk decides, as before
         for node in reversed(todo):
-            skipped, framed, sub, near = got
+            skipped, framed, sub, near, frame = got
             do = _ACTION_ID.get(node.tag_id, _DO_PLAIN)
             if do > _DO_A:
                 skipped = True  # the walk does not enter it
             elif do in _FRAME_DOS and not framed:
-                framed, sub = True, near  # the block above the outermost frame
+                framed, sub, frame = True, near, node  # the block above the outermost frame
             if do in _BLOCK_DOS:
                 near = node
-            got = (skipped, framed, sub, near)
+            got = (skipped, framed, sub, near, frame)
             memo[node.mem_id] = got
-        skipped, framed, sub, near = got
+        skipped, framed, sub, near, frame = got
         if skipped:
             continue
         sub = sub if framed else near
         if sub is None:
-            return None
+            if alone is None or item.mem_id in containers:
+                return None
+            alone.add(item.mem_id)
+            sub = frame if framed else item
         tops.setdefault(sub.mem_id, sub)
     out = []
     for sub in tops.values():  # in document order: each first met at its first image
@@ -311,6 +323,8 @@ def walk(root, base: str, containers: frozenset = frozenset(),
                     pictures[-1][0] if pictures else "", attrs, len(tokens), blocks[-1],
                     figures[-1] if figures else None, links > 0, region=region_of(stack, memo),
                     link=_innermost_link(stack) if links else None, node=node))
+                if len(stack) == floor:
+                    break  # an image walked alone (image_subtrees): its siblings are not
             elif do == _DO_BREAK:
                 add(" ")
             elif do == _DO_SOURCE:
@@ -523,8 +537,17 @@ def find_images(text: str, page_url: str, surrounding_chars: int = 300,
     out.authors = tuple(dict.fromkeys(a for a in authors if a))
     if body is None:
         return out
-    out.tokens, out.images, out.spans = walk(body, base, containers,
-                                             image_subtrees(body, items, containers))
+    # With texts to be read now, every one of them is: an image walked alone would ask
+    # for the whole walk at once.
+    alone: set | None = None if texts else set()
+    subtrees = image_subtrees(body, items, containers, alone)
+    out.tokens, out.images, out.spans = walk(body, base, containers, subtrees)
+    if subtrees is not None and alone:
+        # Their texts are the whole walk's, made only if one of them is asked for
+        # (PageImages.fill): a tracking pixel's never are, its role drops it first.
+        out.unread = frozenset(img.index for img in out.images
+                               if img.node is not None and img.node.mem_id in alone)
+        out.whole = lambda: walk(body, base, containers)
     out.captions = cms_captions(max_text_chars)
     choose_urls(out.images, base)
     out.ends = [e for _, e in out.spans]

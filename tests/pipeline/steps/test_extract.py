@@ -683,3 +683,40 @@ def test_author_marks_read_what_the_three_searches_and_the_pattern_did():
     for text in texts:
         assert _author_marks(text) == before(text), text
     assert sum(bool(before(t)[1]) for t in texts) > 1000  # the pattern matched often
+
+
+@pytest.mark.parametrize("html", [
+    # tracking pixels straight under body, and in a <noscript> there
+    "<p>a<img src=/a.jpg alt=a>b</p><img src=/px.gif width=1 height=1>"
+    "<noscript><img src=/ns.gif></noscript><div>c<img src=/d.jpg>d</div>",
+    # a link under body around a block, a figure with a figcaption after it, a picture
+    "text<a href=/x.jpg title=T><div>in link<img src=/e.jpg></div></a> after <a href=/y>L</a>"
+    "<figure><img src=/f.jpg></figure><figcaption>Cap</figcaption>"
+    "<picture><source srcset=/p.webp><img src=/g.jpg></picture><p>x<img src=/h.jpg>y</p>",
+    "<img src=/first.jpg alt=1>between<img src=/second.jpg alt=2><p>p<img src=/i.jpg></p>",
+    # body text before a block whose image's sides are partly link text: the token indices
+    # of the two walks differ, so its window must be read again from the whole walk
+    "intro words here <img src=/px.gif><p>x <a href=/l>linked words</a><img src=/k.jpg> y "
+    "<a href=/m>more</a> z</p>",
+])
+def test_images_walked_alone_read_the_whole_walks_texts(html):
+    # speed pass 18: an <img> with no block below body is walked alone (its outermost
+    # figure, picture or link, else itself) and the whole walk is made only when its texts
+    # are asked for; then every record is the whole walk's, those filled before included
+    def row(found, img):
+        return (img.index, img.url, img.alt, img.title, img.caption, img.before, img.after,
+                img.region, img.in_link, img.figure is not None, found.links(img, False),
+                found.links(img, True))
+
+    whole = find_images(html, URL)  # texts read at once: the whole walk, as before
+    assert not whole.unread
+    lazy = find_images(html, URL, texts=False)
+    assert lazy.unread and lazy.whole is not None  # some images were walked alone
+    others = [img for img in lazy.images if img.index not in lazy.unread]
+    for img in others:
+        lazy.fill(img)
+    assert lazy.whole is not None  # the others need no whole walk
+    for i in sorted(lazy.unread):
+        lazy.fill(lazy.images[i])
+    assert lazy.whole is None
+    assert [row(lazy, img) for img in lazy.images] == [row(whole, img) for img in whole.images]
