@@ -91,6 +91,13 @@ Before the rules, the text's whitespace is collapsed and non-ASCII text is NFC-n
 |    |                |            | ; Title-case words count as known outside German ("Diri Kole  |                         |
 |    |                |            | ak Pwa recipe", "Foglio Wall ... Tobia Scarpa"); a text kept  |                         |
 |    |                |            | over the bound records why in ``meta["oov_by"]``              |                         |
+| 24 | tail           | edit       | after every rule has kept the text (a final edit: the rules   | text_tail               |
+|    |                |            | above judged it whole), a teaser's metadata ending it is cut: |                         |
+|    |                |            | a cooking time (`Chicken Soup 80 mins Ratings`), a reading    |                         |
+|    |                |            | time, a count of comments / reviews, an age (`20 hours ago`), |                         |
+|    |                |            | a date glued on or after a plain word or a label (`posted on  |                         |
+|    |                |            | Sep 9, 2015`), `Read More`; not after a phrase word (`Bake    |                         |
+|    |                |            | for 40 mins`), not leaving fewer than two words               |                         |
 
 One rule more judges a text with its candidate, after the rules above (``CANDIDATE_RULES``;
 the text's cached result does not know its source), and is disabled by its own name too:
@@ -110,7 +117,7 @@ A text naming its picture's file (``filters/file_names.py``: "Bourbon Balls" bes
 decides it per candidate, ``TextCleaner._named``): own text wherever it sits, all capitals
 title-cased, not judged by its vocabulary nor, up to three words, by fastText's language.
 
-Rules 19-21 use the cleaner's configuration and models through ``ctx`` and write
+Rules 21-23 use the cleaner's configuration and models through ``ctx`` and write
 ``meta["n_words"]``, ``meta["lang"]``, ``meta["lang_conf"]`` and ``meta["oov_ratio"]``.
 """
 from __future__ import annotations
@@ -535,16 +542,19 @@ def _has_label_hint(low: str) -> bool:
 # (below) would keep the photographer's name as if it were a caption.  Two to four parts split
 # by "/", each of 1-6 words, one of them an agency (or "... via Getty Images"), every other
 # word capitalised, an initial or a name particle.
-_BARE_AGENCY_RE = re.compile(
-    r"(?:getty(?: images)?(?: news| sport| entertainment)?|ap(?: photo| images)?|reuters|afp"
+_AGENCY_NAMES = (
+    r"getty(?: images)?(?: news| sport| entertainment)?|ap(?: photo| images)?|reuters|afp"
     r"|epa(?:-efe)?|tns|invision|shutterstock(?:\.com)?|istock(?:photo)?|alamy|corbis"
     r"|imagn(?: images)?|usa today(?: sports| network)?|bloomberg|dpa|picture[ -]alliance"
     r"|zuma(?: press| wire)?|rex(?: features)?|nurphoto|sipa(?: usa)?|anadolu(?: agency)?"
-    r"|wireimage|filmmagic|uncredited|.+ via getty images"
+    r"|wireimage|filmmagic|uncredited"
     # Photo-sharing and licence sources (forty-sixth pass, A): "Christopher Michel/Flickr",
     # "Courtesy of JD Thomas/Flickr Creative Commons", "Jane Doe/Wikimedia Commons".
     r"|flickr(?: creative commons| cc)?|wikimedia(?: commons)?|wikipedia|creative commons"
-    r"|cc[ -]by(?:[ -](?:sa|nd|nc))*(?: \d\.\d)?|unsplash|pexels|pixabay)", re.I)
+    r"|cc[ -]by(?:[ -](?:sa|nd|nc))*(?: \d\.\d)?|unsplash|pexels|pixabay"
+    # Icon Sportswire, once Icon SMI (forty-ninth pass, C): "Cliff Welch/Icon SMI".
+    r"|icon smi|icon sportswire")
+_BARE_AGENCY_RE = re.compile(rf"(?:{_AGENCY_NAMES}|.+ via getty images)", re.I)
 _NAME_PARTICLES = frozenset("de van von der del da di la le al bin via".split())
 # One label word before a bare credit line: "Image Christopher Michel/Flickr" (forty-sixth pass).
 _BARE_LABELS = ("Image ", "Photo ", "Photograph ", "Picture ", "Credit ")
@@ -574,6 +584,37 @@ def bare_credit(text: str) -> bool:
         elif not all(w[:1].isupper() or w in _NAME_PARTICLES for w in words):
             return False
     return agency and n <= 12
+
+
+# A credit glued before a caption (forty-ninth pass, C): "Kyle Ross/USA TODAY Sports Joel
+# Embiid and Krisapts Porzingis jump center", "Stephen Chernin/Getty ImagesShouldn't suitcases
+# of cash ...".  The agency's name says where the credit ends: 2-4 name words (or an agency),
+# "/" with no space, an agency, then a space before a capital, a digit or a quote, or the
+# caption glued on ("ImagesShouldn't": a lower-case letter, then a capital and a lower-case
+# one).  A spaced slash is a name's second writing or a dish and its photographer ("Thai
+# Pandan Chicken / Gai Haw Bai Toey"); "for <publication>" credits are not cut (where the
+# publication's name ends is not known).  Each name word is a run without a space, so the
+# pattern splits a text one way.
+_NAME_WORD = r"(?:[A-Z][\w.'’-]*|de|van|von|der|del|da|di|la|le|al|bin)"
+_LEAD_CREDIT_RE = re.compile(
+    rf"(?:{_NAME_WORD}(?: {_NAME_WORD}){{1,3}}|(?i:{_AGENCY_NAMES}))/(?i:{_AGENCY_NAMES})"
+    r"(?: (?=[A-Z\d\"“‘'])|(?<=[a-z])(?=[A-Z][a-z]))")
+# Where the credit's slash may stand (the gate, may_fire, asks the same).
+_LEAD_CREDIT_CHARS = 48
+# "© Getty Images Nach ihrer Trennung ...": the agency's whole name after a copyright sign.
+_COPYRIGHT_AGENCY_RE = re.compile(rf"\s*(?:{_AGENCY_NAMES}) (?=\S)", re.I)
+
+
+def _lead_credit(text: str) -> str:
+    """``text`` without a credit line glued before it (see above); ``text`` itself where
+    there is none or fewer than two words would be left."""
+    if "/" not in text[:_LEAD_CREDIT_CHARS]:
+        return text
+    m = _LEAD_CREDIT_RE.match(text)
+    if m is None:
+        return text
+    rest = text[m.end():]
+    return rest if len(rest.split()) >= 2 else text
 
 
 def publisher_credit(text: str) -> bool:
@@ -645,12 +686,19 @@ def credit(text, ctx=None):
     low = f.low
     if _whole_credit(text, f):
         return ""
+    text = _lead_credit(text)
     m = _COPYRIGHT_RE.search(text) if "©" in text or "(c)" in low or "copyright" in low else None
     if m is not None:
         rest = text[m.end():]
         # "... © John Smith 2018" credits the rest of the text; "© UNOCHA/A. Maz Ebola has
-        # claimed ..." credits only the next token.
-        text = text[: m.start()] + (" " + rest.split(" ", 1)[1] if len(rest.split()) > 8 else "")
+        # claimed ..." credits only the next token, "© Getty Images Nach ihrer ..." the
+        # agency's name (forty-ninth pass, C).
+        if len(rest.split()) > 8:
+            a = _COPYRIGHT_AGENCY_RE.match(rest)
+            rest = " " + (rest[a.end():] if a is not None else rest.split(" ", 1)[1])
+        else:
+            rest = ""
+        text = text[: m.start()] + rest
     text = _PAREN_CREDIT_RE.sub("", text) if text.endswith((")", "]")) else text
     label = ":" in text and (f.cls is None or _has_label_hint(low))
     m = _CREDIT_LABEL_RE.search(text) if label else None
@@ -1631,6 +1679,163 @@ def _names_known(text: str, zipf, ctx) -> bool:
     return n_known > 0 and n_oov / len(words) <= ctx.config.max_oov_ratio
 
 
+# 24. a teaser's metadata tail, cut after the rules have kept the text -----------------------
+# Forty-sixth pass, rule B (docs/captions.md registers each piece): a teaser card's text often
+# ends in the card's metadata, joined on when the card's link or block is read whole: a cooking
+# time and a ratings label ("Instant Pot Chicken Soup 80 mins Ratings"), a reading time, a
+# count of comments or reviews ("... 5 Comments", "... 4.9 out of 5 stars 311 Reviews"), an
+# age ("... 20 hours ago", "... added 2 years ago"), a date ("... Money Smart”April 4, 2022",
+# "... posted on September 9, 2015"), a "Read More".  For every text, not card titles only:
+# plain teaser sides end so too, and a caption's own words end in none of these pieces (a date
+# only where no phrase word, comma or period stands before it: "Sky Map for Nov. 1, 2014",
+# "... in New York, Nov. 27" keep it).
+# The last rule (forty-ninth pass, B'): the cut is made after every rule has kept the text,
+# so each rule and each per-candidate judgement (the length window, a two-word surrounding
+# text's drop in TextCleaner._short, dateline's byline ending) reads the text as it came.
+# Run where the forty-sixth pass put it (after price), the cut turned two-word teaser names
+# ("Curried Goat 1 day 3 hrs 30 mins") into text_too_short and dated teasers ending in a byline
+# into text_dateline: the metadata was part of how the text was judged, so it is cut only from
+# a text the rules have judged whole.  It never drops (two words and a letter are left), so it
+# changes no decision; meta["n_words"] stays the count the length rule judged.
+_T_UNIT = r"(?:mins?|hrs?|days?)\b"
+_T_DUR = rf"\d{{1,3}} ?{_T_UNIT}(?: \d{{1,3}} ?{_T_UNIT}){{0,3}}(?: ratings)?"
+_T_READ = r"\d{1,3} ?min(?:ute)?s? read"
+_T_COUNT = (r"(?:\d(?:\.\d)? out of 5 stars )?(?:\d{1,6}(?:[.,]\d{1,3})?k?|no) "
+            r"(?:comments?|reactions?|reviews?|ratings?|votes?|shares?)")
+_T_AGE = (r"(?:\d{1,3} (?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?) ago"
+          r"|(?:added|(?-i:posted)) \d{1,3} (?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?"
+          r"|months?|years?) ago)")
+_T_DATE = (r"(?:(?:" + _MONTH + r") \d{1,2}(?:st|nd|rd|th)?, \d{4}"
+           r"|\d{1,2}(?:st|nd|rd|th|\.)? (?:" + _MONTH + r") \d{4}|\d{1,2}/\d{1,2}/\d{4})")
+_T_MORE = (r"(?:read more|continue reading|read (?:the )?full story|view recipe|get the recipe)"
+           r"(?: ?(?:»|›|→|\.\.\.|…))?")
+# A labelled date, or a date alone (group "d": judged by what stands before it, below).  The
+# whole pattern, as the forty-sixth pass wrote it (tests/filters/text_reference.tail); the
+# rule searches with its parts (_TAIL_BY_WORD, below).
+_TAIL_PIECE_RE = re.compile(
+    rf"(?:(?<=\s)(?:{_T_DUR}|{_T_READ}|{_T_COUNT}|{_T_AGE}|{_T_MORE}"
+    rf"|(?:added:?|(?-i:posted on)) {_T_DATE})|(?P<d>{_T_DATE}))[\s.]*$", re.I)
+# The last word of a text that may end in such a piece (lowercased letter words); a text
+# ending otherwise, and in no digit, is left at once.
+_TAIL_LAST = frozenset("mins min hrs hr days day ratings rating read comments comment reactions "
+                       "reaction reviews review votes vote shares share ago more reading story "
+                       "recipe".split())
+# Separators between pieces, and between the rest and the first piece.
+_TAIL_SEPS = " •|·-–—,"
+_TAIL_BARS = ("•", "|", "·")
+# The words that make a trailing piece part of a phrase: "Bake for 40 mins", "Letters to the
+# Editor for Jan. 20, 2023".
+_TAIL_PHRASE_END = frozenset(
+    "for in about under over than at of to by with and or on since until from before after "
+    "takes take only just approx approximately around nearly almost least every per a an the "
+    "is are was were".split())
+_TAIL_CHARS = 120
+# The longest piece before its final spaces and periods: a duration of four units and
+# "ratings" ("123 mins 123 mins 123 mins 123 mins ratings", 43 characters); a count is at most
+# 40, a labelled date 30.  No match starts further from the end of those final characters, so
+# the search starts there (a search tried at each of 120 positions cost ~50 µs a text ending
+# in a digit, the bench's texts ~5% of the step; forty-ninth pass).  Neither bound changes
+# what is cut (tests/filters/text_reference.tail is the search as first written).
+_TAIL_PIECE_MAX = 44
+# _TAIL_PIECE_RE's alternatives split by the word (or year) a piece ends in: a text ending in
+# "ago" can only end in an age, so no month name is tried at each position (a text ending in
+# a tail cost ~20 µs with the whole pattern, the bench's step ~4%).  Same leftmost match:
+# the alternatives left out cannot end there.
+_TAIL_DATE_RE = re.compile(rf"(?:(?<=\s)(?:added:?|(?-i:posted on)) {_T_DATE}|(?P<d>{_T_DATE}))"
+                           r"[\s.]*$", re.I)
+
+
+_MONTH_RE = re.compile(_MONTH, re.I)
+
+
+def _tail_re(alternatives: str) -> re.Pattern:
+    return re.compile(rf"(?<=\s)(?:{alternatives})[\s.]*$", re.I)
+
+
+_TAIL_DUR_RE = _tail_re(f"{_T_DUR}|{_T_COUNT}")  # "80 mins Ratings", "12 Ratings"
+_TAIL_BY_WORD = {
+    **dict.fromkeys("mins min hrs hr days day ratings rating".split(), _TAIL_DUR_RE),
+    "read": _tail_re(_T_READ),
+    **dict.fromkeys("comments comment reactions reaction reviews review votes vote shares "
+                    "share".split(), _tail_re(_T_COUNT)),
+    "ago": _tail_re(_T_AGE),
+    **dict.fromkeys("more reading story recipe".split(), _tail_re(_T_MORE)),
+}
+assert _TAIL_BY_WORD.keys() == _TAIL_LAST
+
+
+def _piece_re(text: str) -> re.Pattern | None:
+    """The pattern of the pieces ``text`` could end in, from its last characters: a piece ends
+    (before final spaces, periods and "»" / "›" / "→" / "…") in a year after a space or a
+    slash, or in one of the words of _TAIL_LAST with no letter glued before it; None where
+    it can end in none.  Asked before each search: after one piece is cut, most texts end in
+    a plain word."""
+    end = text.rstrip(" .»›→…")
+    if end[-1:].isdigit():
+        # a date's year: after "D/D/", after "Month D, " or after " Month " ("Blogs 2017" is
+        # none of them)
+        if not end[-4:].isdigit():
+            return None
+        before = end[-6:-4]
+        if before[-1:] == "/" or before == ", ":
+            return _TAIL_DATE_RE
+        if before[-1:] == " " and _MONTH_RE.fullmatch(end[:-5].rsplit(" ", 1)[-1]):
+            return _TAIL_DATE_RE
+        return None
+    i = len(end)
+    while i and end[i - 1].isalpha():
+        i -= 1
+    return _TAIL_BY_WORD.get(end[i:].casefold())  # casefold: IGNORECASE folds "ſ" to "s"
+
+
+def tail_rest(text: str) -> str:
+    """``text`` without the run of teaser metadata ending it (rules B, B'); ``text`` itself where
+    there is none, or where cutting would leave fewer than two words."""
+    rest = text
+    for _ in range(6):  # a run holds a few pieces ("June 30, 2014 • No Comment")
+        pattern = _piece_re(rest)
+        if pattern is None:
+            break
+        m = pattern.search(rest, max(0, len(rest) - _TAIL_CHARS,
+                                     len(rest.rstrip(" .")) - _TAIL_PIECE_MAX))
+        if m is None:
+            break
+        before = rest[: m.start()]
+        head = before.rstrip(" ")
+        bar = head.endswith(_TAIL_BARS)
+        if pattern is _TAIL_DATE_RE and m.group("d") is not None:
+            if before[-1:] not in (" ", ""):
+                # glued to the word before: "Money Smart”April 4, 2022"
+                if not (before[-1].isalpha() or before[-1] in "”\"’')"):
+                    break
+            elif not bar and (not head or head[-1] in ",.:;-–—/"):
+                break  # "... in New York, Nov. 27, 2013" is a caption's own date
+        elif not before[-1:].isspace():
+            break
+        cut = head.rstrip(_TAIL_SEPS)
+        if not bar and cut == head:  # no separator: the word before must be no phrase word
+            # without a final period: "for approx. 1 hr" (forty-ninth pass)
+            last = cut.rsplit(" ", 1)[-1].strip("\"'“”‘’().").lower()
+            if last in _TAIL_PHRASE_END:
+                break
+        if len(cut.split()) < 2 or not HAS_LETTER.search(cut):
+            break
+        rest = cut
+    return rest
+
+
+def tail(text, ctx=None):
+    if not text[-1:].isdigit():
+        f = facts(text, ctx)
+        if not f.words or f.words[-1] not in _TAIL_LAST:
+            return text
+    # A post's capitalised date line ("... Updated 2 hours ago") is dateline's drop (it is cut
+    # from nothing dateline has kept; this holds where dateline is disabled too).
+    if ("ublished" in text or "pdated" in text or "osted" in text) and _PUBLISHED_RE.search(text):
+        return text
+    return tail_rest(text)
+
+
 RULES: list[Rule] = [
     Rule("markup", markup, "edit, drop", ("markup", "bad_chars")),
     Rule("email", email, "edit"),
@@ -1655,6 +1860,7 @@ RULES: list[Rule] = [
     Rule("length", length, "drop", ("too_short", "too_long")),
     Rule("lang", lang, "drop", ("not_target",)),
     Rule("oov", oov, "drop"),
+    Rule("tail", tail, "edit"),
 ]
 RULE_NAMES = [r.name for r in RULES]
 # Rules that judge a text with its candidate (the text's source), after RULES: the cached
@@ -1698,7 +1904,7 @@ KNOWN_RULE_NAMES = RULE_NAMES + [r.name for r in CANDIDATE_RULES]
 #
 # The other rules always run.  Texts without a class string get every bit.
 BIT = {name: 1 << i for i, name in enumerate(RULE_NAMES)}
-GATED = frozenset(BIT) - {"boilerplate", "hashtags", "lead", "exclamation", "dateline",
+GATED = frozenset(BIT) - {"boilerplate", "tail", "hashtags", "lead", "exclamation", "dateline",
                           "lead_in", "length", "lang", "oov"}
 _ALL = sum(BIT.values())
 _ALWAYS = _ALL - sum(BIT[n] for n in GATED)
@@ -1753,7 +1959,8 @@ def may_fire(f) -> int:
         # ... and a bare credit line, "Name/Agency" (twelve words at most, a space either
         # side of each of three slashes)
         if text.endswith((")", "]")) or "(c)" in low or (":" in text and _has_label_hint(low)) \
-                or ("/" in text and sym.count(" ") <= 17):
+                or ("/" in text and sym.count(" ") <= 17) \
+                or "/" in text[:_LEAD_CREDIT_CHARS]:  # a credit glued before a caption
             bits |= BIT["credit"]
         if "://" in text:
             bits |= BIT["url"]

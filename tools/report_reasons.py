@@ -44,6 +44,9 @@ TEXT = {
     "price": "a price or a shopping line: a price alone, a list of prices, a price inside a "
              "sentence or headline, or one leading a deal (a product's name before its price is "
              "kept, the price cut: edit 'price')",
+    "tail": "a teaser's metadata was all the text held (never given: the last rule, 'tail', "
+            "cuts a cooking time, a count of comments, an age or a date ending a text the "
+            "other rules kept, only where two words are left)",
     "adult": "words from the adult-content list",
     "spam": "spam words (pharmacy, gambling, loans, crypto giveaways, replica goods)",
     "punctuation": "more punctuation or symbols than words",

@@ -227,12 +227,42 @@ def is_placeholder(url: str) -> bool:
     return bool(_PLACEHOLDER_RE.search(name.lower()))
 
 
+# A low-quality image placeholder (LQIP, "blur-up": lazysizes' README, Medium) asked of a
+# resizing server: a blur (imgix / Sanity / Contentstack "blur", Cloudinary "e_blur"), a quality
+# of 10 or less (imgix / Contentful / Next.js "q", "quality", Cloudinary "q_N"), or a side of
+# 64 px or less ("w", "width", "h", "height", Cloudinary "w_N" / "h_N"); homechef's imgix
+# "?w=75&blur=100&q=0", monsterpetsupplies' Cloudinary "c_scale,w_1,h_1" (fiftieth pass).
+_PX_64 = r"0*(?:[1-9]|[1-5]\d|6[0-4])"  # 1 to 64
+_LQIP_RE = re.compile(
+    rf"[?&](?:blur=0*[1-9]\d*|q(?:uality)?=0*(?:10|\d)|(?:w|width|h|height)={_PX_64})(?=[&#]|$)"
+    rf"|[/,](?:e_blur(?=[:,/])|q_0*(?:10|\d)(?=[,/])|[wh]_{_PX_64}(?=[,/]))", re.I)
+
+
+def is_lqip(url: str) -> bool:
+    """Whether an image URL asks its server for a low-quality placeholder (``_LQIP_RE``)."""
+    return _LQIP_RE.search(url) is not None
+
+
+def _best_lazy(img: ImageRef, base: str) -> str:
+    """The lazy attribute's best candidate: a lazy srcset's largest (srcset_largest), else the
+    lazy URL as read."""
+    if img.lazy_attr.endswith("srcset"):
+        ref = srcset_largest(img.attrs.get(img.lazy_attr))[0]
+        url = resolve(base, ref) if ref else ""
+        if url:
+            return url
+    return img.lazy_url
+
+
 def choose_urls(images: list[ImageRef], base: str = "") -> None:
     """Sets each image's ``url`` and ``url_attr``.
 
     The src wins unless it is unusable (missing, empty, data:, javascript:) or a placeholder
     while a lazy-loading attribute holds another URL, or the lazy URL is Foundation
-    Interchange's (``data-interchange``), whose script replaces the src on load.  A placeholder src has a placeholder-like
+    Interchange's (``data-interchange``), whose script replaces the src on load.  A src asking
+    for a low-quality placeholder (:func:`is_lqip`: a blur, quality 10 or less, a side of 64 px
+    or less) gives way to the lazy attribute's best candidate (a lazy srcset's largest) when
+    that is another URL and no such placeholder itself.  A placeholder src has a placeholder-like
     file name or is shared by images whose lazy URLs differ (one src, many real images).  With
     no usable src, the img's own ``srcset`` and then its ``<picture>``'s first ``<source>``
     are tried; a placeholder src gives way to the img's srcset too.  ``srcset_url`` is the
@@ -249,6 +279,10 @@ def choose_urls(images: list[ImageRef], base: str = "") -> None:
                              # Interchange's script replaces any src (thirteenth pass)
                              or img.lazy_attr == "data-interchange"):
             img.url, img.url_attr = img.lazy_url, img.lazy_attr
+        elif img.lazy_url and is_lqip(src) \
+                and (best := _best_lazy(img, base)) != src and not is_lqip(best):
+            # a blurred / tiny src the lazy loader replaces (fiftieth pass): its best candidate
+            img.url, img.url_attr = best, img.lazy_attr
         elif src and img.srcset_url and is_placeholder(src) \
                 and resolve(base, img.srcset_url) not in ("", src):
             img.url, img.url_attr = resolve(base, img.srcset_url), "srcset"  # a real srcset

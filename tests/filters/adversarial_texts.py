@@ -120,6 +120,13 @@ FAMILIES = {
     "credit_via": lambda n: _fill("Aa/", n, "", " via AP"),
     "credit_licence": lambda n: _fill("a ", n, "Photo used under ", "cc"),
     "credit_words_only": lambda n: _fill(".", n, "Photo credit"),
+    # forty-ninth pass (C): a credit glued before a caption (_LEAD_CREDIT_RE, anchored, its
+    # name words and agency bounded) and an agency after a copyright sign (_COPYRIGHT_AGENCY_RE)
+    "credit_lead_glued": lambda n: _fill("Aa Bb/Getty ImagesAa ", n),
+    "credit_lead_names": lambda n: _fill("A ", n, "", "/AP Aa bb"),
+    "credit_lead_slashes": lambda n: _fill("Aa/", n, "Aa Bb/USA TODAY Sports "),
+    "credit_lead_agencies": lambda n: _fill("Getty Images ", n, "Jo Doe/"),
+    "credit_copyright_agency": lambda n: _fill("Getty Images ", n, "© "),
     # --- boilerplate / promo / price -----------------------------------------------------
     "boiler_pub_name": lambda n: _fill("Aa ", n, "", "Blo"),       # (?:[A-Z][\w.-]*/? ){1,5}
     "boiler_feed": lambda n: _fill("posted ", n, "the "),
@@ -138,6 +145,14 @@ FAMILIES = {
     "price_tail_ranges": lambda n: _fill("$1 - ", n, "a ", "x"),  # a dash is a range only
     "price_tail_labels": lambda n: _fill("Price : $1 , ", n, "a ", "x"),
     "price_tail_after": lambda n: _fill("1 € ", n, "a ", "x"),
+    # forty-sixth pass (B), the last rule since the forty-ninth (B'): the teaser tail (each
+    # search is tried at each of the last 120 positions; pieces are bounded, the loop stops
+    # after six)
+    "tail_durations": lambda n: _fill("1 min ", n, "a ", "1 mins"),
+    "tail_dates": lambda n: _fill("a May 1, 2020 ", n, "a ", "x 2020"),
+    "tail_counts": lambda n: _fill("1 Comments • ", n, "a ", "1 Comments"),
+    "tail_glued": lambda n: _fill("aMay 1, 2020", n, "a "),
+    "tail_digits": lambda n: _fill("1 ", n, "a ", "1"),
     # --- punctuation / caps / lists / repeats ---------------------------------------------
     "punct_runs": lambda n: _fill("!!a", n),
     "punct_same": lambda n: _fill("*", n, "a"),

@@ -397,6 +397,34 @@ def test_what_is_left_of_a_price_cut_is_judged_as_any_text(cleaner, text, reason
     assert run(cleaner, cand(text, source="surrounding")) == Drop(reason)
 
 
+@pytest.mark.parametrize("raw,kept", [
+    ("Curried Goat 1 day 3 hrs 30 mins", "Curried Goat"),
+    ("Lentil Soup 75 mins Ratings", "Lentil Soup"),
+    ("Paleo Pancakes Read More »", "Paleo Pancakes"),
+    ("Talking (what else?) turkey By Robert Stempkowski Nov 8, 2023",
+     "Talking (what else?) turkey By Robert Stempkowski"),
+])
+def test_a_teasers_tail_is_cut_after_the_rules_kept_the_whole_text(cleaner, raw, kept):
+    """Forty-ninth pass, B': the tail is cut last, so the length window (a side's three words)
+    and dateline (a teaser ending in its byline) judged the text with it: a two-word dish name
+    stays, and the decision is the one without the rule."""
+    (out,) = run(cleaner, cand(raw, source="surrounding")).outputs
+    assert (out.text, out.meta["text_edits"], out.raw_text) == (kept, ["tail"], raw)
+    assert out.meta["n_words"] == len(raw.split())  # the count the length rule judged
+    off = TextCleaner(TextCleanerConfig(disabled_rules=["tail"]))
+    (whole,) = run(off, cand(raw, source="surrounding")).outputs
+    assert whole.text == raw
+
+
+def test_a_tail_cut_changes_no_decision(cleaner):
+    # one word would be left: nothing is cut, the text is kept as it came
+    (out,) = run(cleaner, cand("Soup 5 Comments", source="surrounding")).outputs
+    assert (out.text, out.meta["text_edits"]) == ("Soup 5 Comments", [])
+    # dropped before the tail is looked at
+    assert run(cleaner, cand("Updated 2 hours ago by the editors", source="surrounding")) == \
+        Drop("text_dateline")
+
+
 def test_a_side_dropped_beside_a_kept_one_is_counted(cleaner):
     from pipeline.core.stats import StepStats
 

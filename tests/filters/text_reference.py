@@ -9,12 +9,13 @@ test for a list of names on a large picture (twenty-ninth pass, rule N), here as
 rules."""
 from filters.text_facts import facts, letter_words
 from filters.text_rules import (_AGENCY_RE, _AGENCY_WORDS, _CAMERA_HINTS, _CAMERA_RE,
-                                _COPYRIGHT_RE, _CREDIT_LABEL_RE, _DIGITS3_RE, _DUP_OK, _DUP_RE,
-                                _EXT_HINT_RE, _FILE_RE, _HASH_RE, _HASHTAG_RE, _HEX12_RE, _ID_RE,
-                                _LIST_JOINERS, _MEDIA_BY_RE,
+                                _COPYRIGHT_AGENCY_RE, _COPYRIGHT_RE, _CREDIT_LABEL_RE, _DIGITS3_RE,
+                                _DUP_OK, _DUP_RE, _EXT_HINT_RE, _FILE_RE, _HASH_RE, _HASHTAG_RE,
+                                _HEX12_RE, _ID_RE, _LEAD_CREDIT_RE, _LIST_JOINERS, _MEDIA_BY_RE,
                                 _WHOLE_FILE_RE, _LABEL_HINTS, _PAREN_CREDIT_RE, _PHOTO_BY_RE, _SEP_RE, _SLUG_RE,
                                 _UPPER2_RE, STOPWORDS, Reject, _dot_letter, bare_credit,
-                                lower_words)
+                                lower_words, HAS_LETTER, _PUBLISHED_RE, _TAIL_BARS, _TAIL_LAST,
+                                _TAIL_PHRASE_END, _TAIL_PIECE_RE, _TAIL_SEPS)
 
 
 def keyword_list(text, ctx=None):
@@ -99,10 +100,16 @@ def credit(text, ctx=None):
     low = f.low
     if bare_credit(text):
         return ""
+    # a credit glued before a caption (forty-ninth pass, C), its slash in the first 48 chars
+    m = _LEAD_CREDIT_RE.match(text)
+    if m is not None and text.index("/") < 48 and len(text[m.end():].split()) >= 2:
+        text = text[m.end():]
     m = _COPYRIGHT_RE.search(text) if "©" in text or "(c)" in low or "copyright" in low else None
     if m is not None:
         rest = text[m.end():]
-        text = text[: m.start()] + (" " + rest.split(" ", 1)[1] if len(rest.split()) > 8 else "")
+        a = _COPYRIGHT_AGENCY_RE.match(rest)
+        first = rest[a.end():] if a is not None else rest.split(" ", 1)[1] if " " in rest else ""
+        text = text[: m.start()] + (" " + first if len(rest.split()) > 8 else "")
     text = _PAREN_CREDIT_RE.sub("", text) if text.endswith((")", "]")) else text
     label = ":" in text and (f.cls is None or any(h in low for h in _LABEL_HINTS))
     m = _CREDIT_LABEL_RE.search(text) if label else None
@@ -115,4 +122,39 @@ def credit(text, ctx=None):
     return _AGENCY_RE.sub(" ", text) if any(w in low for w in _AGENCY_WORDS) else text
 
 
-RULES = {f.__name__: f for f in (keyword_list, repeated_words, all_caps, filename, credit)}
+def tail(text, ctx=None):
+    """The teaser-tail cut as the forty-sixth pass wrote it: each search over the last 120
+    characters, no bound on where a piece may start, no test of a final digit."""
+    f = facts(text, ctx)
+    if not text[-1:].isdigit() and (not f.words or f.words[-1] not in _TAIL_LAST):
+        return text
+    if ("ublished" in text or "pdated" in text or "osted" in text) and _PUBLISHED_RE.search(text):
+        return text
+    rest = text
+    for _ in range(6):
+        m = _TAIL_PIECE_RE.search(rest, max(0, len(rest) - 120))
+        if m is None:
+            break
+        before = rest[: m.start()]
+        head = before.rstrip(" ")
+        bar = head.endswith(_TAIL_BARS)
+        if m.group("d") is not None:
+            if before[-1:] not in (" ", ""):
+                if not (before[-1].isalpha() or before[-1] in "”\"’')"):
+                    break
+            elif not bar and (not head or head[-1] in ",.:;-–—/"):
+                break
+        elif not before[-1:].isspace():
+            break
+        cut = head.rstrip(_TAIL_SEPS)
+        if not bar and cut == head:
+            last = cut.rsplit(" ", 1)[-1].strip("\"'“”‘’().").lower()
+            if last in _TAIL_PHRASE_END:
+                break
+        if len(cut.split()) < 2 or not HAS_LETTER.search(cut):
+            break
+        rest = cut
+    return rest
+
+
+RULES = {f.__name__: f for f in (keyword_list, repeated_words, all_caps, filename, credit, tail)}

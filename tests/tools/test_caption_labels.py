@@ -53,14 +53,14 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in range(2, 31)
+        assert lab.get("sample", 2) in range(2, 32)
         # samples 5, 10, 12 are stratified by region (header / footer / menu images), sample 11
         # and 13 by a stratum of their own ("larger": thumbnails naming a larger version;
-        # "resize": thumbnails a resizing CDN serves small), samples 14 to 30 are random draws
+        # "resize": thumbnails a resizing CDN serves small), samples 14 to 31 are random draws
         # capped at 3 items a site ("capped": no plain random draw, so reported on its own): they say so
         # and name each item's stratum, so that measure() keeps them out of the split's figures
         assert (lab.get("sample") in (5, 10, 12)) == (lab.get("stratified") == "region"), lab
-        assert (lab.get("sample") in (11, 13, *range(14, 31))) == (lab.get("stratified") == "stratum"), lab
+        assert (lab.get("sample") in (11, 13, *range(14, 32))) == (lab.get("stratified") == "stratum"), lab
         if lab.get("stratified") == "region":
             assert lab["region"] in ("nav", "header", "footer") and lab["split"] == "dev"
         if lab.get("stratified") == "stratum":
@@ -70,7 +70,7 @@ def test_the_labels_are_well_formed(path):
                                       21: "capped", 22: "capped", 23: "capped",
                                       24: "capped", 25: "capped", 26: "capped",
                                       27: "capped", 28: "capped", 29: "capped",
-                                      30: "capped"}[lab["sample"]] \
+                                      30: "capped", 31: "capped"}[lab["sample"]] \
                 and lab["split"] == "dev"
     counts = Counter(lab["label"] for lab in labels)
     assert len(labels) >= 200 and min(counts.values()) >= 35, counts
@@ -295,6 +295,14 @@ def test_the_fresh_dev_sample_14(english):
 # a native ad's teaser, a recipe step heading read as a card title, a credit alone, two ad
 # banners' alts), good lost 0.133 (4 of 30: a related recipe's card title, two menu pictures'
 # alts, a one-word side "Guacamole"), the pass's fresh estimate.  Neither bound is met.
+# Sample 31 (fifty-first pass): 130 more English dev items nobody had read (seed 20261158, at
+# most 3 a site, 90 sites: 27 good, 70 junk, 33 vague; 26 card titles), drawn on main 263dab8,
+# labelled by eye and committed (983f5ec) before anything was measured on them, then measured
+# once on main's rules (263dab8), not mined: junk kept 0.043 (3 of 70: a cover's "Table of
+# Contents" link as its card title, a sponsored webinar promo's alt in an ad region, a sidebar
+# widget's banner alt), good lost 0.111 (3 of 27: two undeclared menu pictures' alts as
+# furniture, a teaser opening with its date as a dateline), the pass's fresh estimate.  Junk
+# kept meets the issue's 0.08, good lost does not.
 @pytest.mark.parametrize("sample,max_junk_kept,max_good_lost", [(15, 0.08, 0.07),
                                                                 (16, 0.04, 0.07),
                                                                 (17, 0.08, 0.18),
@@ -310,7 +318,8 @@ def test_the_fresh_dev_sample_14(english):
                                                                 (27, 0.06, 0.04),
                                                                 (28, 0.04, 0.04),
                                                                 (29, 0.03, 0.09),
-                                                                (30, 0.10, 0.10)])
+                                                                (30, 0.10, 0.10),
+                                                                (31, 0.05, 0.12)])
 def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
     fresh = english[f"dev-s{sample}"]["all"]
     assert fresh["n_good"] >= 19 and fresh["n_junk"] >= 62  # sample 30: 62 junk
@@ -390,7 +399,13 @@ def _missed(sample: int, why: str):
         "measured once on main's rules at 03d9aca: a related recipe's card title not read, "
         "two menu pictures' alts ('On The Cover: Chris Hemsworth', 'Washington, D.C.') as "
         "furniture, a one-word side 'Guacamole'; 0.100, 3 of 30, after the forty-eighth "
-        "pass's U read the card title (mined): the three others remain; docs/captions.md)"))])
+        "pass's U read the card title (mined): the three others remain; docs/captions.md)")),
+    _missed(31, (
+        "good lost <= 0.05 is not met on the fresh dev sample 31 (0.111, 3 of 27, "
+        "measured once on main's rules at 263dab8, not mined: two undeclared menu pictures' "
+        "alts ('The Rocky Terrain of the Via Ferrata', 'Rome') as furniture, a teaser "
+        "'2 January 2015 Rosie Huntington Whiteley Goes For A Lob' as text_dateline; "
+        "docs/captions.md)"))])
 def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
     assert english[f"dev-s{sample}"]["all"]["good_lost"] <= 0.05
 
@@ -399,7 +414,8 @@ def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
                                     29, _missed(30, (
     "junk kept <= 0.08 is not met on the fresh dev sample 30 (0.097, 6 of 62, measured once "
     "on main's rules at 03d9aca: 'undefined cover image', a native ad's teaser, a recipe step "
-    "heading as a card title, a credit alone, two ad banners' alts; docs/captions.md)"))])
+    "heading as a card title, a credit alone, two ad banners' alts; docs/captions.md)")),
+                                    31])
 def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
     # samples 15 to 17 meet it after their passes' changes (0.048, 0.026, 0.065); sample 19
     # as first measured (0.071) and after the twentieth pass (0.059); sample 20 not as first
@@ -410,8 +426,8 @@ def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
     # and 0.075 (an image id, a quote fragment ending in a comma); sample 24 as measured once
     # on main's rules (0.051); sample 25 not as measured once (0.099), after the thirtieth
     # pass's rules L' and B (mined) 0.074 (an ad banner behind a "/linkout/" link, an about
-    # box's "About Jenna"); samples 26, 27, 28 and 29 as measured once on main's rules (0.064,
-    # 0.055, 0.037, 0.029)
+    # box's "About Jenna"); samples 26, 27, 28, 29 and 31 as measured once on main's rules
+    # (0.064, 0.055, 0.037, 0.029, 0.043)
     assert english[f"dev-s{sample}"]["all"]["junk_kept"] <= 0.08
 
 

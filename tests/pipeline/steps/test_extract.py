@@ -95,6 +95,28 @@ def test_lazy_attributes_replace_placeholders_only():
         ("real3.jpg", "data-retina-src"), ("real4.jpg", "src")]
 
 
+def test_a_low_quality_placeholder_src_gives_way_to_the_lazy_attributes_best_candidate():
+    # LQIP / "blur-up" (fiftieth pass): a src asking its image server for a blur, a quality of
+    # 10 or less or a side of 64 px or less, beside a lazy attribute naming a larger picture,
+    # is what the lazy loader replaces: homechef's imgix cards (the lazy srcset's largest
+    # candidate), monsterpetsupplies' one-pixel Cloudinary srcs.  A real src stays, and so does
+    # one whose lazy URL asks the same small size (fortune's "?h=52": no larger picture).
+    got = run('<img class="lazyload" src="https://x.imgix.net/a.jpg?w=75&amp;blur=100&amp;q=0" '
+              'data-srcset="https://x.imgix.net/a.jpg?w=275 275w, https://x.imgix.net/a.jpg?w=550 '
+              '550w" alt="Feta and Herb Crusted Salmon with Greek arugula salad">'
+              '<img src="https://res.cloudinary.com/m/image/upload/c_scale,w_1,h_1/v1/b.jpg" '
+              'data-src="https://res.cloudinary.com/m/image/upload/v1/b.jpg" alt="Blink wet cat food">'
+              '<img src="https://cdn.example.com/c.jpg?q=80&amp;w=640" '
+              'data-src="https://cdn.example.com/c-other.jpg" alt="A real src stays here">'
+              '<img class="b-lazy" src="https://cdn.example.com/d.jpg?h=52" '
+              'data-src="https://cdn.example.com/d2.jpg?h=52" alt="No larger picture named">')
+    assert [(c.image_url, c.meta["url_attr"]) for c in got] == [
+        ("https://x.imgix.net/a.jpg?w=550", "data-srcset"),
+        ("https://res.cloudinary.com/m/image/upload/v1/b.jpg", "data-src"),
+        ("https://cdn.example.com/c.jpg?q=80&w=640", "src"),
+        ("https://cdn.example.com/d.jpg?h=52", "src")]
+
+
 def test_old_lazy_loaders_longdesc_and_inline_background():
     # jQuery "delayed image" scripts keep the URL in longdesc (HuffPost, Blogger), Yahoo's lzbg
     # in an inline background-image over a transparent src; a real src stays, and a longdesc
