@@ -236,7 +236,7 @@ class Extractor(MapStage):
             if branded and not (img.caption or img.title or img.before or img.after):
                 units["extract_image_branded"] += 1
                 continue
-            before, after, card = self._card(img, units, cards)
+            before, after, card = self._card(found, img, units, cards)
             if not card:
                 before, after = self._sides(found, img, units)
             texts = (("alt", img.alt), ("caption", img.caption), ("title", img.title),
@@ -315,7 +315,7 @@ class Extractor(MapStage):
                 sides.append(text)
         return sides[0], sides[1]
 
-    def _card(self, img, units: Counter, memo: dict) -> tuple[str, str, bool]:
+    def _card(self, found, img, units: Counter, memo: dict) -> tuple[str, str, bool]:
         """``(before, after, True)`` with the title of the picture's card as its one side
         (:func:`pipeline.steps.image_cards.card_title`, fortieth pass), counted as a kept
         side: only for a picture whose own block holds no text and which has no caption of
@@ -330,7 +330,8 @@ class Extractor(MapStage):
         if img.before or img.after or img.caption or img.node is None \
                 or (in_region and img.region in FURNITURE):
             return "", "", False
-        title, after = card_title(img.node, img.link, self.surrounding_chars, in_region, memo)
+        title, after = card_title(img.node, img.link, self.surrounding_chars, in_region, memo,
+                                  found.blank_block(img))
         if not title:
             return "", "", False
         units["side_kept"] += 1

@@ -35,6 +35,10 @@ LAZY_CONTAINER_CSS = "[data-alt]:not(img)"
 # The images and the lazy containers of a page in one query, in document order (lexbor's
 # selector search is one walk of the tree): what the walk must reach (image_subtrees).
 _ITEMS_CSS = "img, " + LAZY_CONTAINER_CSS
+# The same query finds the <base href> elements of the body (_page_items); each selector of
+# the list excludes the others' elements, as lexbor reports an element once per selector.
+_BASE_CSS = "base[href]"
+_ITEMS_BASE_CSS = _ITEMS_CSS + ", " + _BASE_CSS + ":not([data-alt])"
 _SITE_NAME_CSS = 'meta[property="og:site_name"]'
 _AUTHOR_CSS = 'meta[name="author"]'
 # A JSON-LD author object's name, "author": {"@type": "Person", "name": "Sylvia Fountaine"} or
@@ -56,9 +60,6 @@ _SCHEMA_CAPTION_CSS = "[itemprop=caption]"
 # How far above an image its container may be (Blogger's table: img < a < td < tr < tbody <
 # table, five; WordPress, MediaWiki, docutils: one to three).
 _CMS_DEPTH = 5
-# A <base> element exists only where the source has a start tag named so (any case): the
-# regex costs a third less than the tree-wide query it spares on the pages without one.
-_BASE_TAG_RE = re.compile("<[bB][aA][sS][eE]")
 
 
 # Frame kinds; a link's kind is negative: -(the index of its first token + 1).
@@ -93,6 +94,8 @@ def _tag_ids() -> dict[int, int]:
 _KNOWN_IDS = 0x1000
 _ACTION_ID = {**_tag_ids(), 2: _DO_EMPTY_TEXT, 3: _DO_SKIP, 4: _DO_SKIP, 5: _DO_SKIP}
 (_IMG_ID,) = (tag_id for tag_id, do in _ACTION_ID.items() if do == _DO_IMG)
+# <base> by lexbor's tag id: _page_items tells the query's <base> elements from the rest.
+_BASE_ID = LexborHTMLParser("").create_node("base").tag_id
 # The tags of the pre-figcaption caption containers (_CMS_BOXES): div, table, dl.
 _BOX_TAG_IDS = frozenset(LexborHTMLParser("").create_node(name).tag_id
                          for name in ("div", "table", "dl"))
@@ -123,9 +126,13 @@ def _innermost_link(stack: list) -> object:
 # link), or neither.
 _BLOCK_DOS = frozenset((_DO_BLOCK, _DO_FIGURE, _DO_FIGCAPTION))
 _FRAME_DOS = frozenset((_DO_FIGURE, _DO_PICTURE, _DO_A))
+# The elements that open a block frame: an image's nearest ancestor among them is the
+# block whose token range is its ``ImageRef.block`` (image_cards climbs through it).
+BLOCK_TAG_IDS = frozenset(tag_id for tag_id, do in _ACTION_ID.items() if do in _BLOCK_DOS)
 
 
-def image_subtrees(root, items, containers: frozenset = frozenset()) -> list | None:
+def image_subtrees(root, items, containers: frozenset = frozenset(),
+                   alone: set | None = None) -> list | None:
     """The parts of ``root`` the walk must read for its images: ``items``, the ``<img>``
     elements of ``root`` and its lazy containers (their mem_ids in ``containers``) in
     document order.  Returns ``[(element, its ancestors below root, outermost first)]`` in
@@ -139,11 +146,19 @@ def image_subtrees(root, items, containers: frozenset = frozenset()) -> list | N
     needs all of ``root``.  Pages are mostly markup no image needs (58% of the nodes of the
     bench's pages), and the walk costs per node.  Images the walk never reaches (inside a
     skipped element: script, svg, ...) need nothing.  A lazy container is read like its
-    image, itself included (its own block, figure or link frame is open for its image)."""
+    image, itself included (its own block, figure or link frame is open for its image).
+
+    ``alone`` (a set): an ``<img>`` with no such block is walked as a subtree of its own
+    instead, its outermost figure, picture or link, else itself, and its mem_id added to
+    ``alone``.  Its record is then the whole walk's but for its token ranges (its figure,
+    picture and links are open, its region reads its ancestors): its texts must be read from
+    the whole walk (:meth:`PageImages.fill`).  Such images are nearly all tracking pixels
+    straight under ``<body>``: on 19 of the bench's 110 pages they cost the whole walk."""
     top = root.mem_id
     # mem_id -> (skipped, inside a frame, the subtree above the outermost frame, the
-    # nearest block): for the element and its ancestors, each read once per page.
-    memo = {top: (False, False, None, None)}
+    # nearest block, the outermost frame): for the element and its ancestors, each read
+    # once per page.
+    memo = {top: (False, False, None, None, None)}
     tops: dict = {}
     for item in items:
         node, todo = (item if item.mem_id in containers else item.parent), []
@@ -153,22 +168,25 @@ def image_subtrees(root, items, containers: frozenset = frozenset()) -> list | N
             if node is None:
                 return None  # not below root (never met): the walk decides, as before
         for node in reversed(todo):
-            skipped, framed, sub, near = got
+            skipped, framed, sub, near, frame = got
             do = _ACTION_ID.get(node.tag_id, _DO_PLAIN)
             if do > _DO_A:
                 skipped = True  # the walk does not enter it
             elif do in _FRAME_DOS and not framed:
-                framed, sub = True, near  # the block above the outermost frame
+                framed, sub, frame = True, near, node  # the block above the outermost frame
             if do in _BLOCK_DOS:
                 near = node
-            got = (skipped, framed, sub, near)
+            got = (skipped, framed, sub, near, frame)
             memo[node.mem_id] = got
-        skipped, framed, sub, near = got
+        skipped, framed, sub, near, frame = got
         if skipped:
             continue
         sub = sub if framed else near
         if sub is None:
-            return None
+            if alone is None or item.mem_id in containers:
+                return None
+            alone.add(item.mem_id)
+            sub = frame if framed else item
         tops.setdefault(sub.mem_id, sub)
     out = []
     for sub in tops.values():  # in document order: each first met at its first image
@@ -305,6 +323,8 @@ def walk(root, base: str, containers: frozenset = frozenset(),
                     pictures[-1][0] if pictures else "", attrs, len(tokens), blocks[-1],
                     figures[-1] if figures else None, links > 0, region=region_of(stack, memo),
                     link=_innermost_link(stack) if links else None, node=node))
+                if len(stack) == floor:
+                    break  # an image walked alone (image_subtrees): its siblings are not
             elif do == _DO_BREAK:
                 add(" ")
             elif do == _DO_SOURCE:
@@ -417,17 +437,76 @@ def cms_captions(max_text_chars: int):
     return caption
 
 
+def _author_marks(text: str) -> tuple[bool, list[str]]:
+    """``(whether the source has name="author" or name='author', the names the JSON-LD
+    author pattern finds)``, from one search of the source for "author" (speed pass 18):
+    each of the three searches and the regex's own scan it replaces read the whole page
+    (2.5% of the extract step, mostly UCS-2 text).  Both quoted forms of "author" are
+    found at its occurrences; the regex is tried at each '"author"' outside the last match,
+    as its finditer would (its pattern starts so and looks neither behind nor at the
+    start)."""
+    meta, names, end = False, [], 0
+    find, match = text.find, _LD_AUTHOR_RE.match
+    at = find("author")
+    while at >= 0:
+        quote = text[at - 1] if at else ""
+        if quote in ("'", '"') and text.startswith(quote, at + 6):
+            meta = meta or (at >= 6 and text.startswith("name=", at - 6))
+            if quote == '"' and at - 1 >= end and (m := match(text, at - 1)) is not None:
+                names.append(m.group(1))
+                end = m.end()
+        at = find("author", at + 6)  # "author" cannot overlap itself
+    return meta, names
+
+
+def _page_items(tree, body, text: str) -> tuple[list, frozenset, object]:
+    """``(items, containers, base)``: the ``<img>`` elements and lazy containers of ``body``
+    in document order (what the walk must reach: :func:`image_subtrees`), the containers'
+    mem_ids, and the page's first ``<base href>`` element or None.
+
+    One query of ``body`` finds all three (lexbor's selector search is one walk of the
+    tree), and one of the head its ``<base>`` (the head comes first in document order; the
+    parser puts a ``<base>`` in the head or the body only, and a frameset page's ``body``
+    here is its root).  A search of the source for "<base" that gated a query of the whole
+    tree cost 2.8% of the extract step (speed pass 18)."""
+    head = tree.head
+    base = head.css_first(_BASE_CSS) if head is not None else None
+    if body is None:
+        return [], frozenset(), base
+    items = body.css(_ITEMS_BASE_CSS)
+    others = [n for n in items if n.tag_id != _IMG_ID]  # containers and <base>: few
+    if not others:
+        return items, frozenset(), base
+    if base is None and body.parent is not None:
+        # (a body that a later <frameset> took out of the document is still the page's
+        # body to lexbor, walked as before; its <base> is the document's no more)
+        base = next((n for n in others if n.tag_id == _BASE_ID and "href" in n.attributes),
+                    None)
+    # a <base> matched as base[href], as a container ([data-alt]) or as both
+    containers = frozenset(n.mem_id for n in others
+                           if n.tag_id != _BASE_ID or "data-alt" in n.attributes)
+    if containers and "data-alt" not in text:
+        # As before the query was shared: an attribute written in capitals ("DATA-ALT")
+        # makes no container.  The text search (as long as half a walk on a long page)
+        # runs only where the query found one.
+        containers = frozenset()
+    if len(containers) < len(others):  # only the images and the containers are walked
+        items = [n for n in items if n.tag_id == _IMG_ID or n.mem_id in containers]
+    return items, containers, base
+
+
 def find_images(text: str, page_url: str, surrounding_chars: int = 300,
                 max_text_chars: int = 1000, texts: bool = True, tree=None) -> PageImages:
     """Every ``<img>`` of an HTML document with its URL and its texts (not yet de-duplicated);
     with ``texts=False`` the texts are left for :meth:`PageImages.fill`, image by image.
     ``tree``: ``text`` already parsed (it is only read)."""
     tree = LexborHTMLParser(text) if tree is None else tree
-    base_node = tree.css_first("base[href]") if _BASE_TAG_RE.search(text) else None
+    root = tree.root
+    body = tree.body or root
+    items, containers, base_node = _page_items(tree, body, text)
     base = resolve(page_url, base_node.attributes.get("href")) if base_node else ""
     base = base or page_url
     title_node = tree.css_first("head > title") or tree.css_first("title")
-    root = tree.root
     lang = ""
     if root is not None:
         attrs = root.attributes
@@ -447,28 +526,28 @@ def find_images(text: str, page_url: str, surrounding_chars: int = 300,
     # The page's author names (thirty-sixth pass): a portrait outside the article whose alt
     # names them is the author's (image_roles.author_names / image_role).
     authors = []
-    if 'name="author"' in text or "name='author'" in text:
+    meta_author, ld_authors = _author_marks(text)
+    if meta_author:
         head = tree.head
         node = (head.css_first(_AUTHOR_CSS) if head is not None else None) \
             or tree.css_first(_AUTHOR_CSS)
         if node is not None:
             authors.append(collapse(node.attributes.get("content")))
-    if '"author"' in text:
-        authors.extend(m.group(1) for m in _LD_AUTHOR_RE.finditer(text))
+    authors.extend(ld_authors)
     out.authors = tuple(dict.fromkeys(a for a in authors if a))
-    body = tree.body or root
     if body is None:
         return out
-    items = body.css(_ITEMS_CSS)
-    containers = frozenset(n.mem_id for n in items if n.tag_id != _IMG_ID)
-    if containers and "data-alt" not in text:
-        # As before the query was shared: an attribute written in capitals ("DATA-ALT")
-        # makes no container.  The text search (as long as half a walk on a long page)
-        # runs only where the query found one.
-        containers = frozenset()
-        items = [n for n in items if n.tag_id == _IMG_ID]
-    out.tokens, out.images, out.spans = walk(body, base, containers,
-                                             image_subtrees(body, items, containers))
+    # With texts to be read now, every one of them is: an image walked alone would ask
+    # for the whole walk at once.
+    alone: set | None = None if texts else set()
+    subtrees = image_subtrees(body, items, containers, alone)
+    out.tokens, out.images, out.spans = walk(body, base, containers, subtrees)
+    if subtrees is not None and alone:
+        # Their texts are the whole walk's, made only if one of them is asked for
+        # (PageImages.fill): a tracking pixel's never are, its role drops it first.
+        out.unread = frozenset(img.index for img in out.images
+                               if img.node is not None and img.node.mem_id in alone)
+        out.whole = lambda: walk(body, base, containers)
     out.captions = cms_captions(max_text_chars)
     choose_urls(out.images, base)
     out.ends = [e for _, e in out.spans]

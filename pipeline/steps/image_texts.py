@@ -98,11 +98,17 @@ class PageImages:
     # image -> the caption of a CMS's caption container around it, or "" (set by
     # html_images.find_images: html_images.cms_captions)
     captions: object = field(default=None, repr=False)
+    # Where images were walked alone (html_images.image_subtrees): their indices, and the
+    # walk of the whole body that their texts are read from, made once, on first need.
+    unread: frozenset = field(default=frozenset(), repr=False)
+    whole: object = field(default=None, repr=False)
     surrounding_chars: int = 300
     max_text_chars: int = 1000
 
     def fill(self, img: ImageRef) -> ImageRef:
         """Sets the image's alt, title, caption and surrounding texts (with link shares)."""
+        if self.whole is not None and img.index in self.unread:
+            self._walk_whole()
         tokens, limit = self.tokens, self.max_text_chars
         img.alt = cut(collapse(img.attrs.get("alt")), limit)
         img.title = cut(collapse(img.attrs.get("title")), limit)
@@ -121,6 +127,28 @@ class PageImages:
             img.after, hi = _after(tokens, img.pos, img.block[1], chars)
             img.window = (lo, img.pos, hi)
         return img
+
+    def _walk_whole(self) -> None:
+        """Every image's token ranges from the walk of the whole body, once: an image walked
+        alone is asked for its texts.  The records are the same but for those ranges; an
+        image already filled is filled again, its window read from the new tokens."""
+        tokens, images, spans = self.whole()
+        self.whole = None
+        if len(images) != len(self.images):
+            raise RuntimeError("the whole walk found other images than the subtrees' walk")
+        self.tokens, self.spans, self.ends = tokens, spans, [e for _, e in spans]
+        for img, got in zip(self.images, images):
+            img.pos, img.block, img.figure = got.pos, got.block, got.figure
+            if img.window != (0, 0, 0):
+                self.fill(img)
+
+    def blank_block(self, img: ImageRef) -> bool:
+        """Whether the walk read no text in the image's nearest block (its tokens all
+        whitespace), so no element at or below that block holds any.  Read from the tokens,
+        not from the before / after texts: those can be blank where the tokens are not (an
+        escaped no-break space, "&amp;nbsp;", decodes to one)."""
+        lo, hi = img.block
+        return not "".join(self.tokens[lo:hi]).strip()
 
     def links(self, img: ImageRef, after: bool) -> tuple[float, int]:
         """``(share of link text, number of links)`` of the image's before / after text."""

@@ -653,3 +653,92 @@ def test_a_furniture_pictures_own_text_gets_its_other_own_texts():
            if c.text_source != "surrounding"]
     assert len(own) == 2 and all(c.meta["region"] == "content" and "image_text" not in c.meta
                                  for c in own)
+
+
+@pytest.mark.parametrize("html", [
+    "<base href=/a/><p>x<img src=i.jpg>",
+    "<html><body><img src=i.jpg></body></html><base href=/c/>",
+    "<table><base href=/f/><tr><td>x<img src=i.jpg></table>",
+    "<template><base href=/g/></template><img src=i.jpg>",
+    "<svg><base href=/h/></svg><img src=i.jpg>",
+    "<p>x<base data-alt=y><base href=/k/><base href=/k2/><img src=i.jpg>",
+    "<p>x<base href=/m/ data-alt=y data-src=/l.jpg><img src=i.jpg>",
+    "<head><noscript><base href=/n/></noscript></head><img src=i.jpg>",
+    # a <frameset> after the body's start takes the body out of the document: its <base>
+    # is no more the page's (the body is still walked, as before)
+    "<p><base href=/o/><frameset><img src=i.jpg>",
+])
+def test_base_href_is_the_documents_first_wherever_the_parser_puts_it(html):
+    # speed pass 18: the <base> is found by the images' own query of the body and a query
+    # of the head (html_images._page_items), not by a search of the source gating a query
+    # of the whole tree; the base is still the document's first <base href>
+    from selectolax.lexbor import LexborHTMLParser
+
+    node = LexborHTMLParser(html).css_first("base[href]")
+    want = resolve(URL, node.attributes["href"]) if node is not None else URL
+    found = find_images(html, URL)
+    assert found.base == want
+    assert [img.url for img in found.images if not img.container] == \
+        [urljoin(want, "i.jpg")] * len([i for i in found.images if not i.container])
+
+
+def test_author_marks_read_what_the_three_searches_and_the_pattern_did():
+    # speed pass 18: one search of the source for "author" (html_images._author_marks)
+    # instead of 'name="author"', "name='author'", '"author"' and the JSON-LD pattern's own
+    # scan; the same answers, overlapping and unmatched occurrences included
+    import random
+
+    from pipeline.steps.html_images import _LD_AUTHOR_RE, _author_marks
+
+    def before(text):
+        meta = 'name="author"' in text or "name='author'" in text
+        return meta, [m.group(1) for m in _LD_AUTHOR_RE.finditer(text)]
+
+    parts = ['"author"', "'author'", "name=", '"author": {"name": "Ann Lee"}', "{", "}", " ",
+             '"name":"Bo Li"', "author", '"', "'", ":", "[", "x", "é",
+             '"author":[{"@type":"Person","name":"Sylvia Fountaine"}]']
+    rnd = random.Random(18)
+    texts = ["", "author", '"author"', "name='author'", 'name="author"author"',
+             '"author"author": {"name": "Ann Lee"}']
+    texts += ["".join(rnd.choice(parts) for _ in range(rnd.randint(1, 12)))
+              for _ in range(20000)]
+    for text in texts:
+        assert _author_marks(text) == before(text), text
+    assert sum(bool(before(t)[1]) for t in texts) > 1000  # the pattern matched often
+
+
+@pytest.mark.parametrize("html", [
+    # tracking pixels straight under body, and in a <noscript> there
+    "<p>a<img src=/a.jpg alt=a>b</p><img src=/px.gif width=1 height=1>"
+    "<noscript><img src=/ns.gif></noscript><div>c<img src=/d.jpg>d</div>",
+    # a link under body around a block, a figure with a figcaption after it, a picture
+    "text<a href=/x.jpg title=T><div>in link<img src=/e.jpg></div></a> after <a href=/y>L</a>"
+    "<figure><img src=/f.jpg></figure><figcaption>Cap</figcaption>"
+    "<picture><source srcset=/p.webp><img src=/g.jpg></picture><p>x<img src=/h.jpg>y</p>",
+    "<img src=/first.jpg alt=1>between<img src=/second.jpg alt=2><p>p<img src=/i.jpg></p>",
+    # body text before a block whose image's sides are partly link text: the token indices
+    # of the two walks differ, so its window must be read again from the whole walk
+    "intro words here <img src=/px.gif><p>x <a href=/l>linked words</a><img src=/k.jpg> y "
+    "<a href=/m>more</a> z</p>",
+])
+def test_images_walked_alone_read_the_whole_walks_texts(html):
+    # speed pass 18: an <img> with no block below body is walked alone (its outermost
+    # figure, picture or link, else itself) and the whole walk is made only when its texts
+    # are asked for; then every record is the whole walk's, those filled before included
+    def row(found, img):
+        return (img.index, img.url, img.alt, img.title, img.caption, img.before, img.after,
+                img.region, img.in_link, img.figure is not None, found.links(img, False),
+                found.links(img, True))
+
+    whole = find_images(html, URL)  # texts read at once: the whole walk, as before
+    assert not whole.unread
+    lazy = find_images(html, URL, texts=False)
+    assert lazy.unread and lazy.whole is not None  # some images were walked alone
+    others = [img for img in lazy.images if img.index not in lazy.unread]
+    for img in others:
+        lazy.fill(img)
+    assert lazy.whole is not None  # the others need no whole walk
+    for i in sorted(lazy.unread):
+        lazy.fill(lazy.images[i])
+    assert lazy.whole is None
+    assert [row(lazy, img) for img in lazy.images] == [row(whole, img) for img in whole.images]

@@ -171,3 +171,33 @@ def test_a_region_picture_in_no_link_takes_a_heading_that_is_one_link():
     assert meta["after"] and not meta["before"]
     for name in ("sponsors.jpg", "partly.jpg", "readmore.jpg", "footer.jpg"):
         assert all(src != "surrounding" for src, _ in got.get(name, {})), (name, got.get(name))
+
+
+def test_the_climb_skips_only_levels_with_no_text():
+    # speed pass 18: the levels up to the picture's nearest block are not read where the
+    # walk read no text in that block (PageImages.blank_block); every picture of the real
+    # pages whose block is blank gets the same card either way (a level skipped that held
+    # text would give a smaller card, or none)
+    from pathlib import Path
+
+    import pytest
+
+    from pipeline.steps.html_images import find_images
+    from pipeline.steps.image_cards import card_title
+
+    pages = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "real_pages"
+    files = sorted(pages.glob("*.html"))
+    if not files:
+        pytest.skip(f"no real pages at {pages}")
+    asked = titled = 0
+    for path in files:
+        found = find_images(path.read_bytes().decode("utf-8", "replace"), URL)
+        for img in found.images:
+            if img.node is None or not found.blank_block(img):
+                continue
+            for by_link in (False, True):
+                got = card_title(img.node, img.link, 300, by_link, {}, True)
+                assert got == card_title(img.node, img.link, 300, by_link, {}, False), path.name
+                asked += 1
+                titled += bool(got[0])
+    assert asked > 2000 and titled > 300  # the skip is taken, and cards are found past it

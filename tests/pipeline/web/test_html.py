@@ -86,3 +86,8 @@ def test_depth_counts_what_nests_and_nothing_else():
     # Close tags bound the start tags, never hide depth: many of them, still too deep.
     assert nesting_depth("<div>" * (MAX_DEPTH + 1) + "</div>" * 5000) == MAX_DEPTH + 1
     assert nesting_depth("<div>x</div>" * 5000) <= MAX_DEPTH
+    # where the tags start is found by a vectorised compare (speed pass 18): a "<" that ends
+    # the page is a start tag followed by nothing, one after a multi-byte character counts
+    assert nesting_depth("</" * (MAX_DEPTH + 5) + "<") == 1
+    assert nesting_depth(b"</" * (MAX_DEPTH + 5) + b"<") == 1
+    assert nesting_depth("é<div>" * (MAX_DEPTH + 1)) == MAX_DEPTH + 1
