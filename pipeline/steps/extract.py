@@ -14,8 +14,8 @@ from pipeline.core.stage import Drop, Keep, MapStage
 from pipeline.steps.html_images import find_images
 from pipeline.steps.image_cards import card_title
 from pipeline.steps.image_names import campaign_link
-from pipeline.steps.image_roles import (PICTURE_PX, author_names, image_role, name_facts,
-                                        query_width, site_credit, site_names)
+from pipeline.steps.image_roles import (PICTURE_PX, author_names, image_role, in_ad_slot,
+                                        name_facts, query_width, site_credit, site_names)
 from pipeline.steps.image_resize import UPLOAD_FAMILIES, resized_url, wp_original
 from pipeline.steps.image_urls import html_dim, larger_url
 from pipeline.web.charset import looks_undecodable
@@ -218,6 +218,10 @@ class Extractor(MapStage):
                 units[f"extract_image_{role}"] += 1
                 continue
             found.fill(img)
+            if self.page_roles and in_ad_slot(img.region, img.alt, img.caption):
+                # a picture in an ad slot, read once its texts are (fifty-second pass, C54)
+                units["extract_image_ad"] += 1
+                continue
             img_url = strip_userinfo(img.url)
             meta = {"n_images": len(usable), "url_attr": img.url_attr, "encoding": codec,
                     "file_name": file_name(img.url),

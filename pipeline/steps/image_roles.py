@@ -133,6 +133,16 @@ def _describes(alt: str) -> bool:
     return n_function >= 1 and len(lower) - n_function >= 2
 
 
+def in_ad_slot(region: str, alt: str, caption: str) -> bool:
+    """Whether a picture is an ad by the slot it sits in (fifty-second pass, C54): in a region
+    the region step reads as an ad, unless its alt describes a picture (:func:`_describes`,
+    as a header's or menu's photograph: a stock photo of a recirculation box read as an ad)
+    or it has a caption element of its own (an editor's caption belongs to the article).
+    Its alt, title and side go with it: banners' and promos' alts ("Property Tax Campaign",
+    a sponsored webinar's speakers) were kept in any region before."""
+    return region == "ad" and not caption and not (alt and _describes(alt))
+
+
 # A photograph's file (a logo, a badge or a promo graphic is mostly a PNG, GIF or SVG).
 _PHOTO_FILE_RE = re.compile(r"\.(?:jpe?g|webp)$")
 # The least side of a menu's photograph declared under the image step's size (eighth pass).

@@ -302,7 +302,10 @@ def test_the_fresh_dev_sample_14(english):
 # Contents" link as its card title, a sponsored webinar promo's alt in an ad region, a sidebar
 # widget's banner alt), good lost 0.111 (3 of 27: two undeclared menu pictures' alts as
 # furniture, a teaser opening with its date as a dateline), the pass's fresh estimate.  Junk
-# kept meets the issue's 0.08, good lost does not.
+# kept meets the issue's 0.08, good lost does not.  Fifty-second pass (C54, a picture in an
+# ad region is an ad unless its alt describes a picture or it has a caption; samples 30 and 31
+# now mined): sample 30 junk kept 0.065 (4 of 62; "Property Tax Campaign" no longer kept),
+# sample 31 0.029 (2 of 70; the webinar promo's alt no longer kept), good lost unchanged.
 @pytest.mark.parametrize("sample,max_junk_kept,max_good_lost", [(15, 0.08, 0.07),
                                                                 (16, 0.04, 0.07),
                                                                 (17, 0.08, 0.18),
@@ -318,8 +321,8 @@ def test_the_fresh_dev_sample_14(english):
                                                                 (27, 0.06, 0.04),
                                                                 (28, 0.04, 0.04),
                                                                 (29, 0.03, 0.09),
-                                                                (30, 0.10, 0.10),
-                                                                (31, 0.05, 0.12)])
+                                                                (30, 0.07, 0.10),
+                                                                (31, 0.03, 0.12)])
 def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
     fresh = english[f"dev-s{sample}"]["all"]
     assert fresh["n_good"] >= 19 and fresh["n_junk"] >= 62  # sample 30: 62 junk
@@ -411,11 +414,7 @@ def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
 
 
 @pytest.mark.parametrize("sample", [15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
-                                    29, _missed(30, (
-    "junk kept <= 0.08 is not met on the fresh dev sample 30 (0.097, 6 of 62, measured once "
-    "on main's rules at 03d9aca: 'undefined cover image', a native ad's teaser, a recipe step "
-    "heading as a card title, a credit alone, two ad banners' alts; docs/captions.md)")),
-                                    31])
+                                    29, 30, 31])
 def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
     # samples 15 to 17 meet it after their passes' changes (0.048, 0.026, 0.065); sample 19
     # as first measured (0.071) and after the twentieth pass (0.059); sample 20 not as first
@@ -427,7 +426,10 @@ def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
     # on main's rules (0.051); sample 25 not as measured once (0.099), after the thirtieth
     # pass's rules L' and B (mined) 0.074 (an ad banner behind a "/linkout/" link, an about
     # box's "About Jenna"); samples 26, 27, 28, 29 and 31 as measured once on main's rules
-    # (0.064, 0.055, 0.037, 0.029, 0.043)
+    # (0.064, 0.055, 0.037, 0.029, 0.043); sample 30 not as measured once (0.097, 6 of 62:
+    # 'undefined cover image', a native ad's teaser, a recipe step heading as a card title, a
+    # credit alone, two ad banners' alts), 0.081 on main at c3c2108, 0.065 (4 of 62) after
+    # the fifty-second pass's C54 dropped a banner in an ad region (mined)
     assert english[f"dev-s{sample}"]["all"]["junk_kept"] <= 0.08
 
 
