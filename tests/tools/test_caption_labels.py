@@ -53,14 +53,14 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in range(2, 32)
+        assert lab.get("sample", 2) in range(2, 33)
         # samples 5, 10, 12 are stratified by region (header / footer / menu images), sample 11
         # and 13 by a stratum of their own ("larger": thumbnails naming a larger version;
-        # "resize": thumbnails a resizing CDN serves small), samples 14 to 31 are random draws
+        # "resize": thumbnails a resizing CDN serves small), samples 14 to 32 are random draws
         # capped at 3 items a site ("capped": no plain random draw, so reported on its own): they say so
         # and name each item's stratum, so that measure() keeps them out of the split's figures
         assert (lab.get("sample") in (5, 10, 12)) == (lab.get("stratified") == "region"), lab
-        assert (lab.get("sample") in (11, 13, *range(14, 32))) == (lab.get("stratified") == "stratum"), lab
+        assert (lab.get("sample") in (11, 13, *range(14, 33))) == (lab.get("stratified") == "stratum"), lab
         if lab.get("stratified") == "region":
             assert lab["region"] in ("nav", "header", "footer") and lab["split"] == "dev"
         if lab.get("stratified") == "stratum":
@@ -70,7 +70,8 @@ def test_the_labels_are_well_formed(path):
                                       21: "capped", 22: "capped", 23: "capped",
                                       24: "capped", 25: "capped", 26: "capped",
                                       27: "capped", 28: "capped", 29: "capped",
-                                      30: "capped", 31: "capped"}[lab["sample"]] \
+                                      30: "capped", 31: "capped",
+                                      32: "capped"}[lab["sample"]] \
                 and lab["split"] == "dev"
     counts = Counter(lab["label"] for lab in labels)
     assert len(labels) >= 200 and min(counts.values()) >= 35, counts
