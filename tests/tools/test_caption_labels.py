@@ -53,14 +53,14 @@ def test_the_labels_are_well_formed(path):
         key = (lab["page"], lab["image_url"], lab["source"], lab["text"])
         assert key not in keys, key
         keys.add(key)
-        assert lab.get("sample", 2) in range(2, 32)
+        assert lab.get("sample", 2) in range(2, 33)
         # samples 5, 10, 12 are stratified by region (header / footer / menu images), sample 11
         # and 13 by a stratum of their own ("larger": thumbnails naming a larger version;
-        # "resize": thumbnails a resizing CDN serves small), samples 14 to 31 are random draws
+        # "resize": thumbnails a resizing CDN serves small), samples 14 to 32 are random draws
         # capped at 3 items a site ("capped": no plain random draw, so reported on its own): they say so
         # and name each item's stratum, so that measure() keeps them out of the split's figures
         assert (lab.get("sample") in (5, 10, 12)) == (lab.get("stratified") == "region"), lab
-        assert (lab.get("sample") in (11, 13, *range(14, 32))) == (lab.get("stratified") == "stratum"), lab
+        assert (lab.get("sample") in (11, 13, *range(14, 33))) == (lab.get("stratified") == "stratum"), lab
         if lab.get("stratified") == "region":
             assert lab["region"] in ("nav", "header", "footer") and lab["split"] == "dev"
         if lab.get("stratified") == "stratum":
@@ -70,7 +70,8 @@ def test_the_labels_are_well_formed(path):
                                       21: "capped", 22: "capped", 23: "capped",
                                       24: "capped", 25: "capped", 26: "capped",
                                       27: "capped", 28: "capped", 29: "capped",
-                                      30: "capped", 31: "capped"}[lab["sample"]] \
+                                      30: "capped", 31: "capped",
+                                      32: "capped"}[lab["sample"]] \
                 and lab["split"] == "dev"
     counts = Counter(lab["label"] for lab in labels)
     assert len(labels) >= 200 and min(counts.values()) >= 35, counts
@@ -306,6 +307,14 @@ def test_the_fresh_dev_sample_14(english):
 # ad region is an ad unless its alt describes a picture or it has a caption; samples 30 and 31
 # now mined): sample 30 junk kept 0.065 (4 of 62; "Property Tax Campaign" no longer kept),
 # sample 31 0.029 (2 of 70; the webinar promo's alt no longer kept), good lost unchanged.
+# Sample 32 (fifty-third pass): 130 more English dev items nobody had read (seed 20261159, at
+# most 3 a site, 92 sites: 27 good, 70 junk, 33 vague; 30 card titles), drawn on main 12dec79,
+# labelled by eye and committed (c4d638d) before anything was measured on them, then measured
+# once on main's rules (12dec79), not mined: junk kept 0.057 (4 of 70: a sidebar cookbook
+# promo's alt, a teaser alt on an "author profile background" image, a promo gif's card title,
+# a related teaser with its byline glued), good lost 0.074 (2 of 27: an Italian dish name's
+# title as text_not_target, an undeclared menu picture's alt as furniture), the pass's fresh
+# estimate.  Junk kept meets the issue's 0.08, good lost does not.
 @pytest.mark.parametrize("sample,max_junk_kept,max_good_lost", [(15, 0.08, 0.07),
                                                                 (16, 0.04, 0.07),
                                                                 (17, 0.08, 0.18),
@@ -322,7 +331,8 @@ def test_the_fresh_dev_sample_14(english):
                                                                 (28, 0.04, 0.04),
                                                                 (29, 0.03, 0.09),
                                                                 (30, 0.07, 0.10),
-                                                                (31, 0.03, 0.12)])
+                                                                (31, 0.03, 0.12),
+                                                                (32, 0.06, 0.08)])
 def test_the_fresh_dev_samples(english, sample, max_junk_kept, max_good_lost):
     fresh = english[f"dev-s{sample}"]["all"]
     assert fresh["n_good"] >= 19 and fresh["n_junk"] >= 62  # sample 30: 62 junk
@@ -408,13 +418,18 @@ def _missed(sample: int, why: str):
         "measured once on main's rules at 263dab8, not mined: two undeclared menu pictures' "
         "alts ('The Rocky Terrain of the Via Ferrata', 'Rome') as furniture, a teaser "
         "'2 January 2015 Rosie Huntington Whiteley Goes For A Lob' as text_dateline; "
-        "docs/captions.md)"))])
+        "docs/captions.md)")),
+    _missed(32, (
+        "good lost <= 0.05 is not met on the fresh dev sample 32 (0.074, 2 of 27, "
+        "measured once on main's rules at 12dec79, not mined: cbslocal's title 'Carpaccio di "
+        "Capesante' as text_not_target, an undeclared menu picture's alt 'Florence' as "
+        "furniture; docs/captions.md)"))])
 def test_the_issues_good_lost_target_on_the_fresh_dev_samples(english, sample):
     assert english[f"dev-s{sample}"]["all"]["good_lost"] <= 0.05
 
 
 @pytest.mark.parametrize("sample", [15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
-                                    29, 30, 31])
+                                    29, 30, 31, 32])
 def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
     # samples 15 to 17 meet it after their passes' changes (0.048, 0.026, 0.065); sample 19
     # as first measured (0.071) and after the twentieth pass (0.059); sample 20 not as first
@@ -425,8 +440,8 @@ def test_the_issues_junk_kept_target_on_the_fresh_dev_samples(english, sample):
     # and 0.075 (an image id, a quote fragment ending in a comma); sample 24 as measured once
     # on main's rules (0.051); sample 25 not as measured once (0.099), after the thirtieth
     # pass's rules L' and B (mined) 0.074 (an ad banner behind a "/linkout/" link, an about
-    # box's "About Jenna"); samples 26, 27, 28, 29 and 31 as measured once on main's rules
-    # (0.064, 0.055, 0.037, 0.029, 0.043); sample 30 not as measured once (0.097, 6 of 62:
+    # box's "About Jenna"); samples 26, 27, 28, 29, 31 and 32 as measured once on main's rules
+    # (0.064, 0.055, 0.037, 0.029, 0.043, 0.057); sample 30 not as measured once (0.097, 6 of 62:
     # 'undefined cover image', a native ad's teaser, a recipe step heading as a card title, a
     # credit alone, two ad banners' alts), 0.081 on main at c3c2108, 0.065 (4 of 62) after
     # the fifty-second pass's C54 dropped a banner in an ad region (mined)
