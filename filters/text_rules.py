@@ -1435,6 +1435,12 @@ _DATELINE_RE = re.compile(r"(?:(?:" + _MONTH + r") \d{1,2}(?:st|nd|rd|th)?,? \d{
 _PUBLISHED_RE = re.compile(r"\b(?:Published|Updated|Posted)(?: on)?:? (?=[^.]{0,12}\d)")
 
 
+def published_line(text: str) -> bool:
+    """Whether ``text`` holds a post's date line (``_PUBLISHED_RE``, gated by a substring)."""
+    return ("ublished" in text or "pdated" in text or "osted" in text) \
+        and _PUBLISHED_RE.search(text) is not None
+
+
 # A teaser's byline at its end (twenty-first pass, rule B): " By " (capital B, not the first
 # word) and 2-3 name words, then nothing, a reading time or " | " and anything ("Readability
 # Is a Myth By Noah Berlatsky", "... By Louis Keene 3 min read", "... By Giovanni Gaggero |
@@ -1450,8 +1456,7 @@ def dateline(text, ctx=None):
     # A text that opens with a date is a post's or comment's metadata, or a dated teaser in a
     # list ("April 10, 2011 Double the Genes, Double the Flora", "May 5, 2025 Corrie 1 Comment
     # on ..."): on the labelled dev pages 26 junk, 4 vague, no caption.
-    if ("ublished" in text or "pdated" in text or "osted" in text) \
-            and _PUBLISHED_RE.search(text):
+    if published_line(text):
         return _reject("dateline")
     if " By " in text and _BYLINE_END_RE.search(text) \
             and len(text.split()) >= _BYLINE_MIN_WORDS:
@@ -1709,12 +1714,6 @@ _T_DATE = (r"(?:(?:" + _MONTH + r") \d{1,2}(?:st|nd|rd|th)?, \d{4}"
            r"|\d{1,2}(?:st|nd|rd|th|\.)? (?:" + _MONTH + r") \d{4}|\d{1,2}/\d{1,2}/\d{4})")
 _T_MORE = (r"(?:read more|continue reading|read (?:the )?full story|view recipe|get the recipe)"
            r"(?: ?(?:»|›|→|\.\.\.|…))?")
-# A labelled date, or a date alone (group "d": judged by what stands before it, below).  The
-# whole pattern, as the forty-sixth pass wrote it (tests/filters/text_reference.tail); the
-# rule searches with its parts (_TAIL_BY_WORD, below).
-_TAIL_PIECE_RE = re.compile(
-    rf"(?:(?<=\s)(?:{_T_DUR}|{_T_READ}|{_T_COUNT}|{_T_AGE}|{_T_MORE}"
-    rf"|(?:added:?|(?-i:posted on)) {_T_DATE})|(?P<d>{_T_DATE}))[\s.]*$", re.I)
 # The last word of a text that may end in such a piece (lowercased letter words); a text
 # ending otherwise, and in no digit, is left at once.
 _TAIL_LAST = frozenset("mins min hrs hr days day ratings rating read comments comment reactions "
@@ -1737,14 +1736,13 @@ _TAIL_CHARS = 120
 # in a digit, the bench's texts ~5% of the step; forty-ninth pass).  Neither bound changes
 # what is cut (tests/filters/text_reference.tail is the search as first written).
 _TAIL_PIECE_MAX = 44
-# _TAIL_PIECE_RE's alternatives split by the word (or year) a piece ends in: a text ending in
-# "ago" can only end in an age, so no month name is tried at each position (a text ending in
-# a tail cost ~20 µs with the whole pattern, the bench's step ~4%).  Same leftmost match:
-# the alternatives left out cannot end there.
+# The pieces' patterns split by the word (or year) a piece ends in: a text ending in "ago"
+# can only end in an age, so no month name is tried at each position (a text ending in a
+# tail cost ~20 µs with one pattern of every piece, tests/filters/text_reference's, the
+# bench's step ~4%).  Same leftmost match: the pieces left out cannot end there.  A labelled
+# date, or a date alone (group "d": judged by what stands before it, tail_rest).
 _TAIL_DATE_RE = re.compile(rf"(?:(?<=\s)(?:added:?|(?-i:posted on)) {_T_DATE}|(?P<d>{_T_DATE}))"
                            r"[\s.]*$", re.I)
-
-
 _MONTH_RE = re.compile(_MONTH, re.I)
 
 
@@ -1831,7 +1829,7 @@ def tail(text, ctx=None):
             return text
     # A post's capitalised date line ("... Updated 2 hours ago") is dateline's drop (it is cut
     # from nothing dateline has kept; this holds where dateline is disabled too).
-    if ("ublished" in text or "pdated" in text or "osted" in text) and _PUBLISHED_RE.search(text):
+    if published_line(text):
         return text
     return tail_rest(text)
 

@@ -94,11 +94,19 @@ def _tag_ids() -> dict[int, int]:
 _KNOWN_IDS = 0x1000
 _ACTION_ID = {**_tag_ids(), 2: _DO_EMPTY_TEXT, 3: _DO_SKIP, 4: _DO_SKIP, 5: _DO_SKIP}
 (_IMG_ID,) = (tag_id for tag_id, do in _ACTION_ID.items() if do == _DO_IMG)
+
+
+def tag_ids(*names: str) -> frozenset[int]:
+    """Lexbor's fixed tag ids of HTML element ``names``: a node's ``tag_id`` is compared
+    without decoding its name (``tag`` makes a string per call)."""
+    make = LexborHTMLParser("").create_node
+    return frozenset(make(name).tag_id for name in names)
+
+
 # <base> by lexbor's tag id: _page_items tells the query's <base> elements from the rest.
-_BASE_ID = LexborHTMLParser("").create_node("base").tag_id
+(_BASE_ID,) = tag_ids("base")
 # The tags of the pre-figcaption caption containers (_CMS_BOXES): div, table, dl.
-_BOX_TAG_IDS = frozenset(LexborHTMLParser("").create_node(name).tag_id
-                         for name in ("div", "table", "dl"))
+_BOX_TAG_IDS = tag_ids("div", "table", "dl")
 
 
 def _after_figure(node, fig_id: int) -> bool:

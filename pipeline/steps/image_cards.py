@@ -11,18 +11,14 @@ the picture's own link goes.  Read on demand, from the tree, for the few picture
 """
 from __future__ import annotations
 
-from selectolax.lexbor import LexborHTMLParser
-
-from pipeline.steps.html_images import BLOCK_TAG_IDS, element_text as _text, text_pieces
+from pipeline.steps.html_images import BLOCK_TAG_IDS, element_text as _text, tag_ids, text_pieces
 from pipeline.steps.image_texts import cut
 
 # How far above the <img> a card may start: 1000bulbs' product box is 5 levels up; higher,
 # the first element with text is a page section, not a card.
 MAX_CARD_DEPTH = 6
 _HEADINGS = "h1, h2, h3, h4, h5, h6"
-# body and html by lexbor's tag id (``tag`` decodes a name per call)
-_PAGE_TAG_IDS = frozenset(LexborHTMLParser("").create_node(name).tag_id
-                          for name in ("body", "html"))
+_PAGE_TAG_IDS = tag_ids("body", "html")
 
 
 def card_title(node, link, limit: int, by_link: bool = False,
@@ -49,7 +45,7 @@ def card_title(node, link, limit: int, by_link: bool = False,
         if title is None:
             return "", False
         return cut(_text(title), limit), _follows(card, node, title)
-    heads = [] if by_link else [h for h in card.css(_HEADINGS) if _text(h)]
+    heads = [] if by_link else _headings(card)
     if len(heads) == 1:
         title = heads[0]
     else:
@@ -59,10 +55,15 @@ def card_title(node, link, limit: int, by_link: bool = False,
     return cut(_text(title), limit), _follows(card, node, title)
 
 
+def _headings(card) -> list:
+    """The card's headings that hold text."""
+    return [h for h in card.css(_HEADINGS) if _text(h)]
+
+
 def _linked_heading(card):
     """The card's one heading with text if it is wholly one link to a page and that link is
     the card's one link text going there (:func:`_same_link`), else None."""
-    heads = [h for h in card.css(_HEADINGS) if _text(h)]
+    heads = _headings(card)
     if len(heads) != 1:
         return None
     links = [a for a in heads[0].css("a[href]") if _text(a)]

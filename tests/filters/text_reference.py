@@ -7,6 +7,8 @@ credit line "Spencer Platt/Getty", twentieth pass) and repeated_words (a redupli
 "Animation by X" (twenty-eighth pass, rules I and A), and keyword_list skips its short-list
 test for a list of names on a large picture (twenty-ninth pass, rule N), here as in the
 rules."""
+import re
+
 from filters.text_facts import facts, letter_words
 from filters.text_rules import (_AGENCY_RE, _AGENCY_WORDS, _CAMERA_HINTS, _CAMERA_RE,
                                 _COPYRIGHT_AGENCY_RE, _COPYRIGHT_RE, _CREDIT_LABEL_RE, _DIGITS3_RE,
@@ -15,7 +17,8 @@ from filters.text_rules import (_AGENCY_RE, _AGENCY_WORDS, _CAMERA_HINTS, _CAMER
                                 _WHOLE_FILE_RE, _LABEL_HINTS, _PAREN_CREDIT_RE, _PHOTO_BY_RE, _SEP_RE, _SLUG_RE,
                                 _UPPER2_RE, STOPWORDS, Reject, _dot_letter, bare_credit,
                                 lower_words, HAS_LETTER, _PUBLISHED_RE, _TAIL_BARS, _TAIL_LAST,
-                                _TAIL_PHRASE_END, _TAIL_PIECE_RE, _TAIL_SEPS)
+                                _TAIL_PHRASE_END, _TAIL_SEPS, _T_AGE, _T_COUNT,
+                                _T_DATE, _T_DUR, _T_MORE, _T_READ)
 
 
 def keyword_list(text, ctx=None):
@@ -120,6 +123,13 @@ def credit(text, ctx=None):
     if " by " in low or " courtesy " in low or " via " in low or " credit" in low:
         text = _MEDIA_BY_RE.sub("", _PHOTO_BY_RE.sub("", text))
     return _AGENCY_RE.sub(" ", text) if any(w in low for w in _AGENCY_WORDS) else text
+
+
+# Every piece in one pattern, as the forty-sixth pass wrote it (the rule searches with the
+# pieces split by the word a text ends in, text_rules._TAIL_BY_WORD).
+_TAIL_PIECE_RE = re.compile(
+    rf"(?:(?<=\s)(?:{_T_DUR}|{_T_READ}|{_T_COUNT}|{_T_AGE}|{_T_MORE}"
+    rf"|(?:added:?|(?-i:posted on)) {_T_DATE})|(?P<d>{_T_DATE}))[\s.]*$", re.I)
 
 
 def tail(text, ctx=None):
